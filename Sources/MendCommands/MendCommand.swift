@@ -1,0 +1,28 @@
+public import ArgumentParser
+
+/// `mend`: Mend's command-line tool.
+public struct MendCommand: AsyncParsableCommand {
+    /// The command's name, help and subcommands.
+    public static let configuration = CommandConfiguration(
+        commandName: "mend",
+        abstract: "Typed, classified, recoverable errors for remote APIs, and login without a vendor SDK.",
+        version: MendVersion.current,
+        subcommands: [DemoCommand.self, ExplainCommand.self, ErrorsCommand.self]
+    )
+
+    /// The init.
+    public init() {}
+}
+
+/// Mend's version.
+public enum MendVersion {
+    /// The version of this build.
+    public static let current = "0.1.0"
+}
+
+extension MendCommand {
+    /// Parses the process's arguments, runs the command, and exits (the executable's entry point).
+    public static func runFromCommandLine() async {
+        await main()
+    }
+}

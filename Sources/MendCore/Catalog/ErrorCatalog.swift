@@ -1,0 +1,118 @@
+/// The single source of truth for every error Mend knows: domain, code, subcode, name, category, recovery and
+/// user-message key.
+///
+/// Classification, localization, `mend errors list`, the documentation page and the emulator's fault injection
+/// all read this table. ``standard`` holds Mend's defaults; a provider's error configuration can be merged over
+/// its Graph part with ``merging(providerConfiguration:)``.
+///
+/// Lookup order within a domain, as the vendor SDK does it: (code, subcode) → (code, any) → (any, subcode) →
+/// (any, any). An exact code beats a code range. For the ``MendError/Domain/http`` domain, a status with no entry
+/// of its own falls back to its class (a 418 is classified as 400, a 520 as 500).
+public struct ErrorCatalog: Sendable {
+    /// Every entry, in display order.
+    public private(set) var entries: [Entry]
+    /// Recovery text supplied by a provider's error configuration, keyed like the entries.
+    private var serverRecovery: [EntryKey: MendError.ServerRecoveryText]
+    private var index: [EntryKey: Int]
+
+    /// Creates a catalog from entries. A later entry with the same key as an earlier one replaces it.
+    public init(entries: [Entry]) {
+        self.entries = []
+        self.serverRecovery = [:]
+        self.index = [:]
+        for entry in entries { upsert(entry) }
+    }
+
+    /// Mend's default catalog: login 300–310, the Graph codes and subcodes, the REST status error space,
+    /// GraphQL, HTTP and transport errors.
+    public static let standard = ErrorCatalog(entries: ErrorCatalog.standardEntries)
+
+    /// The entry that classifies `code` and `subcode`, following the lookup order.
+    ///
+    /// Every code gets an entry: when nothing in its domain matches, a generic `other` entry is returned.
+    public func entry(code: MendError.Code, subcode: MendError.Subcode? = nil) -> Entry {
+        if code.domain == .http, (400..<600).contains(code.rawValue) {
+            // A status's own row, else its class's row, before the domain's catch-all.
+            let statusClass = code.rawValue / 100 * 100
+            for status in [code.rawValue, statusClass] {
+                if let found = lookup(domain: .http, code: status, subcode: subcode?.rawValue, anyCode: false) {
+                    return found
+                }
+            }
+        }
+        if let found = lookup(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
+            return found
+        }
+        return Entry.unknown(in: code.domain)
+    }
+
+    /// The GraphQL entry whose wire name (`extensions.code`) is `wireName`, if any.
+    public func entry(graphQLCode wireName: String) -> Entry? {
+        entries.first { $0.domain == .graphQL && $0.wireName == wireName }
+    }
+
+    /// The entries of one domain, in display order.
+    public func entries(in domain: MendError.Domain) -> [Entry] {
+        entries.filter { $0.domain == domain }
+    }
+
+    /// Recovery text that a merged provider configuration supplied for this code, following the lookup order.
+    public func serverRecoveryText(code: MendError.Code, subcode: MendError.Subcode?) -> MendError.ServerRecoveryText? {
+        guard !serverRecovery.isEmpty else { return nil }
+        for key in EntryKey.lookupOrder(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
+            if let text = serverRecovery[key] { return text }
+        }
+        return nil
+    }
+
+    /// Adds `entry`, replacing an entry with the same key.
+    public mutating func upsert(_ entry: Entry) {
+        let key = entry.key
+        if let position = index[key] {
+            entries[position] = entry
+        } else {
+            index[key] = entries.count
+            entries.append(entry)
+        }
+    }
+
+    mutating func setServerRecovery(_ text: MendError.ServerRecoveryText?, for key: EntryKey) {
+        serverRecovery[key] = text
+    }
+
+    private func lookup(domain: MendError.Domain, code: Int, subcode: Int?, anyCode: Bool = true) -> Entry? {
+        // (code, subcode) → (code, any) → (any, subcode) → (any, any); at each code level an exact code
+        // beats a range that contains it.
+        for key in EntryKey.lookupOrder(domain: domain, code: code, subcode: subcode) where anyCode || key.codes != nil
+        {
+            if let position = index[key] { return entries[position] }
+            if key.codes != nil, let ranged = rangedEntry(domain: domain, code: code, subcode: key.subcode) {
+                return ranged
+            }
+        }
+        return nil
+    }
+
+    private func rangedEntry(domain: MendError.Domain, code: Int, subcode: Int?) -> Entry? {
+        entries.first { entry in
+            entry.domain == domain && entry.subcode == subcode
+                && entry.codes.map { $0.count > 1 && $0.contains(code) } == true
+        }
+    }
+}
+
+/// The key that identifies an entry: domain, code range (nil = any) and subcode (nil = any).
+struct EntryKey: Hashable, Sendable {
+    var domain: MendError.Domain
+    var codes: ClosedRange<Int>?
+    var subcode: Int?
+
+    static func lookupOrder(domain: MendError.Domain, code: Int, subcode: Int?) -> [EntryKey] {
+        var keys: [EntryKey] = []
+        if let subcode { keys.append(EntryKey(domain: domain, codes: code...code, subcode: subcode)) }
+        keys.append(EntryKey(domain: domain, codes: code...code, subcode: nil))
+        if let subcode { keys.append(EntryKey(domain: domain, codes: nil, subcode: subcode)) }
+        keys.append(EntryKey(domain: domain, codes: nil, subcode: nil))
+        return keys
+    }
+}

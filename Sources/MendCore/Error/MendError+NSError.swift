@@ -1,0 +1,198 @@
+public import Foundation
+
+extension MendError {
+    /// The keys of ``errorUserInfo``: Mend's own, and the vendor SDK's documented keys so that code written
+    /// against the vendor SDK's `NSError`s keeps working.
+    public enum UserInfoKey {
+        /// The Mend domain's stable name (`"graph"`): check it, then the code.
+        public static let domain = "dev.mend:domain"
+        /// The catalog name (`"tokenExpired"`).
+        public static let name = "dev.mend:name"
+        /// The recovery action's stable name.
+        public static let recovery = "dev.mend:recovery"
+        /// The permissions the recovery requests, as `[String]`.
+        public static let permissions = "dev.mend:permissions"
+        /// The reference id (`fbtrace_id`, `X-Request-Id`, `referenceId`).
+        public static let referenceID = "dev.mend:referenceID"
+        /// The field-level messages, as `[String]`.
+        public static let additionalMessages = "dev.mend:additionalMessages"
+        /// The attempt count.
+        public static let attempts = "dev.mend:attempts"
+        /// The user-message key.
+        public static let messageKey = "dev.mend:messageKey"
+        /// The server's own user title, if any.
+        public static let serverUserTitle = "dev.mend:serverUserTitle"
+        /// The server's own user message, if any.
+        public static let serverUserMessage = "dev.mend:serverUserMessage"
+
+        /// The developer message (the vendor SDK's `FBSDKErrorDeveloperMessageKey`).
+        public static let developerMessage = "com.facebook.sdk:FBSDKErrorDeveloperMessageKey"
+        /// The localized user title (`FBSDKErrorLocalizedTitleKey`).
+        public static let localizedTitle = "com.facebook.sdk:FBSDKErrorLocalizedTitleKey"
+        /// The localized user message (`FBSDKErrorLocalizedDescriptionKey`).
+        public static let localizedDescription = "com.facebook.sdk:FBSDKErrorLocalizedDescriptionKey"
+        /// The category: 0 other, 1 transient, 2 recoverable (`FBSDKGraphRequestErrorKey`).
+        public static let category = "com.facebook.sdk:FBSDKGraphRequestErrorKey"
+        /// The Graph (or domain) code (`FBSDKGraphRequestErrorGraphErrorCodeKey`).
+        public static let graphErrorCode = "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorCodeKey"
+        /// The subcode (`FBSDKGraphRequestErrorGraphErrorSubcodeKey`).
+        public static let graphErrorSubcode = "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorSubcodeKey"
+        /// The HTTP status (`FBSDKGraphRequestErrorHTTPStatusCodeKey`).
+        public static let httpStatusCode = "com.facebook.sdk:FBSDKGraphRequestErrorHTTPStatusCodeKey"
+        /// The parsed JSON response, redacted, as Foundation objects (`FBSDKGraphRequestErrorParsedJSONResponseKey`).
+        public static let parsedJSONResponse = "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey"
+    }
+
+    /// The vendor SDK's numbering of categories in `userInfo`: other 0, transient 1, recoverable 2.
+    static func vendorNumber(of category: Category) -> Int {
+        switch category {
+        case .other: 0
+        case .transient: 1
+        case .recoverable: 2
+        }
+    }
+
+    static func category(vendorNumber: Int) -> Category? {
+        switch vendorNumber {
+        case 0: .other
+        case 1: .transient
+        case 2: .recoverable
+        default: nil
+        }
+    }
+}
+
+extension MendError: CustomNSError {
+    /// The `NSError` domain of every bridged Mend error. The Mend domain is under ``UserInfoKey/domain``.
+    ///
+    /// Swift bridges with one domain per type on every platform, so the Mend domain (login, graph, …) travels in
+    /// `userInfo`; ``init(bridging:)`` restores it.
+    public static let errorDomain = "dev.mend"
+
+    /// The code within the Mend domain (302, 190, 409, …).
+    public var errorCode: Int { code.rawValue }
+
+    /// Every field, redacted, under Mend's and the vendor SDK's keys, plus Foundation's localized keys.
+    public var errorUserInfo: [String: Any] {
+        let language = MendLocalization.preferredLanguage
+        var info: [String: Any] = [
+            UserInfoKey.domain: domain.rawValue,
+            UserInfoKey.name: name,
+            UserInfoKey.recovery: recovery.action.rawValue,
+            UserInfoKey.attempts: attempts,
+            UserInfoKey.messageKey: messageKey.rawValue,
+            UserInfoKey.developerMessage: Redactor.standard.redact(text: developerMessage),
+            UserInfoKey.localizedTitle: userTitle(language: language),
+            UserInfoKey.localizedDescription: userMessage(language: language),
+            UserInfoKey.category: Self.vendorNumber(of: category),
+            UserInfoKey.graphErrorCode: code.rawValue,
+            NSLocalizedDescriptionKey: userMessage(language: language),
+            NSLocalizedFailureReasonErrorKey: userTitle(language: language),
+            NSLocalizedRecoveryOptionsErrorKey: recoveryOptions(language: language),
+        ]
+        if let suggestion = recoverySuggestion(language: language) {
+            info[NSLocalizedRecoverySuggestionErrorKey] = suggestion
+        }
+        if let subcode { info[UserInfoKey.graphErrorSubcode] = subcode.rawValue }
+        if let status = response?.status { info[UserInfoKey.httpStatusCode] = status }
+        if let json = response?.json { info[UserInfoKey.parsedJSONResponse] = json.foundationObject }
+        if let referenceID { info[UserInfoKey.referenceID] = referenceID }
+        if !additionalMessages.isEmpty {
+            info[UserInfoKey.additionalMessages] = additionalMessages.map { Redactor.standard.redact(text: $0) }
+        }
+        if !recovery.permissions.isEmpty { info[UserInfoKey.permissions] = recovery.permissions }
+        if let serverUserTitle { info[UserInfoKey.serverUserTitle] = serverUserTitle }
+        if let serverUserMessage { info[UserInfoKey.serverUserMessage] = serverUserMessage }
+        if let underlying { info[NSUnderlyingErrorKey] = Self.redactedNSError(underlying) }
+        return info
+    }
+
+    /// The underlying error as an `NSError` that keeps its domain and code but only a redacted description: a
+    /// foreign error's `userInfo` may hold a URL with a token in it.
+    static func redactedNSError(_ error: any Error) -> NSError {
+        let nsError = error as NSError
+        let description = Redactor.standard.redact(text: String(describing: error))
+        return NSError(domain: nsError.domain, code: nsError.code, userInfo: [NSLocalizedDescriptionKey: description])
+    }
+
+    /// Restores a `MendError` from an `NSError` that Mend bridged (domain ``errorDomain``), or returns `nil`.
+    ///
+    /// The identity, category, recovery, messages, reference id, status and parsed JSON come back; the live
+    /// ``recoveryAttempter`` and the Swift value of ``underlying`` do not cross the bridge (the underlying
+    /// `NSError` does).
+    public init?(bridging error: any Error, catalog: ErrorCatalog = .standard) {
+        if let mend = error as? MendError {
+            self = mend
+            return
+        }
+        let nsError = error as NSError
+        let info = nsError.userInfo
+        guard nsError.domain == Self.errorDomain, let domainName = info[UserInfoKey.domain] as? String else {
+            return nil
+        }
+        let code = Code(Domain(rawValue: domainName), nsError.code)
+        let subcode = (info[UserInfoKey.graphErrorSubcode] as? Int).map(Subcode.init(rawValue:))
+        self.init(
+            code: code, subcode: subcode, developerMessage: info[UserInfoKey.developerMessage] as? String,
+            catalog: catalog)
+        if let name = info[UserInfoKey.name] as? String { self.name = name }
+        if let number = info[UserInfoKey.category] as? Int, let category = Self.category(vendorNumber: number) {
+            self.category = category
+        }
+        if let action = info[UserInfoKey.recovery] as? String { recovery.action = .init(rawValue: action) }
+        if let permissions = info[UserInfoKey.permissions] as? [String] { recovery.permissions = permissions }
+        if let key = info[UserInfoKey.messageKey] as? String { messageKey = MessageKey(rawValue: key) }
+        referenceID = info[UserInfoKey.referenceID] as? String
+        additionalMessages = info[UserInfoKey.additionalMessages] as? [String] ?? []
+        attempts = info[UserInfoKey.attempts] as? Int ?? 0
+        serverUserTitle = info[UserInfoKey.serverUserTitle] as? String
+        serverUserMessage = info[UserInfoKey.serverUserMessage] as? String
+        if let status = info[UserInfoKey.httpStatusCode] as? Int { httpStatus = status }
+        if let object = info[UserInfoKey.parsedJSONResponse], let json = JSONValue(foundationObject: object) {
+            if response == nil { response = ResponseExcerpt(status: nil) }
+            response?.json = json
+        }
+        if let underlyingError = info[NSUnderlyingErrorKey] as? NSError { underlying = underlyingError }
+    }
+}
+
+extension JSONValue {
+    /// The value as Foundation objects (`NSNull`, `Bool`, `Int`, `Double`, `String`, arrays, dictionaries).
+    public var foundationObject: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let value): value
+        case .int(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .array(let values): values.map(\.foundationObject)
+        case .object(let members): members.mapValues(\.foundationObject)
+        }
+    }
+
+    /// Converts Foundation objects (as `JSONSerialization` produces them) back to a value.
+    public init?(foundationObject object: Any) {
+        switch object {
+        case is NSNull: self = .null
+        case let value as String: self = .string(value)
+        case let value as Bool where type(of: value) == Bool.self: self = .bool(value)
+        case let value as Int: self = .int(value)
+        case let value as Double: self = .double(value)
+        case let values as [Any]:
+            var converted: [JSONValue] = []
+            for value in values {
+                guard let element = JSONValue(foundationObject: value) else { return nil }
+                converted.append(element)
+            }
+            self = .array(converted)
+        case let members as [String: Any]:
+            var converted: [String: JSONValue] = [:]
+            for (key, value) in members {
+                guard let element = JSONValue(foundationObject: value) else { return nil }
+                converted[key] = element
+            }
+            self = .object(converted)
+        default: return nil
+        }
+    }
+}

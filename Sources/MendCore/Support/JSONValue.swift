@@ -1,0 +1,195 @@
+public import Foundation
+
+/// A parsed JSON value, kept whole: what an error carries as the response's parsed JSON.
+public enum JSONValue: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// An integer that fits in `Int`.
+    case int(Int)
+    /// Any other number.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object. Key order is not kept; renderings sort keys.
+    case object([String: JSONValue])
+
+    /// The value for `key` when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The object's members, when this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// The elements, when this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let array) = self { return array }
+        return nil
+    }
+
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    /// The integer, when this is an integer, an integral double, or a string holding an integer (`"190"`).
+    public var intValue: Int? {
+        switch self {
+        case .int(let value): value
+        case .double(let value) where value.rounded() == value && abs(value) < 9.0e15: Int(value)
+        case .string(let text): Int(text.trimmingCharacters(in: .whitespaces))
+        default: nil
+        }
+    }
+
+    /// The number, when this is a number or a string holding one.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        case .string(let text): Double(text)
+        default: nil
+        }
+    }
+
+    /// The boolean, when this is a boolean (or the strings `"true"`/`"false"`, or 0/1).
+    public var boolValue: Bool? {
+        switch self {
+        case .bool(let value): value
+        case .int(let value) where value == 0 || value == 1: value == 1
+        case .string("true"): true
+        case .string("false"): false
+        default: nil
+        }
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+}
+
+extension JSONValue: Codable {
+    /// The init.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value (its stable form).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Why bytes could not be parsed as JSON.
+    public enum ParseFailure: Error, Sendable, Hashable {
+        /// There were no bytes (or only whitespace).
+        case empty
+        /// The bytes do not start like JSON (an HTML page, plain text).
+        case notJSON
+        /// The bytes start like JSON but are invalid or cut off.
+        case malformed
+        /// The input is larger than the limit.
+        case tooLarge(limit: Int)
+        /// The input nests deeper than the limit.
+        case tooDeep(limit: Int)
+    }
+
+    /// The default nesting limit of ``parse(_:maxBytes:maxDepth:)``.
+    public static let defaultMaxDepth = 256
+
+    /// Parses `data` as JSON, telling apart empty, non-JSON, malformed, oversized and too deeply nested input.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes.
+    ///   - maxBytes: Input larger than this fails with ``ParseFailure/tooLarge(limit:)`` before any parsing.
+    ///   - maxDepth: Input nesting deeper than this fails with ``ParseFailure/tooDeep(limit:)`` before parsing.
+    public static func parse(
+        _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth
+    ) -> Result<JSONValue, ParseFailure> {
+        guard data.count <= maxBytes else { return .failure(.tooLarge(limit: maxBytes)) }
+        guard let first = data.first(where: { !Self.isWhitespace($0) }) else { return .failure(.empty) }
+        let startsLikeJSON = "{[\"-0123456789tfn".utf8.contains(first)
+        guard startsLikeJSON else { return .failure(.notJSON) }
+        guard nestingDepth(of: data) <= maxDepth else { return .failure(.tooDeep(limit: maxDepth)) }
+        do {
+            return .success(try JSONDecoder().decode(JSONValue.self, from: data))
+        } catch {
+            return .failure(.malformed)
+        }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The maximum bracket nesting, ignoring brackets inside strings.
+    private static func nestingDepth(of data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// Compact JSON text with sorted keys.
+    public func jsonText(pretty: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+public import HTTPTypes
+public import MendCore
+public import MendHTTP
+
+/// Decodes the Graph API's errors into classified ``MendCore/MendError``s.
+///
+/// - A body with the error envelope becomes a ``MendCore/MendError/Domain/graph`` error, whatever the status: every
+///   field is kept (message → developer message, `error_user_title`/`error_user_msg` → the user's title and
+///   message, `fbtrace_id` → reference id, `is_transient` → transient), classified through the catalog; permission
+///   errors name the missing permissions; rate limits carry the wait (`Retry-After`, the business-use-case
+///   `estimated_time_to_regain_access` in minutes, the ad account's `reset_time_duration` in seconds).
+/// - A non-2xx without the envelope (an HTML 503, an empty 500) is an HTTP status error — never a success — with
+///   the `x-fb-trace-id` header as reference id and the `WWW-Authenticate` text as developer message.
+/// - A 2xx whose body is not JSON, is truncated or is too large is a transport error.
+public struct GraphErrorDecoder: ErrorDecoder {
+    /// Creates the decoder.
+    public init() {}
+
+    /// Returns the error that `response` and `body` carry, or `nil` for a success.
+    public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
+        let decoded = DecodedBody(body, limit: context.maximumBodySize)
+        if let json = decoded.json, let envelope = GraphErrorEnvelope(json: json) {
+            return error(for: envelope, json: json, response: response, body: body, context: context)
+        }
+        var fallbackContext = context
+        fallbackContext.requestIDHeader = Self.traceHeader
+        guard var error = HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: fallbackContext)
+        else { return nil }
+        if error.referenceID == nil, let requestID = response.headerFields[Self.requestIDHeader] {
+            error.referenceID = String(requestID.prefix(128))
+        }
+        if let authenticate = response.headerFields[.wwwAuthenticate] {
+            error.developerMessage +=
+                " — WWW-Authenticate: \(context.redactor.redact(text: String(authenticate.prefix(500))))"
+        }
+        return error
+    }
+
+    /// Builds the error for an envelope, as the decoder does, for callers that hold the parsed parts (batches).
+    public func error(
+        for envelope: GraphErrorEnvelope, json: JSONValue?, response: HTTPResponse, body: Data,
+        context: ErrorDecodingContext
+    ) -> MendError {
+        let developerMessage = [envelope.type, envelope.message].compactMap { $0 }.joined(separator: ": ")
+        var error = MendError(
+            code: MendError.Code(.graph, envelope.code),
+            subcode: envelope.subcode.map(MendError.Subcode.init(rawValue:)),
+            developerMessage: developerMessage.isEmpty ? nil : developerMessage,
+            isTransient: envelope.isTransient,
+            catalog: context.catalog)
+        error.attach(response: response, body: body, json: json, context: context)
+        error.serverUserTitle = envelope.userTitle
+        error.serverUserMessage = envelope.userMessage
+        error.referenceID = envelope.traceID ?? response.headerFields[Self.traceHeader] ?? error.referenceID
+        if error.recovery.action == .requestPermissions { error.recovery.permissions = envelope.missingPermissions }
+        if error.recovery.action == .waitForRateLimit || error.category == .transient,
+            let usageWait = Self.usageWait(in: response.headerFields, now: context.now)
+        {
+            error.recovery.notBefore = max(error.recovery.notBefore ?? usageWait, usageWait)
+        }
+        return error
+    }
+
+    static let traceHeader = HTTPField.Name("x-fb-trace-id")!
+    static let requestIDHeader = HTTPField.Name("x-fb-request-id")!
+    static let businessUsageHeader = HTTPField.Name("x-business-use-case-usage")!
+    static let adAccountUsageHeader = HTTPField.Name("x-ad-account-usage")!
+
+    /// The latest time the usage headers ask to wait until, if they ask for a wait.
+    static func usageWait(in fields: HTTPFields, now: Date) -> Date? {
+        var seconds: Double = 0
+        if let text = fields[businessUsageHeader], case .success(let usage) = JSONValue.parse(Data(text.utf8)),
+            let byBusiness = usage.objectValue
+        {
+            for entries in byBusiness.values {
+                for entry in entries.arrayValue ?? [] {
+                    if let minutes = entry["estimated_time_to_regain_access"]?.doubleValue, minutes > 0 {
+                        seconds = max(seconds, minutes * 60)
+                    }
+                }
+            }
+        }
+        if let text = fields[adAccountUsageHeader], case .success(let usage) = JSONValue.parse(Data(text.utf8)),
+            let reset = usage["reset_time_duration"]?.doubleValue, reset > 0
+        {
+            seconds = max(seconds, reset)
+        }
+        guard seconds > 0 else { return nil }
+        return now.addingTimeInterval(min(seconds, RetryAfter.maximumDelay))
+    }
+}

@@ -1,0 +1,45 @@
+public import MendCore
+
+/// Maps GraphQL errors to classified ``MendCore/MendError``s by `extensions.code`.
+///
+/// The standard mapping comes from the catalog's GraphQL rows (`UNAUTHENTICATED` → recoverable re-authentication,
+/// `FORBIDDEN` → recoverable permission, `BAD_USER_INPUT` / `GRAPHQL_VALIDATION_FAILED` → other,
+/// `INTERNAL_SERVER_ERROR` → transient, …). Apps extend it with ``mapping``: their own codes to catalog codes.
+public struct GraphQLErrorClassifier: Sendable {
+    /// Extra `extensions.code` values and the catalog code each maps to; these win over the catalog's wire names.
+    public var mapping: [String: MendError.Code]
+    /// The catalog.
+    public var catalog: ErrorCatalog
+
+    /// Creates a classifier.
+    public init(mapping: [String: MendError.Code] = [:], catalog: ErrorCatalog = .standard) {
+        self.mapping = mapping
+        self.catalog = catalog
+    }
+
+    /// The catalog code for a GraphQL error's code string.
+    public func code(for wireCode: String?) -> MendError.Code {
+        guard let wireCode else { return .GraphQL.unknown }
+        if let mapped = mapping[wireCode] { return mapped }
+        if let entry = catalog.entry(graphQLCode: wireCode), let code = entry.codes?.lowerBound {
+            return MendError.Code(.graphQL, code)
+        }
+        return .GraphQL.unknown
+    }
+
+    /// A classified error for one GraphQL error: its message is the developer message, its path and locations
+    /// become additional messages.
+    public func error(for graphQLError: GraphQLError, redactor: Redactor = .standard) -> MendError {
+        var error = MendError(
+            code: code(for: graphQLError.code),
+            developerMessage: redactor.redact(text: graphQLError.message)
+                + (graphQLError.code.map { " [\($0)]" } ?? ""),
+            catalog: catalog)
+        if let path = graphQLError.pathText { error.additionalMessages.append("path: \(path)") }
+        if !graphQLError.locations.isEmpty {
+            let text = graphQLError.locations.map { "\($0.line):\($0.column)" }.joined(separator: ", ")
+            error.additionalMessages.append("locations: \(text)")
+        }
+        return error
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+public import HTTPTypes
+public import MendCore
+
+/// Turns an HTTP response into the ``MendCore/MendError`` it carries, classified through the catalog.
+///
+/// Each API has its own decoder: the Graph envelope (MendGraphAPI), GraphQL `errors` (MendGraphQL), the REST status
+/// error space (``RESTErrorDecoder``), and ``HTTPStatusErrorDecoder`` for APIs whose error bodies say nothing more.
+/// A decoder never calls a 5xx a success, and never lets an HTML, empty, truncated or oversized body through.
+public protocol ErrorDecoder: Sendable {
+    /// Returns the error that `response` and `body` carry, or `nil` when the response is a success.
+    func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError?
+}
+
+/// What a decoder needs besides the response.
+public struct ErrorDecodingContext: Sendable {
+    /// The catalog that classifies errors.
+    public var catalog: ErrorCatalog
+    /// The redactor, carrying the request's own secrets (its token).
+    public var redactor: Redactor
+    /// Whether a success must carry a JSON body (an API client's default) or may carry anything.
+    public var expectsJSON: Bool
+    /// Bodies larger than this are refused with `responseTooLarge` instead of being parsed.
+    public var maximumBodySize: Int
+    /// The header that carries the request id when the body has none (`X-Request-Id` by default).
+    public var requestIDHeader: HTTPField.Name
+    /// The current time, for `Retry-After` dates.
+    public var now: Date
+
+    /// Creates a context.
+    public init(
+        catalog: ErrorCatalog = .standard,
+        redactor: Redactor = .standard,
+        expectsJSON: Bool = true,
+        maximumBodySize: Int = 10 << 20,
+        requestIDHeader: HTTPField.Name = HTTPField.Name("X-Request-Id")!,
+        now: Date = Date()
+    ) {
+        self.catalog = catalog
+        self.redactor = redactor
+        self.expectsJSON = expectsJSON
+        self.maximumBodySize = maximumBodySize
+        self.requestIDHeader = requestIDHeader
+        self.now = now
+    }
+}
+
+/// The body of a response as an error decoder sees it.
+public enum DecodedBody: Sendable {
+    /// No bytes.
+    case empty
+    /// Valid JSON.
+    case json(JSONValue)
+    /// Not JSON (HTML, text); `looksLikeHTML` tells an HTML page apart.
+    case notJSON(looksLikeHTML: Bool)
+    /// JSON that is invalid or cut off.
+    case malformed
+    /// Larger than the limit.
+    case tooLarge(limit: Int)
+
+    /// Classifies `body` within `limit` bytes.
+    public init(_ body: Data, limit: Int) {
+        switch JSONValue.parse(body, maxBytes: limit) {
+        case .success(let value): self = .json(value)
+        case .failure(.empty): self = .empty
+        case .failure(.tooLarge(let limit)): self = .tooLarge(limit: limit)
+        case .failure(.notJSON):
+            let start = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
+            self = .notJSON(
+                looksLikeHTML: start.contains("<html") || start.contains("<!doctype") || start.contains("<body"))
+        case .failure(.malformed), .failure(.tooDeep): self = .malformed
+        }
+    }
+
+    /// The JSON value, if the body was JSON.
+    public var json: JSONValue? {
+        if case .json(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import MendCommands
+import MendCore
+import MendGraphQL
+import Testing
+
+func fixture(_ name: String) throws -> Data {
+    let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
+    return try Data(contentsOf: url)
+}
+
+@Suite("Explaining responses")
+struct ExplainerTests {
+    let explainer = Explainer(now: Date(timeIntervalSince1970: 1_800_000_000))
+
+    @Test("A Graph error body explains without a status")
+    func graph() throws {
+        let explanation = try explainer.explain(.init(body: fixture("graph-token-expired.json")))
+        #expect(explanation.kind == .graph)
+        #expect(explanation.error.matches(.Graph.accessTokenInvalid, .tokenExpired))
+        #expect(explanation.error.referenceID == "EJplcsCHuLu")
+        #expect(explanation.error.httpStatus == 400)
+    }
+
+    @Test("A GraphQL response with partial data explains each error with its path")
+    func graphQL() throws {
+        let explanation = try explainer.explain(.init(body: fixture("graphql-partial.json")))
+        #expect(explanation.kind == .graphql)
+        #expect(explanation.error.code == .GraphQL.responseHasErrors)
+        #expect(explanation.error.category == .recoverable)
+        #expect(explanation.error.messageKey == .partialContent)
+        #expect(explanation.graphQLErrors.map(\.mendError.code) == [.GraphQL.forbidden, .GraphQL.internalServerError])
+        #expect(explanation.graphQLErrors.first?.error.pathText == "me.friends[1]")
+    }
+
+    @Test("A single GraphQL error with no data is that error")
+    func graphQLSingle() throws {
+        let body = #"{"data":null,"errors":[{"message":"Log in","extensions":{"code":"UNAUTHENTICATED"}}]}"#
+        let explanation = try explainer.explain(.init(body: Data(body.utf8)))
+        #expect(explanation.error.code == .GraphQL.unauthenticated)
+    }
+
+    @Test("REST errors explain with the status from the body or the flag")
+    func rest() throws {
+        let fromBody = try explainer.explain(.init(body: fixture("rest-conflict.json")))
+        #expect(fromBody.error.code == .REST.updateConflict)
+        #expect(fromBody.error.referenceID == "8f14e45f-ea1c")
+        let withStatus = try explainer.explain(.init(body: Data(#"{"message":"nope"}"#.utf8), status: 421))
+        #expect(withStatus.error.code == .REST.userAuthenticationError)
+    }
+
+    @Test("An HTML page with a status is an HTTP error")
+    func html() throws {
+        let explanation = try explainer.explain(.init(body: fixture("html-503.html"), status: 503, kind: .graph))
+        #expect(explanation.error.code == .HTTP.serviceUnavailable)
+        #expect(explanation.error.category == .transient)
+    }
+
+    @Test(
+        "Bad input gives a typed failure",
+        arguments: [
+            (Data(), nil, ExplainFailure.emptyInput),
+            (Data("<html>oops</html>".utf8), nil, .notJSONWithoutStatus),
+            (Data(#"{"error":{"message":"x","code":19"#.utf8), nil, .malformedJSON),
+            (Data(#"{"hello":"world"}"#.utf8), nil, .wrongShape),
+            (Data("[1,2,3]".utf8), nil, .wrongShape),
+            (Data(#"{"id":"1"}"#.utf8), 200, .notAnError),
+            (Data(#"{"data":{"me":{"id":"1"}}}"#.utf8), nil, .notAnError),
+            (Data("{}".utf8), 999, .invalidStatus(999)),
+            (Data(repeating: 0x20, count: (1 << 20) + 1), nil, .inputTooLarge(limit: 1 << 20)),
+        ] as [(Data, Int?, ExplainFailure)])
+    func badInput(body: Data, status: Int?, expected: ExplainFailure) {
+        #expect(throws: expected) { try explainer.explain(.init(body: body, status: status)) }
+    }
+
+    @Test("docs/errors.md is what `mend errors list --markdown` prints")
+    func documentationIsCurrent() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/errors.md"), encoding: .utf8)
+        let current = CatalogListing(catalog: .standard, locale: Locale(identifier: "en")).markdown()
+        #expect(
+            page == current, "docs/errors.md is stale: run `swift run mend errors list --markdown > docs/errors.md`")
+    }
+}

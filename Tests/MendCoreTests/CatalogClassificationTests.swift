@@ -1,0 +1,200 @@
+import MendCore
+import Testing
+
+/// Expected classifications, written from the reference documents (not read back from the catalog).
+struct ExpectedRow: Sendable, CustomTestStringConvertible {
+    var code: MendError.Code
+    var subcode: Int?
+    var name: String
+    var category: MendError.Category
+    var recovery: MendError.Recovery.Action
+
+    init(
+        _ code: MendError.Code, sub subcode: Int? = nil, _ name: String, _ category: MendError.Category,
+        _ recovery: MendError.Recovery.Action
+    ) {
+        self.code = code
+        self.subcode = subcode
+        self.name = name
+        self.category = category
+        self.recovery = recovery
+    }
+
+    var testDescription: String { "\(code)\(subcode.map { "/\($0)" } ?? "") \(name)" }
+}
+
+// swift-format-ignore
+let expectedRows: [ExpectedRow] = [
+    // Login 300–310 (vendor SDK parity).
+    .init(.Login.reserved, "reserved", .other, .none),
+    .init(.Login.unknown, "unknown", .other, .contactSupport),
+    .init(.Login.passwordChanged, "passwordChanged", .recoverable, .reauthenticate),
+    .init(.Login.userCheckpointed, "userCheckpointed", .recoverable, .visitProvider),
+    .init(.Login.userMismatch, "userMismatch", .recoverable, .reauthenticate),
+    .init(.Login.unconfirmedUser, "unconfirmedUser", .recoverable, .visitProvider),
+    .init(.Login.systemAccountAppDisabled, "systemAccountAppDisabled", .recoverable, .reauthenticate),
+    .init(.Login.systemAccountUnavailable, "systemAccountUnavailable", .recoverable, .reauthenticate),
+    .init(.Login.badChallengeString, "badChallengeString", .other, .reauthenticate),
+    .init(.Login.invalidIDToken, "invalidIDToken", .other, .reauthenticate),
+    .init(.Login.missingAccessToken, "missingAccessToken", .recoverable, .reauthenticate),
+    // Graph: the reference's code table.
+    .init(.Graph.unknown, "unknown", .transient, .retry),
+    .init(.Graph.serviceUnavailable, "serviceUnavailable", .transient, .retry),
+    .init(.Graph.capabilityMissing, "capabilityMissing", .other, .fixConfiguration),
+    .init(.Graph.appRateLimit, "appRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.temporarilyThrottled, "temporarilyThrottled", .transient, .retry),
+    .init(.Graph.permissionDenied, "permissionDenied", .recoverable, .requestPermissions),
+    .init(.Graph.userRateLimit, "userRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.userRateLimit, sub: 2446079, "userRateLimitReached", .transient, .waitForRateLimit),
+    .init(.Graph.pagesRateLimit, "pagesRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.invalidParameter, "invalidParameter", .other, .changeRequest),
+    .init(.Graph.invalidParameter, sub: 33, "objectNotFound", .other, .changeRequest),
+    .init(.Graph.sessionInvalid, "sessionInvalid", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, "accessTokenInvalid", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, sub: 458, "appNotInstalled", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, sub: 459, "userCheckpointed", .recoverable, .visitProvider),
+    .init(.Graph.accessTokenInvalid, sub: 460, "passwordChanged", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, sub: 463, "tokenExpired", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, sub: 464, "unconfirmedUser", .recoverable, .visitProvider),
+    .init(.Graph.accessTokenInvalid, sub: 467, "invalidAccessToken", .recoverable, .reauthenticate),
+    .init(.Graph.accessTokenInvalid, sub: 492, "invalidSession", .other, .none),
+    .init(.Graph.permissionMissing, "permissionMissing", .recoverable, .requestPermissions),
+    .init(MendError.Code(.graph, 299), "permissionMissing", .recoverable, .requestPermissions),
+    .init(MendError.Code(.graph, 230), "permissionMissing", .recoverable, .requestPermissions),
+    .init(.Graph.applicationLimitReached, "applicationLimitReached", .transient, .waitForRateLimit),
+    .init(.Graph.temporarilyBlocked, "temporarilyBlocked", .transient, .waitForRateLimit),
+    .init(.Graph.duplicatePost, "duplicatePost", .other, .changeRequest),
+    .init(.Graph.customRateLimit, "customRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.customRateLimit, sub: 1996, "customRateLimitReached", .transient, .waitForRateLimit),
+    .init(.Graph.linkNotScraped, "linkNotScraped", .other, .changeRequest),
+    .init(.Graph.adsInsightsRateLimit, "adsInsightsRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.pagesBusinessRateLimit, "pagesBusinessRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.instagramRateLimit, "instagramRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.customAudienceRateLimit, "customAudienceRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.adsManagementRateLimit, "adsManagementRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.leadGenRateLimit, "leadGenRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.messengerRateLimit, "messengerRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.whatsAppBusinessAccountRateLimit, "whatsAppBusinessAccountRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.whatsAppBusinessManagementRateLimit, "whatsAppBusinessManagementRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.catalogManagementRateLimit, "catalogManagementRateLimit", .transient, .waitForRateLimit),
+    .init(.Graph.catalogBatchRateLimit, "catalogBatchRateLimit", .transient, .waitForRateLimit),
+    // REST status error space.
+    .init(.REST.badRequest, "badRequest", .other, .changeRequest),
+    .init(.REST.accessDenied, "accessDenied", .recoverable, .reauthenticate),
+    .init(.REST.paymentRequired, "paymentRequired", .other, .contactSupport),
+    .init(.REST.usageLimitExceeded, "usageLimitExceeded", .transient, .waitForRateLimit),
+    .init(.REST.notFound, "notFound", .other, .none),
+    .init(.REST.updateConflict, "updateConflict", .recoverable, .reloadAndRetry),
+    .init(.REST.preconditionFailed, "preconditionFailed", .other, .changeRequest),
+    .init(.REST.apiAuthenticationError, "apiAuthenticationError", .recoverable, .reauthenticate),
+    .init(.REST.userAuthenticationError, "userAuthenticationError", .recoverable, .reauthenticate),
+    .init(.REST.duplicateObject, "duplicateObject", .other, .changeRequest),
+    .init(.REST.incorrectConfiguration, "incorrectConfiguration", .other, .fixConfiguration),
+    .init(.REST.internalServerError, "internalServerError", .transient, .retry),
+    .init(.REST.dataAccessError, "dataAccessError", .transient, .retry),
+    .init(.REST.unknownCause, "unknownCause", .other, .contactSupport),
+    // GraphQL.
+    .init(.GraphQL.unknown, "unknown", .other, .contactSupport),
+    .init(.GraphQL.unauthenticated, "unauthenticated", .recoverable, .reauthenticate),
+    .init(.GraphQL.forbidden, "forbidden", .recoverable, .requestPermissions),
+    .init(.GraphQL.badUserInput, "badUserInput", .other, .changeRequest),
+    .init(.GraphQL.validationFailed, "validationFailed", .other, .changeRequest),
+    .init(.GraphQL.parseFailed, "parseFailed", .other, .changeRequest),
+    .init(.GraphQL.internalServerError, "internalServerError", .transient, .retry),
+    .init(.GraphQL.persistedQueryNotFound, "persistedQueryNotFound", .other, .changeRequest),
+    .init(.GraphQL.persistedQueryNotSupported, "persistedQueryNotSupported", .other, .changeRequest),
+    .init(.GraphQL.operationResolutionFailure, "operationResolutionFailure", .other, .changeRequest),
+    .init(.GraphQL.badRequest, "badRequest", .other, .changeRequest),
+    .init(.GraphQL.responseHasErrors, "responseHasErrors", .other, .none),
+    .init(.GraphQL.noData, "noData", .transient, .retry),
+    // HTTP statuses.
+    .init(.HTTP.badRequest, "badRequest", .other, .changeRequest),
+    .init(.HTTP.unauthorized, "unauthorized", .recoverable, .reauthenticate),
+    .init(.HTTP.forbidden, "forbidden", .other, .none),
+    .init(.HTTP.notFound, "notFound", .other, .none),
+    .init(.HTTP.methodNotAllowed, "methodNotAllowed", .other, .changeRequest),
+    .init(.HTTP.requestTimeout, "requestTimeout", .transient, .retry),
+    .init(.HTTP.conflict, "conflict", .recoverable, .reloadAndRetry),
+    .init(.HTTP.gone, "gone", .other, .none),
+    .init(.HTTP.contentTooLarge, "contentTooLarge", .other, .changeRequest),
+    .init(.HTTP.unprocessableContent, "unprocessableContent", .other, .changeRequest),
+    .init(.HTTP.tooEarly, "tooEarly", .transient, .retry),
+    .init(.HTTP.tooManyRequests, "tooManyRequests", .transient, .waitForRateLimit),
+    .init(.HTTP.internalServerError, "internalServerError", .transient, .retry),
+    .init(.HTTP.notImplemented, "notImplemented", .other, .contactSupport),
+    .init(.HTTP.badGateway, "badGateway", .transient, .retry),
+    .init(.HTTP.serviceUnavailable, "serviceUnavailable", .transient, .retry),
+    .init(.HTTP.gatewayTimeout, "gatewayTimeout", .transient, .retry),
+    .init(MendError.Code(.http, 418), "badRequest", .other, .changeRequest),
+    .init(MendError.Code(.http, 520), "internalServerError", .transient, .retry),
+    .init(MendError.Code(.http, 302), "unexpectedStatus", .other, .contactSupport),
+    // Transport.
+    .init(.Transport.notConnected, "notConnected", .transient, .checkNetwork),
+    .init(.Transport.timedOut, "timedOut", .transient, .retry),
+    .init(.Transport.secureConnectionFailed, "secureConnectionFailed", .other, .checkNetwork),
+    .init(.Transport.cannotFindHost, "cannotFindHost", .transient, .checkNetwork),
+    .init(.Transport.connectionLost, "connectionLost", .transient, .retry),
+    .init(.Transport.cancelled, "cancelled", .other, .none),
+    .init(.Transport.malformedResponse, "malformedResponse", .transient, .retry),
+    .init(.Transport.nonJSONBody, "nonJSONBody", .transient, .retry),
+    .init(.Transport.responseTooLarge, "responseTooLarge", .other, .contactSupport),
+    .init(.Transport.emptyResponse, "emptyResponse", .transient, .retry),
+    .init(.Transport.invalidRequest, "invalidRequest", .other, .changeRequest),
+    .init(.Transport.cannotConnect, "cannotConnect", .transient, .retry),
+]
+
+@Suite("Catalog classification")
+struct CatalogClassificationTests {
+    @Test("Each documented code classifies as the references say", arguments: expectedRows)
+    func classification(row: ExpectedRow) {
+        let error = MendError(code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)))
+        #expect(error.name == row.name)
+        #expect(error.category == row.category)
+        #expect(error.recovery.action == row.recovery)
+        #expect(error.domain == row.code.domain)
+    }
+
+    @Test("Every catalog row is covered by the expected table, and resolves to itself")
+    func everyRowIsCovered() {
+        for entry in ErrorCatalog.standard.entries {
+            guard let lower = entry.codes?.lowerBound else { continue }
+            let error = MendError(
+                code: MendError.Code(entry.domain, lower), subcode: entry.subcode.map(MendError.Subcode.init(rawValue:))
+            )
+            #expect(error.name == entry.name, "\(entry.domain)/\(entry.codeText)/\(entry.subcodeText)")
+            let covered = expectedRows.contains {
+                $0.code.domain == entry.domain && entry.codes?.contains($0.code.rawValue) == true
+                    && $0.subcode == entry.subcode
+            }
+            #expect(covered, "no expectation for \(entry.domain)/\(entry.codeText)/\(entry.subcodeText) \(entry.name)")
+        }
+    }
+
+    @Test("Entry names are unique within a domain, and every domain has a default row")
+    func namesAreUnique() {
+        for domain in MendError.Domain.known {
+            let entries = ErrorCatalog.standard.entries(in: domain)
+            let named = entries.filter { $0.codes != nil }.map(\.name)
+            #expect(Set(named).count == named.count, "duplicate names in \(domain)")
+            #expect(entries.contains { $0.codes == nil && $0.subcode == nil }, "no default row in \(domain)")
+        }
+    }
+
+    @Test(
+        "The catalog holds what the closing note promises",
+        arguments: [
+            (MendError.Domain.login, 12), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18), (.transport, 13),
+        ])
+    func counts(domain: MendError.Domain, count: Int) {
+        #expect(ErrorCatalog.standard.entries(in: domain).count == count)
+    }
+
+    @Test("Temporarily blocked (368) is transient but never retried automatically")
+    func policyBlockIsNotAutoRetried() {
+        let error = MendError(code: .Graph.temporarilyBlocked)
+        #expect(error.category == .transient)
+        #expect(!error.isAutomaticallyRetryable)
+        #expect(MendError(code: .Graph.appRateLimit).isAutomaticallyRetryable)
+        #expect(!MendError(code: .Graph.accessTokenInvalid).isAutomaticallyRetryable)
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Proves that Mend's client modules never depend, even transitively, on server-side code.
+
+Reads the package graph from `swift package describe --type json` (targets, their target and product
+dependencies) and `swift package show-dependencies --format json` (the package dependency tree), then walks
+every client module's dependencies. A product of an external package counts as a dependency on that package
+and, conservatively, on everything that package depends on. Exits non-zero and names the path when a client
+module reaches a forbidden package (SwiftNIO, Hummingbird, AsyncHTTPClient) or target (MendServer,
+MendEmulator), or a package outside the allowed list.
+"""
+import json
+import subprocess
+import sys
+
+CLIENT_MODULES = ["MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendGraphQL", "MendHTTPURLSession"]
+FORBIDDEN_TARGETS = {"MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendTesting"}
+FORBIDDEN_PACKAGES = {"swift-nio", "hummingbird", "async-http-client"}
+ALLOWED_PACKAGES = {"swift-http-types", "swift-log", "swift-crypto", "swift-asn1"}
+
+
+def run(*args):
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+
+
+def package_closure(tree):
+    """Maps each package identity to the set of identities it depends on, transitively."""
+    closure = {}
+
+    def visit(node):
+        identity = node["identity"].lower()
+        deps = set()
+        for child in node.get("dependencies", []):
+            deps.add(child["identity"].lower())
+            deps |= visit(child)
+        closure[identity] = closure.get(identity, set()) | deps
+        return deps
+
+    visit(tree)
+    return closure
+
+
+def main():
+    description = run("swift", "package", "describe", "--type", "json")
+    tree = run("swift", "package", "show-dependencies", "--format", "json")
+    closure = package_closure(tree)
+    targets = {t["name"]: t for t in description["targets"]}
+    # product name -> package identity, from each dependency's manifest
+    product_package = {}
+    for dependency in description.get("dependencies", []):
+        identity = dependency["identity"].lower()
+        path = None
+        for node in [tree] + list(walk(tree)):
+            if node["identity"].lower() == identity:
+                path = node["path"]
+        if path is None:
+            continue
+        manifest = run("swift", "package", "--package-path", path, "dump-package")
+        for product in manifest.get("products", []):
+            product_package.setdefault(product["name"], identity)
+
+    failures = []
+    for module in CLIENT_MODULES:
+        if module not in targets:
+            failures.append(f"{module}: not a target of the package")
+            continue
+        seen, stack = set(), [(module, [module])]
+        while stack:
+            name, path = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            target = targets[name]
+            for dep in target.get("target_dependencies", []):
+                if dep in FORBIDDEN_TARGETS:
+                    failures.append(" -> ".join(path + [dep]))
+                elif dep in targets:
+                    stack.append((dep, path + [dep]))
+            for product in target.get("product_dependencies", []):
+                package = product_package.get(product)
+                if package is None:
+                    failures.append(" -> ".join(path + [f"{product} (unknown product)"]))
+                    continue
+                reached = {package} | closure.get(package, set())
+                bad = reached & FORBIDDEN_PACKAGES
+                outside = reached - ALLOWED_PACKAGES
+                for item in sorted(bad | outside):
+                    failures.append(" -> ".join(path + [f"{product} ({package})", item]))
+        print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
+
+    if failures:
+        print("\nClient modules must not depend on server-side code. Offending paths:")
+        for failure in sorted(set(failures)):
+            print("  " + failure)
+        return 1
+    print("client dependency check: passed (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)")
+    return 0
+
+
+def walk(node):
+    for child in node.get("dependencies", []):
+        yield child
+        yield from walk(child)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
