@@ -16,7 +16,7 @@ import PackageDescription
 
 let package = Package(
     name: "Mend",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "MendCore", targets: ["MendCore"]),
         .library(name: "MendHTTP", targets: ["MendHTTP"]),
@@ -35,6 +35,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // MendHTTPAsyncHTTPClient and MendTesting (server side only; never reached by a client module)
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // MendEmulator (server side only; never reached by a client module)
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/GraphQLSwift/Graphiti.git", from: "3.1.0"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Client modules (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)
@@ -53,33 +62,91 @@ let package = Package(
         .target(name: "MendGraphQL", dependencies: ["MendHTTP"]),
 
         // MARK: Server-side modules
-        .target(name: "MendHTTPAsyncHTTPClient", dependencies: ["MendHTTP"]),
-        .target(name: "MendEmulator", dependencies: ["MendCore"]),
+        .target(
+            name: "MendHTTPAsyncHTTPClient",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "MendEmulator",
+            dependencies: [
+                "MendCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Graphiti", package: "Graphiti"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(name: "MendServer", dependencies: ["MendHTTP", "MendGraphAPI"]),
-        .target(name: "MendTesting", dependencies: ["MendHTTP", "MendEmulator"]),
+        .target(
+            name: "MendTesting",
+            dependencies: [
+                "MendHTTP", "MendEmulator",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
 
         // MARK: Executables
         .target(
             name: "MendCommands",
             dependencies: [
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "MendCLI", dependencies: ["MendCommands"]),
         .executableTarget(name: "MendServerMain", dependencies: ["MendServer"]),
+        .executableTarget(
+            name: "MendHTTPBenchmark",
+            dependencies: [
+                "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/MendHTTPBenchmark"
+        ),
 
         // MARK: Tests
         .testTarget(name: "MendCoreTests", dependencies: ["MendCore"]),
         .testTarget(
             name: "MendHTTPTests",
-            dependencies: ["MendHTTP", "MendTesting", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "MendHTTP", "MendTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "MendGraphAPITests",
             dependencies: ["MendGraphAPI", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .testTarget(name: "MendGraphQLTests", dependencies: ["MendGraphQL"]),
+        .testTarget(
+            name: "MendEmulatorTests",
+            dependencies: [
+                "MendEmulator", "MendTesting", "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "MendCommandsTests",
             dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL"],

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Logging
 import MendCore
 import MendHTTP
 import Testing

@@ -133,6 +133,7 @@ public struct MendError: Error, Sendable {
     /// Makes the error transient, as the provider's `is_transient: true` demands.
     public mutating func forceTransient() {
         category = .transient
+        isAutomaticallyRetryable = true
         if recovery.action != .waitForRateLimit { recovery.action = .retry }
     }
 

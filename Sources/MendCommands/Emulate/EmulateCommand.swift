@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import MendEmulator
+
+/// `mend emulate`: runs the Facebook-compatible provider emulator until interrupted.
+struct EmulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulate",
+        abstract: "Run the provider emulator: login dialog, tokens, Graph, GraphQL, REST, fault injection.",
+        discussion: """
+            Prints the base URL, then a line that says "ready". Stops cleanly on SIGINT or SIGTERM. The control API \
+            (/_emulator/…, see docs/emulator.md) is on unless --no-test-mode is given.
+            """)
+
+    @Option(help: "The address to bind (loopback unless you say otherwise).")
+    var host: String?
+
+    @Option(help: "The port (0: any free port).")
+    var port: Int?
+
+    @Option(help: "The seed of generated ids and tokens.")
+    var seed: UInt64?
+
+    @Option(help: "A JSON configuration file (apps, users, limits, …; every key optional).")
+    var config: String?
+
+    @Flag(inversion: .prefixedNo, help: "Enable the control API under /_emulator/.")
+    var testMode: Bool = true
+
+    @Option(help: "Answer the login dialog without a person: grantAll or deny.")
+    var autoConsent: String?
+
+    func run() async throws {
+        var configuration: EmulatorConfiguration
+        if let config {
+            do {
+                configuration = try EmulatorConfiguration.load(from: URL(fileURLWithPath: config))
+            } catch {
+                throw ValidationError("cannot read the configuration file \(config): \(error)")
+            }
+        } else {
+            configuration = EmulatorConfiguration()
+        }
+        if let host { configuration.host = host }
+        if let port {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+            configuration.port = port
+        }
+        if let seed { configuration.seed = seed }
+        configuration.testMode = testMode
+        switch autoConsent {
+        case nil: break
+        case "grantAll": configuration.autoConsent = .grantAll
+        case "deny": configuration.autoConsent = .deny
+        case let other?: throw ValidationError("--auto-consent must be grantAll or deny, not \(other)")
+        }
+        let emulator = Emulator(configuration: configuration)
+        let summary = configuration
+        try await EmulatorServer.runUntilSignalled(emulator) { url in
+            let app = summary.defaultApp
+            Self.say(
+                """
+                Mend provider emulator (Graph \(summary.graphVersion), seed \(summary.seed), test mode \
+                \(summary.testMode ? "on" : "off"))
+                app \(app.id) (secret \(app.secret)), \(summary.users.count) test users
+                base URL: \(url.absoluteString)
+                ready
+                """)
+        }
+    }
+
+    static func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTypes
+import MendCore
+
+/// The control API under `/_emulator/` (test mode only): JSON in, JSON out. docs/emulator.md lists every endpoint.
+extension Emulator {
+    func control(_ request: EmulatorRequest, path: [String]) async -> EmulatorResponse {
+        do {
+            return try route(request, path: path)
+        } catch let error as ControlError {
+            switch error {
+            case .invalid(let reason): return Self.controlError(reason, status: .badRequest)
+            case .notFound(let what): return Self.controlError("not found: \(what)", status: .notFound)
+            }
+        } catch {
+            return Self.controlError("\(error)", status: .badRequest)
+        }
+    }
+
+    private func route(_ request: EmulatorRequest, path: [String]) throws -> EmulatorResponse {
+        switch (request.method, path) {
+        case (.get, ["status"]), (.get, []):
+            return Self.encode(status())
+        case (.post, ["reset"]):
+            reset()
+            return Self.encode(status())
+        case (.get, ["faults"]):
+            return Self.encode(faults())
+        case (.post, ["faults"]):
+            let rule = try Self.decode(FaultRule.self, from: request.body)
+            return Self.encode(try injectFault(rule), status: .created)
+        case (.delete, ["faults"]):
+            removeAllFaults()
+            return Self.encode(["removed": true])
+        case (.delete, let parts) where parts.count == 2 && parts[0] == "faults":
+            guard removeFault(id: parts[1]) else { throw ControlError.notFound("fault \(parts[1])") }
+            return Self.encode(["removed": true])
+        case (.get, ["clock"]):
+            return Self.encode(ClockBody(now: now()))
+        case (.post, ["clock", "advance"]):
+            let body = try Self.decode(AdvanceBody.self, from: request.body)
+            return Self.encode(ClockBody(now: advanceClock(by: body.seconds)))
+        case (.post, let parts) where parts.count == 3 && parts[0] == "users" && parts[2] == "state":
+            let body = try Self.decode(UserStateBody.self, from: request.body)
+            try setUserState(try body.change(), userID: parts[1])
+            return Self.encode(["userID": parts[1], "state": body.state])
+        case (.post, ["tokens"]):
+            let body = try Self.decode(TokenBody.self, from: request.body)
+            let token = try issueToken(
+                userID: body.userID, appID: body.appID, scopes: body.scopes ?? ["public_profile"],
+                lifetime: body.expiresIn)
+            return Self.encode(
+                TokenAnswer(accessToken: token, expiresIn: body.expiresIn ?? configuration.shortLivedTokenLifetime))
+        case (.post, ["keys", "rotate"]):
+            return Self.encode(["kid": try rotateSigningKey()])
+        case (.get, ["requests"]):
+            return Self.encode(requestLog())
+        case (.delete, ["requests"]):
+            clearRequestLog()
+            return Self.encode(["cleared": true])
+        case (.post, ["consent"]):
+            let body = try Self.decode(ConsentBody.self, from: request.body)
+            setAutoConsent(try body.consent(), userID: body.userID)
+            return Self.encode(["mode": body.mode])
+        default:
+            return Self.controlError(
+                "no control endpoint \(request.method.rawValue) /_emulator/\(path.joined(separator: "/"))",
+                status: .notFound)
+        }
+    }
+
+    func status() -> StatusBody {
+        StatusBody(
+            graphVersion: configuration.graphVersion, seed: configuration.seed, now: state.now,
+            testMode: configuration.testMode,
+            apps: configuration.apps.map { AppSummary(id: $0.id, name: $0.name, redirectURIs: $0.redirectURIs) },
+            users: state.userOrder.compactMap { state.users[$0] }.map {
+                UserSummary(id: $0.profile.id, name: $0.profile.name, email: $0.profile.email, state: $0.state.rawValue)
+            },
+            faults: state.faults.rules.count, requests: state.log.entries.count)
+    }
+
+    static func encode(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> EmulatorResponse {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return EmulatorResponse(status: status, headers: [.contentType: "application/json"], body: data)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(type, from: body.isEmpty ? Data("{}".utf8) : body)
+        } catch {
+            throw ControlError.invalid("the body is not a valid \(type) (JSON): \(error)")
+        }
+    }
+
+    static func controlError(_ message: String, status: HTTPResponse.Status) -> EmulatorResponse {
+        encode(["error": ["message": message, "type": "EmulatorControlException"]], status: status)
+    }
+}
+
+/// `GET /_emulator/status`.
+struct StatusBody: Codable {
+    var graphVersion: String
+    var seed: UInt64
+    var now: Date
+    var testMode: Bool
+    var apps: [AppSummary]
+    var users: [UserSummary]
+    var faults: Int
+    var requests: Int
+}
+
+struct AppSummary: Codable {
+    var id: String
+    var name: String
+    var redirectURIs: [String]
+}
+
+struct UserSummary: Codable {
+    var id: String
+    var name: String
+    var email: String?
+    var state: String
+}
+
+struct ClockBody: Codable { var now: Date }
+struct AdvanceBody: Codable { var seconds: TimeInterval }
+
+struct UserStateBody: Codable {
+    var state: String
+    var appID: String?
+    var permission: String?
+
+    func change() throws -> UserStateChange {
+        switch state {
+        case "active": return .active
+        case "passwordChanged": return .passwordChanged
+        case "checkpointed": return .checkpointed
+        case "unconfirmed": return .unconfirmed
+        case "appRemoved": return .appRemoved(appID: appID)
+        case "permissionRevoked":
+            guard let permission else { throw ControlError.invalid("permissionRevoked needs \"permission\"") }
+            return .permissionRevoked(permission, appID: appID)
+        default:
+            throw ControlError.invalid(
+                "state must be active, passwordChanged, checkpointed, unconfirmed, appRemoved or permissionRevoked")
+        }
+    }
+}
+
+struct TokenBody: Codable {
+    var userID: String
+    var appID: String?
+    var scopes: [String]?
+    var expiresIn: Int?
+}
+
+struct TokenAnswer: Codable {
+    var accessToken: String
+    var expiresIn: Int
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case expiresIn = "expires_in"
+    }
+}
+
+struct ConsentBody: Codable {
+    var mode: String
+    var scopes: [String]?
+    var userID: String?
+
+    func consent() throws -> AutoConsent {
+        switch mode {
+        case "manual": return .manual
+        case "grantAll": return .grantAll
+        case "deny": return .deny
+        case "grant": return .grant(scopes ?? [])
+        default: throw ControlError.invalid("mode must be manual, grantAll, grant or deny")
+        }
+    }
+}

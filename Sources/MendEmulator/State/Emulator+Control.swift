@@ -1,0 +1,128 @@
+public import Foundation
+
+extension Emulator {
+    /// Adds a fault and returns it with its id; throws ``ControlError`` when it cannot be injected.
+    @discardableResult
+    public func injectFault(_ rule: FaultRule) throws(ControlError) -> FaultRule {
+        if let problem = rule.problem { throw .invalid(problem) }
+        return state.faults.add(rule)
+    }
+
+    /// The injected faults, with their hit counts.
+    public func faults() -> [FaultRule] { state.faults.rules }
+
+    /// Removes one fault; returns whether it existed.
+    @discardableResult
+    public func removeFault(id: String) -> Bool { state.faults.remove(id: id) }
+
+    /// Removes every fault.
+    public func removeAllFaults() { state.faults.removeAll() }
+
+    /// Moves the clock forward and returns the new emulator time.
+    @discardableResult
+    public func advanceClock(by seconds: TimeInterval) -> Date {
+        state.clock.advance(by: seconds)
+        return state.now
+    }
+
+    /// The emulator's current time.
+    public func now() -> Date { state.now }
+
+    /// Changes what a user's account does to their tokens.
+    public func setUserState(_ change: UserStateChange, userID: String) throws(ControlError) {
+        guard state.users[userID] != nil else { throw .notFound("user \(userID)") }
+        switch change {
+        case .active:
+            state.users[userID]?.state = .active
+        case .passwordChanged:
+            state.users[userID]?.state = .active
+            let generation = state.nextGeneration()
+            state.users[userID]?.passwordChangedGeneration = generation
+        case .checkpointed:
+            state.users[userID]?.state = .checkpointed
+        case .unconfirmed:
+            state.users[userID]?.state = .unconfirmed
+        case .appRemoved(let appID):
+            let app = appID ?? configuration.defaultApp.id
+            guard state.apps[app] != nil else { throw .notFound("app \(app)") }
+            state.removeApp(userID: userID, appID: app)
+        case .permissionRevoked(let permission, let appID):
+            let app = appID ?? configuration.defaultApp.id
+            var grant = state.users[userID]?.grants[app] ?? Grant()
+            if grant.granted.remove(permission) != nil { grant.declined.insert(permission) }
+            state.users[userID]?.grants[app] = grant
+        }
+    }
+
+    /// Issues a user token directly, as if the user had logged in and granted `scopes` (for tests that skip the
+    /// login dialog).
+    public func issueToken(
+        userID: String, appID: String? = nil, scopes: [String] = ["public_profile"], lifetime: Int? = nil
+    ) throws(ControlError) -> String {
+        let app = appID ?? configuration.defaultApp.id
+        guard state.users[userID] != nil else { throw .notFound("user \(userID)") }
+        guard state.apps[app] != nil else { throw .notFound("app \(app)") }
+        var grant = state.users[userID]?.grants[app] ?? Grant()
+        grant.granted.formUnion(scopes + ["public_profile"])
+        grant.declined.subtract(grant.granted)
+        state.users[userID]?.grants[app] = grant
+        let lifetime = lifetime ?? configuration.shortLivedTokenLifetime
+        return state.issueUserToken(appID: app, userID: userID, lifetime: lifetime, longLived: false).value
+    }
+
+    /// Rotates the id_token signing key and returns the new key id (the previous key stays in the JWKS).
+    public func rotateSigningKey() throws -> String {
+        var random = state.random
+        defer { state.random = random }
+        return try state.signingKeys.rotate(random: &random).id
+    }
+
+    /// The request log, oldest first.
+    public func requestLog() -> [RequestLogEntry] { state.log.entries }
+
+    /// Empties the request log.
+    public func clearRequestLog() { state.log.clear() }
+
+    /// Sets how the login dialog answers.
+    public func setAutoConsent(_ consent: AutoConsent, userID: String? = nil) {
+        state.autoConsent = consent
+        state.autoConsentUserID = userID
+    }
+
+    /// Returns to the configuration's state: same seed, no tokens, no faults, an empty log, the clock at its start.
+    public func reset() {
+        state = EmulatorState(configuration: configuration)
+    }
+}
+
+/// A change to a user's account, as the user's own actions cause it.
+public enum UserStateChange: Sendable, Hashable {
+    /// Back to normal (clears checkpoint and unconfirmed).
+    case active
+    /// The user changed their password: every token issued so far fails with 190/460.
+    case passwordChanged
+    /// The user is checkpointed: every token fails with 190/459 until the user is active again.
+    case checkpointed
+    /// The user is unconfirmed: every token fails with 190/464 until the user is active again.
+    case unconfirmed
+    /// The user removed the app (the default app when `nil`): its tokens fail with 190/458.
+    case appRemoved(appID: String?)
+    /// The user revoked one permission of the app (the default app when `nil`).
+    case permissionRevoked(String, appID: String?)
+}
+
+/// Why a control request failed.
+public enum ControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The request is invalid; the text says why.
+    case invalid(String)
+    /// A user, app or fault does not exist.
+    case notFound(String)
+
+    /// A readable rendering.
+    public var description: String {
+        switch self {
+        case .invalid(let reason): "invalid: \(reason)"
+        case .notFound(let what): "not found: \(what)"
+        }
+    }
+}

@@ -1,0 +1,97 @@
+public import Foundation
+public import HTTPTypes
+import MendCore
+
+/// The emulated provider: its state (apps, users, codes, tokens, clock, faults, request log) and the handling of
+/// every request.
+///
+/// ``buildApplication(configuration:)`` creates one; build the application with
+/// ``buildApplication(emulator:onServerRunning:)`` to keep a reference and control it from Swift:
+///
+/// ```swift
+/// let emulator = Emulator(configuration: EmulatorConfiguration(seed: 42))
+/// let app = buildApplication(emulator: emulator)
+/// await emulator.injectFault(.error("graph/190/460", path: "/me"))
+/// ```
+///
+/// Everything is in memory and deterministic: the same seed and the same requests give the same ids and tokens.
+public actor Emulator {
+    /// The configuration the emulator started from (and returns to on ``reset()``).
+    public nonisolated let configuration: EmulatorConfiguration
+    var state: EmulatorState
+    let graphQL = GraphQLService()
+
+    /// Creates an emulator.
+    public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) {
+        self.configuration = configuration
+        self.state = EmulatorState(configuration: configuration)
+    }
+
+    /// Answers one request: the control API, or fault injection, then the Graph, login, GraphQL or REST surface;
+    /// every answer except the control API's is written to the request log.
+    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
+        let route = EmulatorRoute.resolve(
+            method: request.method.rawValue, segments: request.segments, hasIDs: request.query["ids"] != nil)
+        if case .control(let path) = route {
+            guard configuration.testMode else {
+                return state.render(.failure(GraphFailure(code: 2500, message: "Unknown path components: \(request.path)")))
+            }
+            return await control(request, path: path)
+        }
+        let subject = state.subject(for: request, route: route)
+        var random = state.random
+        let rule = state.faults.take(for: subject, draw: { random.fraction() })
+        state.random = random
+        var response: EmulatorResponse
+        if let rule, let replacement = state.replacement(for: rule) {
+            response = state.finish(replacement, rule: rule)
+        } else {
+            response = await answer(request, route: route)
+            if let rule { response = state.finish(response, rule: rule) }
+        }
+        let status = response.delivery == .drop ? 0 : response.status.code
+        let redacted = Redactor.standard.redact(text: request.rawQuery)
+        let moment = state.now
+        state.log.append(
+            { sequence in
+                RequestLogEntry(
+                    sequence: sequence, method: request.method.rawValue, path: request.path, query: redacted,
+                    status: status, timestamp: moment, userID: subject.userID, appID: subject.appID,
+                    faultID: rule?.id)
+            }, limit: configuration.requestLogLimit)
+        return response
+    }
+
+    private func answer(_ request: EmulatorRequest, route: EmulatorRoute) async -> EmulatorResponse {
+        switch route {
+        case .control: return EmulatorResponse(status: .notFound)
+        case .graphQL: return await graphQL.handle(request, context: state.graphQLContext(for: request))
+        case .restObjects(let type, let id): return state.handleREST(request, type: type, id: id)
+        case .openIDConfiguration: return .json(state.openIDConfiguration(baseURL: request.baseURL))
+        case .jwks:
+            var random = state.random
+            _ = try? state.signingKeys.current(random: &random)
+            state.random = random
+            return .json((try? state.signingKeys.jwks()) ?? .object(["keys": .array([])]))
+        case .graph(let version, let graphRoute):
+            return state.handleGraph(request, version: version, route: graphRoute)
+        }
+    }
+}
+
+extension EmulatorState {
+    /// What fault rules match on: the method, the path, and the identity of the token (or `client_id`).
+    func subject(for request: EmulatorRequest, route: EmulatorRoute) -> FaultBook.Subject {
+        var unversioned = request.path
+        if case .graph(let version?, _) = route { unversioned = String(request.path.dropFirst(version.count + 1)) }
+        var userID: String?
+        var appID = request.parameter("client_id")
+        if let token = request.accessToken, let record = tokenRecord(for: token) {
+            userID = record.userID
+            appID = record.appID
+        }
+        return FaultBook.Subject(
+            method: request.method.rawValue, path: request.path, unversionedPath: unversioned.isEmpty ? "/" : unversioned,
+            userID: userID, appID: appID)
+    }
+}

@@ -1,0 +1,47 @@
+public import Foundation
+
+/// The emulator's clock: a start time plus the time that was advanced on command, plus (when running) the time
+/// that really passed since the start.
+///
+/// Every expiry (codes, tokens, rate-limit windows, id_tokens) reads this clock, never the wall clock alone, so
+/// tests move time with ``advance(by:)`` instead of sleeping.
+public struct EmulatorClock: Sendable {
+    /// Whether real time moves the clock.
+    public enum Mode: String, Sendable, Codable {
+        /// Time stands still except when advanced: fully deterministic.
+        case frozen
+        /// Real time moves the clock too (the default for `mend emulate`).
+        case running
+    }
+
+    /// The emulator time at the start.
+    public let start: Date
+    /// Whether real time moves the clock.
+    public let mode: Mode
+    /// The total time advanced on command.
+    public private(set) var advanced: TimeInterval = 0
+    private let startInstant: ContinuousClock.Instant
+
+    /// Creates a clock.
+    public init(start: Date, mode: Mode) {
+        self.start = start
+        self.mode = mode
+        self.startInstant = ContinuousClock.now
+    }
+
+    /// The current emulator time.
+    public var now: Date {
+        var elapsed = advanced
+        if mode == .running {
+            let duration = ContinuousClock.now - startInstant
+            elapsed +=
+                Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return start.addingTimeInterval(elapsed)
+    }
+
+    /// Moves the clock forward (never backwards).
+    public mutating func advance(by seconds: TimeInterval) {
+        advanced += max(0, seconds)
+    }
+}

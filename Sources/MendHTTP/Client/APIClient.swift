@@ -1,0 +1,168 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+public import MendCore
+
+/// Sends requests through Mend's pipeline and returns a response or a classified ``MendCore/MendError``.
+///
+/// Every failure comes back as a `MendError` (classified through the catalog by the configured ``ErrorDecoder``),
+/// except cancellation, which throws `CancellationError` and is never retried or logged as a failure. A 5xx, an HTML
+/// page, an empty, truncated or oversized body is never a success.
+///
+/// ```swift
+/// let client = APIClient(transport: AsyncHTTPClientTransport(), credentialProvider: credentials)
+/// let response = try await client.send(APIRequest(method: .get, url: URL(string: "https://api.example/me")!))
+/// let me = try response.decode(Profile.self)
+/// ```
+///
+/// One client owns one retry budget and one rate-limit gate: share a client across the requests to one API.
+public final class APIClient: Sendable {
+    /// The transport that carries requests.
+    public let transport: any HTTPTransport
+    /// The configuration.
+    public let configuration: Configuration
+    /// The credential provider, if requests are authorized.
+    public let credentialProvider: (any CredentialProvider)?
+    /// The logger (libraries log at debug level only).
+    public let logger: Logger
+    /// The retry budget this client's requests share.
+    public let retryBudget: RetryBudget
+    /// The rate-limit gate this client's requests share.
+    public let rateLimitGate: RateLimitGate
+
+    private let coordinator: ReauthenticationCoordinator?
+    private let pipeline: [any ClientMiddleware]
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport (AsyncHTTPClient, URLSession, or an in-memory one in tests).
+    ///   - configuration: Decoding, retries, re-authentication and logging.
+    ///   - credentialProvider: Supplies and refreshes the credential; `nil` sends requests without one.
+    ///   - logger: Where the configured ``LoggingBehaviors`` go. Nothing is logged by default.
+    public init(
+        transport: any HTTPTransport,
+        configuration: Configuration = Configuration(),
+        credentialProvider: (any CredentialProvider)? = nil,
+        logger: Logger = Logger(label: "mend.http", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.transport = transport
+        self.configuration = configuration
+        self.credentialProvider = credentialProvider
+        self.logger = logger
+        self.retryBudget = RetryBudget(configuration: configuration.retryBudget, now: configuration.now())
+        self.rateLimitGate = RateLimitGate()
+        let coordinator = credentialProvider.map(ReauthenticationCoordinator.init(provider:))
+        self.coordinator = coordinator
+        self.pipeline =
+            configuration.middlewares + [
+                AuthorizationMiddleware(
+                    provider: credentialProvider, coordinator: coordinator,
+                    enabled: configuration.reauthenticationEnabled, behaviors: configuration.loggingBehaviors),
+                RateLimitGateMiddleware(gate: rateLimitGate, configuration: configuration),
+                RetryMiddleware(budget: retryBudget, configuration: configuration),
+                LoggingMiddleware(behaviors: configuration.loggingBehaviors),
+            ]
+    }
+
+    /// Sends `request` and returns its successful response.
+    ///
+    /// - Throws: A classified ``MendCore/MendError`` (with the number of attempts), or `CancellationError` when the
+    ///   task is cancelled.
+    public func send(_ request: APIRequest) async throws -> APIResponse {
+        try Task.checkCancellation()
+        let deadline = request.options.timeout.map { ContinuousClock.now.advanced(by: $0) }
+        let context = PipelineContext(logger: logger, deadline: deadline)
+        do {
+            return try await run(request, from: 0, context: context)
+        } catch let error as MendError {
+            throw error.attempts == context.attempts ? error : error.withAttempts(context.attempts)
+        } catch {
+            throw Self.normalize(error, attempts: context.attempts)
+        }
+    }
+
+    private func run(_ request: APIRequest, from index: Int, context: PipelineContext) async throws -> APIResponse {
+        guard index < pipeline.count else { return try await exchange(request, context: context) }
+        return try await pipeline[index].intercept(request, context: context) { next in
+            try await self.run(next, from: index + 1, context: context)
+        }
+    }
+
+    /// Any error that is neither a `MendError` nor cancellation becomes a classified transport failure.
+    static func normalize(_ error: any Error, attempts: Int) -> any Error {
+        if error is CancellationError || error is MendError { return error }
+        var wrapped = MendError(
+            code: MendError.Code(.transport, 0),
+            developerMessage: "Unexpected failure: \(String(describing: type(of: error)))")
+        wrapped.underlying = UnexpectedFailure(description: String(describing: error))
+        wrapped.attempts = attempts
+        return wrapped
+    }
+
+    // MARK: The innermost step: one try on the transport, then the error decoder.
+
+    private func exchange(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
+        try Task.checkCancellation()
+        if let remaining = context.remaining, remaining <= .zero {
+            throw MendError(
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.")
+        }
+        var head = request.head
+        if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
+            head.headerFields[Self.idempotencyKey] = key
+        }
+        context.recordAttempt()
+        let (response, body): (HTTPResponse, HTTPBody)
+        do {
+            (response, body) = try await transport.send(
+                head, body: request.body.map(HTTPBody.init), deadline: context.deadline)
+        } catch {
+            throw Self.normalize(error, attempts: context.attempts)
+        }
+        let limit = configuration.maximumResponseBodySize
+        let collected: HTTPBody.Collected
+        do {
+            collected = try await body.collect(upTo: limit)
+        } catch {
+            throw Self.normalize(error, attempts: context.attempts)
+        }
+        var decodingContext = ErrorDecodingContext(
+            catalog: configuration.catalog,
+            redactor: request.appliedCredential.map { Redactor.standard.adding(secrets: [$0.token]) } ?? .standard,
+            expectsJSON: request.options.expectsJSON,
+            maximumBodySize: limit,
+            requestIDHeader: configuration.requestIDHeader,
+            now: configuration.now())
+        switch collected {
+        case .tooLarge(let prefix, let limit):
+            decodingContext.maximumBodySize = limit
+            var error = MendError(
+                code: .Transport.responseTooLarge,
+                developerMessage: "The response body exceeded the limit of \(limit) bytes; reading stopped there.",
+                catalog: configuration.catalog)
+            error.attach(response: response, body: prefix, json: nil, context: decodingContext)
+            error.response?.isBodyTruncated = true
+            throw error
+        case .complete(let data):
+            let decoder = request.options.errorDecoder ?? configuration.errorDecoder
+            if let error = decoder.decodeError(response: response, body: data, context: decodingContext) {
+                throw error
+            }
+            return APIResponse(head: response, body: data, attempts: context.attempts)
+        }
+    }
+
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+}
+
+/// An error of a type Mend does not know, kept (as text) as the underlying error of a transport failure.
+public struct UnexpectedFailure: Error, Sendable, CustomStringConvertible {
+    /// The original error's description, redacted.
+    public var description: String
+
+    /// Creates a failure from a description, which is redacted.
+    public init(description: String) {
+        self.description = Redactor.standard.redact(text: description)
+    }
+}

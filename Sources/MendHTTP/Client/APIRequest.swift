@@ -1,0 +1,93 @@
+public import Foundation
+public import HTTPTypes
+import Logging
+import MendCore
+
+/// A request for the pipeline: the HTTP head, an optional body, and how the pipeline should treat it.
+public struct APIRequest: Sendable {
+    /// Method, scheme, authority, path (with the query) and header fields.
+    public var head: HTTPRequest
+    /// The body, if any.
+    public var body: Data?
+    /// How the pipeline treats the request (retries, re-authentication, deadline, rate-limit key).
+    public var options: RequestOptions
+
+    /// The credential the authorization middleware applied, so that the request's own secret is redacted
+    /// everywhere and a rejection can be tied to it.
+    public internal(set) var appliedCredential: Credential?
+
+    /// Creates a request from its parts.
+    public init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
+        self.head = head
+        self.body = body
+        self.options = options
+        self.appliedCredential = nil
+    }
+
+    /// Creates a request for `url`.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - url: An absolute `http` or `https` URL.
+    ///   - headers: Header fields.
+    ///   - body: The body, if any.
+    ///   - options: How the pipeline treats the request.
+    public init(
+        method: HTTPRequest.Method, url: URL, headers: HTTPFields = [:], body: Data? = nil,
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.init(head: HTTPRequest(method: method, url: url, headerFields: headers), body: body, options: options)
+    }
+
+    /// Whether the method is idempotent by definition (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, TRACE, PUT, DELETE.
+    public var isIdempotent: Bool {
+        switch head.method {
+        case .get, .head, .options, .trace, .put, .delete: true
+        default: false
+        }
+    }
+
+    /// `METHOD /path` with sensitive query values redacted, for logs.
+    public var redactedSummary: String {
+        "\(head.method.rawValue) \(head.scheme ?? "https")://\(head.authority ?? "")\(QueryRedaction.redact(path: head.path ?? "/"))"
+    }
+}
+
+/// How the pipeline treats one request.
+public struct RequestOptions: Sendable {
+    /// An idempotency key: sent as `Idempotency-Key`, and it makes a non-idempotent request safe to retry.
+    public var idempotencyKey: String?
+    /// Overrides whether the request may be retried (`nil`: idempotent methods and keyed requests only).
+    public var allowsRetry: Bool?
+    /// Whether a recoverable authentication error triggers one re-authentication and replay.
+    public var allowsReauthentication: Bool
+    /// Whether the client's credential is attached.
+    public var attachesCredential: Bool
+    /// A credential to use instead of the provider's (a token override); never refreshed.
+    public var credentialOverride: Credential?
+    /// The time the whole request may take, every attempt and wait included.
+    public var timeout: Duration?
+    /// The key of the rate-limit bucket the request counts against (`nil`: the client's default, the host).
+    public var rateLimitKey: String?
+    /// Whether a success must carry a JSON body.
+    public var expectsJSON: Bool
+    /// The decoder for this request's errors (`nil`: the client's).
+    public var errorDecoder: (any ErrorDecoder)?
+
+    /// Creates options.
+    public init(
+        idempotencyKey: String? = nil, allowsRetry: Bool? = nil, allowsReauthentication: Bool = true,
+        attachesCredential: Bool = true, credentialOverride: Credential? = nil, timeout: Duration? = nil,
+        rateLimitKey: String? = nil, expectsJSON: Bool = true, errorDecoder: (any ErrorDecoder)? = nil
+    ) {
+        self.idempotencyKey = idempotencyKey
+        self.allowsRetry = allowsRetry
+        self.allowsReauthentication = allowsReauthentication
+        self.attachesCredential = attachesCredential
+        self.credentialOverride = credentialOverride
+        self.timeout = timeout
+        self.rateLimitKey = rateLimitKey
+        self.expectsJSON = expectsJSON
+        self.errorDecoder = errorDecoder
+    }
+}

@@ -1,0 +1,31 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+import MendCore
+import Synchronization
+
+/// Per-request state that every middleware of one `send` shares.
+public final class PipelineContext: Sendable {
+    /// The client's logger.
+    public let logger: Logger
+    /// When the whole request must be done, if it has a deadline.
+    public let deadline: ContinuousClock.Instant?
+    private let attemptCount = Atomic<Int>(0)
+
+    init(logger: Logger, deadline: ContinuousClock.Instant?) {
+        self.logger = logger
+        self.deadline = deadline
+    }
+
+    /// How many times the request has been handed to the transport so far.
+    public var attempts: Int { attemptCount.load(ordering: .relaxed) }
+
+    /// Counts one more try and returns the new count.
+    @discardableResult
+    func recordAttempt() -> Int { attemptCount.wrappingAdd(1, ordering: .relaxed).newValue }
+
+    /// The time left before the deadline (`nil` when there is none; zero or less when it passed).
+    public var remaining: Duration? {
+        deadline.map { ContinuousClock.now.duration(to: $0) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+
+/// Attaches the credential; on a recoverable authentication error for it, re-authenticates once (single-flight
+/// across concurrent requests) and replays once. A second failure is returned, never looped.
+struct AuthorizationMiddleware: ClientMiddleware {
+    let provider: (any CredentialProvider)?
+    let coordinator: ReauthenticationCoordinator?
+    let enabled: Bool
+    let behaviors: LoggingBehaviors
+
+    func intercept(
+        _ request: APIRequest, context: PipelineContext,
+        next: @Sendable (APIRequest) async throws -> APIResponse
+    ) async throws -> APIResponse {
+        guard request.options.attachesCredential else { return try await next(request) }
+        let credential: Credential?
+        if let override = request.options.credentialOverride {
+            credential = override
+        } else {
+            credential = try await currentCredential()
+        }
+        guard let credential else { return try await next(request) }
+        do {
+            return try await next(Self.apply(credential, to: request))
+        } catch let error as MendError {
+            guard enabled, request.options.allowsReauthentication, request.options.credentialOverride == nil,
+                Self.needsReauthentication(error), let coordinator
+            else { throw error }
+            if behaviors.contains(.reauthentication) {
+                context.logger.debug(
+                    "Re-authenticating after a rejected credential",
+                    metadata: ["error": "\(error.shortDescription)", "credential": "\(credential)"])
+            }
+            let fresh: Credential
+            do {
+                fresh = try await coordinator.freshCredential(after: credential)
+            } catch let refreshError as MendError {
+                if behaviors.contains(.reauthentication) {
+                    context.logger.debug(
+                        "Re-authentication failed", metadata: ["error": "\(refreshError.shortDescription)"])
+                }
+                throw refreshError.withAttempts(context.attempts)
+            }
+            if behaviors.contains(.reauthentication) {
+                context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
+            }
+            return try await next(Self.apply(fresh, to: request))
+        }
+    }
+
+    private func currentCredential() async throws -> Credential? {
+        guard let provider else { return nil }
+        return try await provider.currentCredential()
+    }
+
+    /// Errors that a fresh credential may fix.
+    static func needsReauthentication(_ error: MendError) -> Bool {
+        error.category == .recoverable && error.recovery.action == .reauthenticate
+    }
+
+    /// Returns `request` carrying `credential` where its placement says.
+    static func apply(_ credential: Credential, to request: APIRequest) -> APIRequest {
+        var request = request
+        request.appliedCredential = credential
+        switch credential.placement {
+        case .bearerHeader:
+            request.head.headerFields[.authorization] = "Bearer \(credential.token)"
+        case .authorizationHeader(let scheme):
+            request.head.headerFields[.authorization] = "\(scheme) \(credential.token)"
+        case .header(let name):
+            if let fieldName = HTTPField.Name(name) { request.head.headerFields[fieldName] = credential.token }
+        case .queryParameter(let name):
+            request.head.path = Self.replacingQueryParameter(name, with: credential.token, in: request.head.path ?? "/")
+        }
+        return request
+    }
+
+    static func replacingQueryParameter(_ name: String, with value: String, in path: String) -> String {
+        let encodedValue = value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? value
+        guard let questionMark = path.firstIndex(of: "?") else { return "\(path)?\(name)=\(encodedValue)" }
+        let base = path[..<questionMark]
+        let kept = path[path.index(after: questionMark)...].split(separator: "&").filter {
+            !$0.hasPrefix("\(name)=") && $0 != Substring(name)
+        }
+        return base + "?" + (kept.map(String.init) + ["\(name)=\(encodedValue)"]).joined(separator: "&")
+    }
+}
+
+extension CharacterSet {
+    /// Characters that may stand unescaped in a query parameter's value.
+    static let urlQueryValueAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        return allowed
+    }()
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+
+/// Logs each try at debug level: the redacted request line, the status and duration, or the classified error.
+/// Cancellation is logged at trace level as what it is, never as a failure. Headers and bodies are never logged.
+struct LoggingMiddleware: ClientMiddleware {
+    let behaviors: LoggingBehaviors
+
+    func intercept(
+        _ request: APIRequest, context: PipelineContext,
+        next: @Sendable (APIRequest) async throws -> APIResponse
+    ) async throws -> APIResponse {
+        guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else { return try await next(request) }
+        let start = ContinuousClock.now
+        let summary = request.redactedSummary
+        if behaviors.contains(.networkRequests) {
+            context.logger.debug("→ \(summary)", metadata: ["attempt": "\(context.attempts + 1)"])
+        }
+        do {
+            let response = try await next(request)
+            if behaviors.contains(.networkRequests) {
+                context.logger.debug(
+                    "← \(response.head.status.code) \(summary)",
+                    metadata: ["duration": "\(ContinuousClock.now - start)", "bytes": "\(response.body.count)"])
+            }
+            return response
+        } catch let error as MendError {
+            if behaviors.contains(.developerErrors) {
+                context.logger.debug(
+                    "✗ \(summary): \(error.description)",
+                    metadata: [
+                        "error": "\(error.shortDescription)", "category": "\(error.category)",
+                        "recovery": "\(error.recovery)", "reference": "\(error.referenceIDOrNone)",
+                        "duration": "\(ContinuousClock.now - start)",
+                    ])
+            }
+            throw error
+        } catch is CancellationError {
+            context.logger.trace("Cancelled: \(summary)")
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,159 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+public import MendCore
+
+/// A client for BaaS-style REST APIs: typed JSON requests and responses, and the REST status error space.
+///
+/// Errors come back as ``MendCore/MendError``s of the ``MendCore/MendError/Domain/rest`` domain (status → named
+/// error), with `referenceId` from the body or the request-id header, `additionalMessages` from field errors, and
+/// reference id `-1` (``MendCore/MendError/referenceIDOrNone``) for errors that never reached the API.
+///
+/// ```swift
+/// let rest = RESTClient(baseURL: URL(string: "https://api.example/v1/")!, transport: transport)
+/// let note: Note = try await rest.get("objects/note/42")
+/// ```
+public struct RESTClient: Sendable {
+    /// The pipeline the client sends through.
+    public let client: APIClient
+    /// The base URL that paths are resolved against.
+    public let baseURL: URL
+    /// Encodes request bodies.
+    public let encoder: JSONEncoder
+    /// Decodes response bodies.
+    public let decoder: JSONDecoder
+
+    /// Creates a client over a new pipeline that decodes errors with ``RESTErrorDecoder``.
+    public init(
+        baseURL: URL, transport: any HTTPTransport,
+        configuration: APIClient.Configuration = APIClient.Configuration(errorDecoder: RESTErrorDecoder()),
+        credentialProvider: (any CredentialProvider)? = nil,
+        logger: Logger = Logger(label: "mend.rest", factory: { _ in SwiftLogNoOpLogHandler() }),
+        encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
+    ) {
+        self.init(
+            baseURL: baseURL,
+            client: APIClient(
+                transport: transport, configuration: configuration, credentialProvider: credentialProvider,
+                logger: logger),
+            encoder: encoder, decoder: decoder)
+    }
+
+    /// Creates a client over an existing pipeline.
+    public init(
+        baseURL: URL, client: APIClient, encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
+    ) {
+        self.baseURL = baseURL
+        self.client = client
+        self.encoder = encoder
+        self.decoder = decoder
+    }
+
+    /// A body-less value for requests and responses without content.
+    public struct Empty: Codable, Sendable {
+        /// Creates an empty value.
+        public init() {}
+    }
+
+    /// Sends a request and decodes the response.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The path relative to ``baseURL`` (`objects/note/42`).
+    ///   - query: Query parameters.
+    ///   - body: A JSON body to encode, if any.
+    ///   - options: How the pipeline treats the request (an idempotency key makes a POST retryable).
+    public func send<Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, query: [String: String] = [:],
+        body: (any Encodable & Sendable)? = nil,
+        options: RequestOptions = RequestOptions(), as type: Response.Type = Response.self
+    ) async throws -> Response {
+        let request = try makeRequest(method, path, query: query, body: body, options: options)
+        let response = try await client.send(request)
+        if Response.self == Empty.self, let empty = Empty() as? Response { return empty }
+        return try response.decode(Response.self, decoder: decoder)
+    }
+
+    /// `GET path`.
+    public func get<Response: Decodable & Sendable>(
+        _ path: String, query: [String: String] = [:], as type: Response.Type = Response.self
+    ) async throws -> Response {
+        try await send(.get, path, query: query, as: type)
+    }
+
+    /// `POST path` with a JSON body. Not retried unless `idempotencyKey` is given.
+    public func post<Response: Decodable & Sendable>(
+        _ path: String, body: some Encodable & Sendable, idempotencyKey: String? = nil,
+        as type: Response.Type = Response.self
+    ) async throws -> Response {
+        try await send(.post, path, body: body, options: RequestOptions(idempotencyKey: idempotencyKey), as: type)
+    }
+
+    /// `PUT path` with a JSON body.
+    public func put<Response: Decodable & Sendable>(
+        _ path: String, body: some Encodable & Sendable, as type: Response.Type = Response.self
+    ) async throws -> Response {
+        try await send(.put, path, body: body, as: type)
+    }
+
+    /// `DELETE path`.
+    public func delete(_ path: String) async throws {
+        let _: Empty = try await send(.delete, path, options: RequestOptions(expectsJSON: false))
+    }
+
+    /// The success/failure handler flavour of ``send(_:_:query:body:options:as:)``: exactly one of the three
+    /// handlers is called, exactly once.
+    @discardableResult
+    public func send<Response: Decodable & Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, query: [String: String] = [:],
+        body: (any Encodable & Sendable)? = nil,
+        options: RequestOptions = RequestOptions(), as type: Response.Type = Response.self,
+        success: @escaping @Sendable (Response) -> Void,
+        failure: @escaping @Sendable (MendError) -> Void,
+        cancelled: @escaping @Sendable () -> Void = {}
+    ) -> RequestHandle {
+        RequestHandle.run({ try await self.send(method, path, query: query, body: body, options: options, as: type) }) {
+            switch $0 {
+            case .success(let value): success(value)
+            case .failure(let error): failure(error)
+            case .cancelled: cancelled()
+            }
+        }
+    }
+
+    func makeRequest(
+        _ method: HTTPRequest.Method, _ path: String, query: [String: String], body: (any Encodable & Sendable)?,
+        options: RequestOptions
+    ) throws(MendError) -> APIRequest {
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        guard
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent(trimmed), resolvingAgainstBaseURL: false),
+            trimmed.rangeOfCharacter(from: .whitespacesAndNewlines) == nil
+        else {
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.")
+        }
+        if !query.isEmpty {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
+        guard let url = components.url else {
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.")
+        }
+        var headers = HTTPFields()
+        headers[.accept] = "application/json"
+        var data: Data?
+        if let body {
+            do {
+                data = try encoder.encode(body)
+            } catch {
+                throw MendError(
+                    code: .Transport.invalidRequest,
+                    developerMessage: "The request body does not encode as JSON: \(error)")
+            }
+            headers[.contentType] = "application/json"
+        }
+        return APIRequest(method: method, url: url, headers: headers, body: data, options: options)
+    }
+}

@@ -1,0 +1,23 @@
+public import Foundation
+public import HTTPTypes
+
+/// The one seam between Mend's pipeline and the network.
+///
+/// A transport sends one request and returns the response head and body. It does no retrying, decoding or
+/// classification: the pipeline does. Implementations: `AsyncHTTPClientTransport` (MendHTTPAsyncHTTPClient),
+/// `URLSessionTransport` (MendHTTPURLSession), and `InMemoryTransport` (MendTesting).
+///
+/// Contract:
+/// - A failure below HTTP throws a ``MendCore/MendError`` of the ``MendCore/MendError/Domain/transport`` domain
+///   (`notConnected`, `timedOut`, `secureConnectionFailed`, `cannotFindHost`, `connectionLost`, `cannotConnect`, …).
+/// - Cancelling the calling task throws `CancellationError`, never a `MendError`.
+/// - The `deadline` bounds the whole exchange, body included; passing it throws `Transport.timedOut`.
+/// - Any HTTP status is a response, not an error.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` with `body` and returns the response and its body.
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, deadline: ContinuousClock.Instant?
+    ) async throws -> (
+        HTTPResponse, HTTPBody
+    )
+}

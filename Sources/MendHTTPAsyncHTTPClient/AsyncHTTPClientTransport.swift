@@ -1,0 +1,152 @@
+public import AsyncHTTPClient
+public import Foundation
+public import HTTPTypes
+import MendCore
+public import MendHTTP
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The AsyncHTTPClient transport: for servers, command-line tools and Linux.
+///
+/// Responses stream, so the pipeline's size limit bounds memory. Failures below HTTP become transport-domain
+/// ``MendCore/MendError``s; cancelling the task throws `CancellationError`.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    /// The client that carries requests.
+    public let client: HTTPClient
+    /// The deadline of a request that has none of its own.
+    public var defaultTimeout: Duration
+
+    /// Creates a transport over `client` (by default ``sharedClient``).
+    public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, defaultTimeout: Duration = .seconds(60)) {
+        self.client = client
+        self.defaultTimeout = defaultTimeout
+    }
+
+    /// The process-wide client of transports that were given none: AsyncHTTPClient's shared configuration, except
+    /// that a failed connection attempt fails the request at once instead of being retried inside the connection
+    /// pool until the deadline — Mend's retry policy decides about retries (a refused connection is safe to retry,
+    /// within the budget). It lives as long as the process, like `HTTPClient.shared`.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Sends `request` and returns the response head and its body.
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, deadline: ContinuousClock.Instant?
+    ) async throws -> (
+        HTTPResponse, HTTPBody
+    ) {
+        guard let url = request.url?.absoluteString else {
+            throw MendError(code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.")
+        }
+        var outgoing = HTTPClientRequest(url: url)
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.canonicalName, value: field.value)
+        }
+        if let body {
+            guard case .complete(let data) = try await body.collect(upTo: .max) else { fatalError("unbounded collect") }
+            outgoing.body = .bytes(ByteBuffer(bytes: data))
+        }
+        let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
+        guard timeout > .zero else {
+            throw MendError(
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.")
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout))
+        } catch {
+            throw Self.map(error)
+        }
+        var fields = HTTPFields()
+        for header in response.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
+        let length = response.headers.first(name: "content-length").flatMap(Int.init)
+        let iterator = IteratorBox(response.body.makeAsyncIterator())
+        let stream = AsyncThrowingStream<HTTPBody.Chunk, any Error> {
+            do {
+                guard var buffer = try await iterator.next() else { return nil }
+                return ArraySlice(buffer.readBytes(length: buffer.readableBytes) ?? [])
+            } catch {
+                throw Self.map(error)
+            }
+        }
+        return (head, HTTPBody(stream: stream, expectedLength: length))
+    }
+
+    /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation).
+    static func map(_ error: any Error) -> any Error {
+        if error is CancellationError || error is MendError { return error }
+        if let clientError = error as? HTTPClientError {
+            switch clientError {
+            case .cancelled:
+                return CancellationError()
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout,
+                .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+                return transportError(.Transport.timedOut, clientError)
+            case .remoteConnectionClosed, .bodyLengthMismatch:
+                return transportError(.Transport.connectionLost, clientError)
+            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
+                return transportError(.Transport.invalidRequest, clientError)
+            default:
+                return transportError(MendError.Code(.transport, 0), clientError)
+            }
+        }
+        if let connectionError = error as? NIOConnectionError {
+            let onlyDNS =
+                connectionError.connectionErrors.isEmpty
+                && (connectionError.dnsAError != nil || connectionError.dnsAAAAError != nil)
+            return transportError(onlyDNS ? .Transport.cannotFindHost : .Transport.cannotConnect, error)
+        }
+        if let ioError = error as? IOError {
+            switch ioError.errnoCode {
+            case ECONNREFUSED: return transportError(.Transport.cannotConnect, error)
+            case ECONNRESET, EPIPE: return transportError(.Transport.connectionLost, error)
+            case ENETUNREACH, ENETDOWN, EHOSTUNREACH: return transportError(.Transport.notConnected, error)
+            case ETIMEDOUT: return transportError(.Transport.timedOut, error)
+            default: return transportError(.Transport.connectionLost, error)
+            }
+        }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return transportError(.Transport.timedOut, error)
+        }
+        let typeName = String(reflecting: type(of: error))
+        if typeName.contains("NIOSSL") || typeName.contains("TLS") {
+            return transportError(.Transport.secureConnectionFailed, error)
+        }
+        if typeName.contains("HTTPParserError") {
+            return transportError(.Transport.malformedResponse, error)
+        }
+        return transportError(MendError.Code(.transport, 0), error)
+    }
+
+    private static func transportError(_ code: MendError.Code, _ error: any Error) -> MendError {
+        var mendError = MendError(code: code, developerMessage: "AsyncHTTPClient: \(String(describing: error))")
+        mendError.underlying = UnexpectedFailure(description: String(describing: error))
+        return mendError
+    }
+}
+
+/// Holds a response body's iterator for the stream that drains it.
+private final class IteratorBox: @unchecked Sendable {
+    // Safe: the stream built around this box calls `next()` from one consumer at a time (AsyncThrowingStream's
+    // unfolding closure is never run concurrently with itself), so the iterator is never used concurrently.
+    private var iterator: HTTPClientResponse.Body.AsyncIterator
+
+    init(_ iterator: HTTPClientResponse.Body.AsyncIterator) { self.iterator = iterator }
+
+    func next() async throws -> ByteBuffer? { try await iterator.next() }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+import MendHTTP
+import MendTesting
+import Synchronization
+
+/// Records every wait instead of waiting.
+final class SleepRecorder: Sendable {
+    private let waits = Mutex<[Duration]>([])
+    var recorded: [Duration] { waits.withLock { $0 } }
+
+    var sleep: @Sendable (Duration) async throws -> Void {
+        { duration in
+            try Task.checkCancellation()
+            self.waits.withLock { $0.append(duration) }
+        }
+    }
+}
+
+let testNow = Date(timeIntervalSince1970: 1_800_000_000)
+let apiURL = URL(string: "https://api.example/v1/items/1")!
+
+func makeClient(
+    _ transport: InMemoryTransport, sleeper: SleepRecorder = SleepRecorder(), provider: (any CredentialProvider)? = nil,
+    policy: RetryPolicy = RetryPolicy(maximumAttempts: 3), decoder: any ErrorDecoder = HTTPStatusErrorDecoder(),
+    logging: LoggingBehaviors = [], capture: LogCapture? = nil, limit: Int = 10 << 20, reauthentication: Bool = true
+) -> APIClient {
+    APIClient(
+        transport: transport,
+        configuration: .init(
+            errorDecoder: decoder, retryPolicy: policy, retryBudget: .unlimited,
+            reauthenticationEnabled: reauthentication,
+            maximumResponseBodySize: limit, loggingBehaviors: logging, sleep: sleeper.sleep, now: { testNow },
+            random: { 0.5 }),
+        credentialProvider: provider,
+        logger: capture?.logger() ?? .init(label: "test", factory: { _ in SwiftLogNoOpLogHandlerShim() }))
+}
+
+typealias SwiftLogNoOpLogHandlerShim = SwiftLogNoOpLogHandler
+
+/// A provider whose token changes on every refresh, counting refreshes.
+final class RotatingProvider: CredentialProvider {
+    let refreshes = Atomic<Int>(0)
+    let current = Mutex<Credential>(Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: .bearerHeader))
+    let failure: MendError?
+    let placement: Credential.Placement
+
+    init(failure: MendError? = nil, placement: Credential.Placement = .bearerHeader) {
+        self.failure = failure
+        self.placement = placement
+        current.withLock { $0 = Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: placement) }
+    }
+
+    func currentCredential() async throws -> Credential? { current.withLock { $0 } }
+
+    func refreshCredential(rejected: Credential) async throws -> Credential {
+        refreshes.wrappingAdd(1, ordering: .relaxed)
+        // Let every concurrent request reach the coordinator before the refresh completes.
+        for _ in 0..<50 { await Task.yield() }
+        if let failure { throw failure }
+        return current.withLock { credential in
+            credential = Credential(token: "EAAtokenBBBBBBBBBBBBBBBBB2", placement: placement)
+            return credential
+        }
+    }
+}
