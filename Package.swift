@@ -57,9 +57,23 @@ let package = Package(
             ]
         ),
         .target(name: "MendHTTPURLSession", dependencies: ["MendHTTP"]),
-        .target(name: "MendGraphAPI", dependencies: ["MendHTTP"]),
+        .target(
+            name: "MendGraphAPI",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "MendLogin", dependencies: ["MendHTTP"]),
-        .target(name: "MendGraphQL", dependencies: ["MendHTTP"]),
+        .target(
+            name: "MendGraphQL",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: Server-side modules
         .target(
@@ -104,8 +118,10 @@ let package = Package(
         .target(
             name: "MendCommands",
             dependencies: [
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "MendCLI", dependencies: ["MendCommands"]),
@@ -134,7 +150,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MendGraphAPITests",
-            dependencies: ["MendGraphAPI", .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "MendGraphAPI", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .testTarget(name: "MendGraphQLTests", dependencies: ["MendGraphQL"]),
         .testTarget(

@@ -36,7 +36,8 @@ struct GraphQLTests {
     @Test func nonNullFailuresBubbleToTheNearestNullableParent() async throws {
         try await withEmulatorClient(.router) { client, emulator in
             let token = try await emulator.issueToken(userID: alice, scopes: ["email"])
-            let (_, body) = try await query(client, "{ me { id secretNote } user(id: \"\(bob)\") { name } }", token: token)
+            let (_, body) = try await query(
+                client, "{ me { id secretNote } user(id: \"\(bob)\") { name } }", token: token)
             #expect(body.data?["me"] == .null)
             #expect(body.data?["user"]?["name"]?.stringValue == "Bob Example")
             #expect(body.errors.first?.pathText == "me.secretNote")

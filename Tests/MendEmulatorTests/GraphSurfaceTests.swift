@@ -13,7 +13,8 @@ struct GraphSurfaceTests {
     func meWithFieldsHonoursTheEmailPermission(mode: Mode) async throws {
         try await withEmulatorClient(mode) { client, emulator in
             let withEmail = try await emulator.issueToken(userID: alice, scopes: ["email"])
-            let me = try await client.get("\(v)/me?fields=id,name,email,picture%7Burl%7D,first_name&access_token=\(withEmail)")
+            let me = try await client.get(
+                "\(v)/me?fields=id,name,email,picture%7Burl%7D,first_name&access_token=\(withEmail)")
             #expect(me.status == 200)
             #expect(me.json?["id"]?.stringValue == alice)
             #expect(me.json?["email"]?.stringValue == "alice@example.com")
@@ -47,7 +48,9 @@ struct GraphSurfaceTests {
             #expect(noToken.header("www-authenticate") != nil)
             let garbage = try await client.get("\(v)/me?access_token=garbage")
             #expect(garbage.json?["error"]?["code"]?.intValue == 190)
-            #expect(garbage.json?["error"]?["message"]?.stringValue == "Invalid OAuth access token - Cannot parse access token")
+            #expect(
+                garbage.json?["error"]?["message"]?.stringValue
+                    == "Invalid OAuth access token - Cannot parse access token")
             let other = try await client.get("\(v)/\(bob)?fields=id,name&access_token=\(token)")
             #expect(other.json?["name"]?.stringValue == "Bob Example")
         }
@@ -120,7 +123,8 @@ struct GraphSurfaceTests {
             let posted = try await client.post("\(v)/me/feed", form: [("message", "Hello!"), ("access_token", writer)])
             let id = try #require(posted.json?["id"]?.stringValue)
             #expect(id.hasPrefix("\(alice)_"))
-            let duplicate = try await client.post("\(v)/me/feed", form: [("message", "Hello!"), ("access_token", writer)])
+            let duplicate = try await client.post(
+                "\(v)/me/feed", form: [("message", "Hello!"), ("access_token", writer)])
             #expect(duplicate.json?["error"]?["code"]?.intValue == 506)
             #expect(duplicate.json?["error"]?["error_user_title"]?.stringValue == "Duplicate Status Message")
             let post = try await client.get("\(v)/\(id)?fields=message,from&access_token=\(writer)")
@@ -145,7 +149,8 @@ struct GraphSurfaceTests {
     func batchRunsEachItemAndRefusesMoreThanFifty(mode: Mode) async throws {
         try await withEmulatorClient(mode) { client, emulator in
             let token = try await emulator.issueToken(userID: alice, scopes: ["publish_actions"])
-            let batch = #"[{"method":"GET","relative_url":"me?fields=id,name"},{"method":"GET","relative_url":"v25.0/nobody"},{"method":"POST","relative_url":"me/feed","body":"message=From+a+batch"}]"#
+            let batch =
+                #"[{"method":"GET","relative_url":"me?fields=id,name"},{"method":"GET","relative_url":"v25.0/nobody"},{"method":"POST","relative_url":"me/feed","body":"message=From+a+batch"}]"#
             let reply = try await client.post("/", form: [("access_token", token), ("batch", batch)])
             #expect(reply.status == 200)
             let items = try #require(reply.json?.arrayValue)
@@ -159,7 +164,8 @@ struct GraphSurfaceTests {
             #expect(body1["error"]?["error_subcode"]?.intValue == 33)
             #expect(items[2]["code"]?.intValue == 200)
 
-            let tooMany = "[" + Array(repeating: #"{"method":"GET","relative_url":"me"}"#, count: 51).joined(separator: ",") + "]"
+            let tooMany =
+                "[" + Array(repeating: #"{"method":"GET","relative_url":"me"}"#, count: 51).joined(separator: ",") + "]"
             let refused = try await client.post("/", form: [("access_token", token), ("batch", tooMany)])
             #expect(refused.json?["error"]?["type"]?.stringValue == "GraphBatchException")
         }
@@ -172,11 +178,16 @@ struct GraphSurfaceTests {
         try await withEmulatorClient(.router, configuration: testConfiguration(apps: [app])) { client, emulator in
             let token = try await emulator.issueToken(userID: alice)
             let missing = try await client.get("\(v)/me?access_token=\(token)")
-            #expect(missing.json?["error"]?["message"]?.stringValue == "API calls from the server require an appsecret_proof argument")
+            #expect(
+                missing.json?["error"]?["message"]?.stringValue
+                    == "API calls from the server require an appsecret_proof argument")
             let wrong = try await client.get("\(v)/me?access_token=\(token)&appsecret_proof=abcd")
-            #expect(wrong.json?["error"]?["message"]?.stringValue == "Invalid appsecret_proof provided in the API argument")
-            let proof = HMAC<SHA256>.authenticationCode(for: Data(token.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-                .map { String(format: "%02x", $0) }.joined()
+            #expect(
+                wrong.json?["error"]?["message"]?.stringValue == "Invalid appsecret_proof provided in the API argument")
+            let proof = HMAC<SHA256>.authenticationCode(
+                for: Data(token.utf8), using: SymmetricKey(data: Data(secret.utf8))
+            )
+            .map { String(format: "%02x", $0) }.joined()
             let right = try await client.get("\(v)/me?access_token=\(token)&appsecret_proof=\(proof)")
             #expect(right.status == 200)
         }
@@ -187,7 +198,9 @@ struct GraphSurfaceTests {
         (EmulatedApp.RateLimits(userCallsPerHour: 3), 17, 2_446_079),
         (EmulatedApp.RateLimits(businessCallsPerHour: 3), 80001, nil),
     ])
-    func throttlingStartsPastTheLimitAndEndsWithTheWindow(limits: EmulatedApp.RateLimits, code: Int, subcode: Int?) async throws {
+    func throttlingStartsPastTheLimitAndEndsWithTheWindow(
+        limits: EmulatedApp.RateLimits, code: Int, subcode: Int?
+    ) async throws {
         var app = EmulatedApp.default
         app.limits = limits
         let businessID = app.businessID

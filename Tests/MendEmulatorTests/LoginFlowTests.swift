@@ -80,8 +80,10 @@ struct LoginFlowTests {
         ([("client_id", appID), ("redirect_uri", redirect), ("response_type", "banana")], "Invalid response_type"),
         ([("client_id", appID), ("redirect_uri", redirect), ("scope", "email,nonsense")], "Invalid Scopes"),
         (
-            [("client_id", appID), ("redirect_uri", redirect), ("code_challenge", PKCE().challenge),
-             ("code_challenge_method", "plain")], "Invalid PKCE parameters"
+            [
+                ("client_id", appID), ("redirect_uri", redirect), ("code_challenge", PKCE().challenge),
+                ("code_challenge_method", "plain"),
+            ], "Invalid PKCE parameters"
         ),
         ([("client_id", appID), ("redirect_uri", redirect), ("code_challenge", "short")], "Invalid PKCE parameters"),
     ])
@@ -109,7 +111,8 @@ struct LoginFlowTests {
             let pkce = PKCE()
             let extra = [("code_challenge", pkce.challenge), ("code_challenge_method", "S256")]
             let code1 = try #require(Redirect.query(try await client.login(extra: extra))["code"])
-            let wrong = try await exchange(client, code: code1, extra: [("code_verifier", "wrong-verifier-" + String(repeating: "x", count: 40))])
+            let wrong = try await exchange(
+                client, code: code1, extra: [("code_verifier", "wrong-verifier-" + String(repeating: "x", count: 40))])
             #expect(wrong.status == 400)
             #expect(wrong.json?["error"]?["code"]?.intValue == 100)
             #expect(wrong.json?["error"]?["type"]?.stringValue == "OAuthException")
@@ -183,7 +186,8 @@ struct LoginFlowTests {
             let plain = try await client.get("\(v)/dialog/oauth?\(Form.encode(query))")
             #expect(!plain.text.contains("name=\"scope_user_posts\""))
             #expect(plain.text.contains("declined before"))
-            let rerequest = try await client.get("\(v)/dialog/oauth?\(Form.encode(query + [("auth_type", "rerequest")]))")
+            let rerequest = try await client.get(
+                "\(v)/dialog/oauth?\(Form.encode(query + [("auth_type", "rerequest")]))")
             #expect(rerequest.text.contains("name=\"scope_user_posts\""))
             let location = try await client.login(
                 scope: "email,user_posts", grant: ["email", "user_posts"], extra: [("auth_type", "rerequest")])
@@ -276,7 +280,8 @@ struct LoginFlowTests {
             let signature = _RSA.Signing.RSASignature(rawRepresentation: signatureData)
             #expect(
                 publicKey.isValidSignature(
-                    signature, for: SHA256.hash(data: Data("\(parts[0]).\(parts[1])".utf8)), padding: .insecurePKCS1v1_5))
+                    signature, for: SHA256.hash(data: Data("\(parts[0]).\(parts[1])".utf8)), padding: .insecurePKCS1v1_5
+                ))
 
             let newKID = try await emulator.rotateSigningKey()
             #expect(newKID != kid)

@@ -27,7 +27,8 @@ struct RESTObjectTests {
     @Test(arguments: [Mode.router, .live])
     func crudWithRevisionsAndConflicts(mode: Mode) async throws {
         try await withEmulatorClient(mode) { client, emulator in
-            let created = try await client.postJSON("/v1/objects/note", #"{"title":"one","key":"k1"}"#, headers: Self.key)
+            let created = try await client.postJSON(
+                "/v1/objects/note", #"{"title":"one","key":"k1"}"#, headers: Self.key)
             #expect(created.status == 201)
             let id = try #require(created.json?["object"]?["__id"]?.stringValue)
             #expect(created.json?["object"]?["__revision"]?.stringValue == "1")
@@ -36,9 +37,11 @@ struct RESTObjectTests {
 
             var headers = Self.key
             headers[.contentType] = "application/json"
-            let updated = try await client.send(.put, "/v1/objects/note/\(id)?revision=1", headers, Data(#"{"title":"two"}"#.utf8))
+            let updated = try await client.send(
+                .put, "/v1/objects/note/\(id)?revision=1", headers, Data(#"{"title":"two"}"#.utf8))
             #expect(updated.json?["object"]?["__revision"]?.stringValue == "2")
-            let stale = try await client.send(.put, "/v1/objects/note/\(id)?revision=1", headers, Data(#"{"title":"three"}"#.utf8))
+            let stale = try await client.send(
+                .put, "/v1/objects/note/\(id)?revision=1", headers, Data(#"{"title":"three"}"#.utf8))
             expectError(stale, 409)
             #expect(decode(stale)?.category == .recoverable)
             var ifMatch = headers

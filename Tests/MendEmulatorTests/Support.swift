@@ -59,7 +59,8 @@ struct Client: Sendable {
 }
 
 enum Form {
-    static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let allowed = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     static func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed)! }
     static func encode(_ pairs: [(String, String)]) -> String {
         pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
@@ -96,7 +97,8 @@ func withEmulatorClient(
                 let response = try await testClient.execute(
                     uri: target, method: method, headers: headers, body: data.map { ByteBuffer(bytes: $0) })
                 return Reply(
-                    status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView))
+                    status: response.status.code, headers: response.headers, body: Data(response.body.readableBytesView)
+                )
             }
             try await body(client, emulator)
         }

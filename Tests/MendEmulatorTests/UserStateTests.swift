@@ -8,7 +8,8 @@ import Testing
 /// and tokens that expire with the clock.
 struct UserStateTests {
     @Test(arguments: [
-        (UserStateChange.passwordChanged, 460), (.checkpointed, 459), (.unconfirmed, 464), (.appRemoved(appID: nil), 458),
+        (UserStateChange.passwordChanged, 460), (.checkpointed, 459), (.unconfirmed, 464),
+        (.appRemoved(appID: nil), 458),
     ])
     func userStateChangesInvalidateTokens(change: UserStateChange, subcode: Int) async throws {
         try await withEmulatorClient(.router) { client, emulator in

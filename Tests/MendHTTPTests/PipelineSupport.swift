@@ -55,7 +55,7 @@ final class RotatingProvider: CredentialProvider {
 
     func currentCredential() async throws -> Credential? { current.withLock { $0 } }
 
-    func refreshCredential(rejected: Credential) async throws -> Credential {
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
         refreshes.wrappingAdd(1, ordering: .relaxed)
         // Let every concurrent request reach the coordinator before the refresh completes.
         for _ in 0..<50 { await Task.yield() }

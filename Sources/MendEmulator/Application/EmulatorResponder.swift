@@ -26,7 +26,8 @@ public struct EmulatorResponder: HTTPResponder {
         switch answer.delivery {
         case .normal:
             return Response(
-                status: answer.status, headers: answer.headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+                status: answer.status, headers: answer.headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
         case .drop:
             try await context.channel.close()
             throw DroppedConnection()

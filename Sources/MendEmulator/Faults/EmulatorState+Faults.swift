@@ -25,7 +25,8 @@ extension EmulatorState {
                 <!DOCTYPE html><html><head><title>\(code.code) \(code.reasonPhrase)</title></head>\
                 <body><h1>\(code.reasonPhrase)</h1><p>The upstream server is temporarily unavailable.</p></body></html>
                 """
-            return EmulatorResponse(status: code, headers: [.contentType: "text/html; charset=utf-8"], body: Data(page.utf8))
+            return EmulatorResponse(
+                status: code, headers: [.contentType: "text/html; charset=utf-8"], body: Data(page.utf8))
         case .empty:
             return EmulatorResponse(status: status ?? .internalServerError)
         case .drop:
@@ -95,7 +96,8 @@ extension EmulatorState {
                 return EmulatorResponse(
                     status: .gatewayTimeout, delay: .milliseconds(rule.delayMilliseconds ?? 30_000))
             case 5:
-                var response = EmulatorResponse.json(.object(["data": .array(Array(repeating: .string("x"), count: 64))]))
+                var response = EmulatorResponse.json(
+                    .object(["data": .array(Array(repeating: .string("x"), count: 64))]))
                 response.delivery = .cutAfter(bytes: response.body.count / 2)
                 return response
             case 7:

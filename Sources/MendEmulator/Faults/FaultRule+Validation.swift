@@ -40,11 +40,13 @@ extension FaultRule {
         guard kind == .error else { return nil }
         guard let text = error else { return "an error fault needs \"error\": \"domain/code[/subcode]\"" }
         guard let parsed = Self.parse(error: text) else {
-            return "\"\(text)\" is not domain/code[/subcode] with a known domain (graph, rest, graphql, http, transport)"
+            return
+                "\"\(text)\" is not domain/code[/subcode] with a known domain (graph, rest, graphql, http, transport)"
         }
         switch parsed.domain {
         case .login:
-            return "login errors arise in the client (state, id_token, cancellation); they cannot be injected on the wire"
+            return
+                "login errors arise in the client (state, id_token, cancellation); they cannot be injected on the wire"
         case .transport where parsed.code == 11:
             return "transport/11 (invalidRequest) arises in the client before any request is sent"
         case .http where !(400...599).contains(parsed.code):

@@ -14,7 +14,9 @@ extension EmulatorState {
         case (.get, "permissions", nil):
             let grant = users[userID]?.grants[identity.app.id] ?? Grant()
             let list =
-                grant.granted.sorted().map { JSONValue.object(["permission": .string($0), "status": .string("granted")]) }
+                grant.granted.sorted().map {
+                    JSONValue.object(["permission": .string($0), "status": .string("granted")])
+                }
                 + grant.declined.sorted().map {
                     JSONValue.object(["permission": .string($0), "status": .string("declined")])
                 }
@@ -31,7 +33,9 @@ extension EmulatorState {
             return .success(.object(["success": .bool(true)]))
         case (.get, "friends", nil):
             let friendIDs = users[userID]?.profile.friendIDs.filter { users[$0] != nil } ?? []
-            let canSee = identity.token.kind == .app || grantedScopes(userID: userID, appID: identity.app.id).contains("user_friends")
+            let canSee =
+                identity.token.kind == .app
+                || grantedScopes(userID: userID, appID: identity.app.id).contains("user_friends")
             let visible = canSee ? friendIDs : []
             let items = visible.map { userJSON($0, fields: ["name", "id"], appID: identity.app.id) }
             let page = Paging.page(items: items, ids: visible, request: request, path: path)
@@ -57,7 +61,9 @@ extension EmulatorState {
     }
 
     /// `POST /{user}/feed`: needs `publish_actions`; the same message twice is a duplicate (506).
-    mutating func publish(_ request: EmulatorRequest, userID: String, identity: TokenIdentity) -> Result<JSONValue, GraphFailure> {
+    mutating func publish(
+        _ request: EmulatorRequest, userID: String, identity: TokenIdentity
+    ) -> Result<JSONValue, GraphFailure> {
         guard identity.userID == userID,
             grantedScopes(userID: userID, appID: identity.app.id).contains("publish_actions")
         else {
@@ -68,7 +74,9 @@ extension EmulatorState {
         guard !message.isEmpty || link != nil else {
             return .failure(GraphFailure(code: 100, message: "(#100) Missing message or attachment"))
         }
-        if let link, URLComponents(string: link)?.host == nil || !(link.hasPrefix("http://") || link.hasPrefix("https://")) {
+        if let link,
+            URLComponents(string: link)?.host == nil || !(link.hasPrefix("http://") || link.hasPrefix("https://"))
+        {
             return .failure(.catalog(code: 1_609_005, subcode: nil))
         }
         if !message.isEmpty, (posts[userID] ?? []).contains(where: { $0.message == message }) {

@@ -47,7 +47,8 @@ extension EmulatorState {
                 .failure(
                     asksForMe
                         ? GraphFailure(
-                            code: 2500, message: "An active access token must be used to query information about the current user.")
+                            code: 2500,
+                            message: "An active access token must be used to query information about the current user.")
                         : GraphFailure(code: 104, message: "An access token is required to request this resource.")))
         }
         let identity: TokenIdentity
@@ -74,7 +75,8 @@ extension EmulatorState {
             .map { String(format: "%02x", $0) }.joined()
         guard proof.lowercased() == expected else {
             return GraphFailure(
-                code: 100, message: "Invalid appsecret_proof provided in the API argument", type: "GraphMethodException")
+                code: 100, message: "Invalid appsecret_proof provided in the API argument", type: "GraphMethodException"
+            )
         }
         return nil
     }
@@ -102,7 +104,8 @@ extension EmulatorState {
         var headers = HTTPFields()
         headers[GraphHeaders.appUsage] =
             JSONValue.object([
-                "call_count": .int(appPercent), "total_cputime": .int(appPercent / 2), "total_time": .int(appPercent / 2),
+                "call_count": .int(appPercent), "total_cputime": .int(appPercent / 2),
+                "total_time": .int(appPercent / 2),
             ]).jsonText()
         headers[GraphHeaders.businessUsage] =
             JSONValue.object([
@@ -154,7 +157,9 @@ extension EmulatorState {
             guard case .user(let userID) = object else {
                 return .failure(
                     GraphFailure(
-                        code: 100, message: "(#100) Tried accessing nonexisting field (\(edge)) on node type (\(object.typeName))"))
+                        code: 100,
+                        message: "(#100) Tried accessing nonexisting field (\(edge)) on node type (\(object.typeName))")
+                )
             }
             return userEdge(request, userID: userID, edge: edge, item: item, identity: identity, version: version)
         default:
@@ -189,7 +194,8 @@ extension EmulatorState {
         guard missing.isEmpty else {
             return .failure(
                 GraphFailure(
-                    code: 803, message: "(#803) Some of the aliases you requested do not exist: "
+                    code: 803,
+                    message: "(#803) Some of the aliases you requested do not exist: "
                         + missing.joined(separator: ",")))
         }
         return .success(.object(result))

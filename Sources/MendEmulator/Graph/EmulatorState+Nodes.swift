@@ -19,13 +19,15 @@ enum GraphObject: Sendable {
 
 extension EmulatorState {
     /// The object for an id (`me`, `app`, a user, a post, an app id).
-    func resolve(_ id: String, identity: TokenIdentity, method: HTTPRequest.Method) -> Result<GraphObject, GraphFailure> {
+    func resolve(_ id: String, identity: TokenIdentity, method: HTTPRequest.Method) -> Result<GraphObject, GraphFailure>
+    {
         switch id {
         case "me":
             guard let userID = identity.userID else {
                 return .failure(
                     GraphFailure(
-                        code: 2500, message: "An active access token must be used to query information about the current user."))
+                        code: 2500,
+                        message: "An active access token must be used to query information about the current user."))
             }
             return .success(.user(userID))
         case "app":
@@ -45,7 +47,9 @@ extension EmulatorState {
     static let postFields: Set<String> = ["id", "message", "created_time", "from", "story"]
 
     /// The requested fields of an object (`fields=`), or its default fields.
-    func fields(of object: GraphObject, request: EmulatorRequest, identity: TokenIdentity) -> Result<JSONValue, GraphFailure> {
+    func fields(
+        of object: GraphObject, request: EmulatorRequest, identity: TokenIdentity
+    ) -> Result<JSONValue, GraphFailure> {
         let requested = FieldList.parse(request.parameter("fields"))
         switch object {
         case .user(let userID):

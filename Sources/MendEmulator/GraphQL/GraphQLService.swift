@@ -15,10 +15,13 @@ struct GraphQLService: Sendable {
 
     func handle(_ request: EmulatorRequest, context: GraphQLContext) async -> EmulatorResponse {
         guard request.method == .post || request.method == .get else {
-            return Self.errors([Self.error("Use POST for GraphQL requests.", code: "BAD_REQUEST")], status: .methodNotAllowed)
+            return Self.errors(
+                [Self.error("Use POST for GraphQL requests.", code: "BAD_REQUEST")], status: .methodNotAllowed)
         }
         guard let api else {
-            return Self.errors([Self.error("The schema failed to build.", code: "INTERNAL_SERVER_ERROR")], status: .internalServerError)
+            return Self.errors(
+                [Self.error("The schema failed to build.", code: "INTERNAL_SERVER_ERROR")], status: .internalServerError
+            )
         }
         guard let body = Self.requestBody(request), let query = body.query else {
             return Self.errors([Self.error("The request has no query.", code: "BAD_REQUEST")], status: .badRequest)
@@ -31,7 +34,9 @@ struct GraphQLService: Sendable {
             let isValidationFailure =
                 result.data == nil && !result.errors.isEmpty && result.errors.allSatisfy { $0.path.elements.isEmpty }
             let errors = result.errors.map { error in
-                Self.json(for: error, fallbackCode: isValidationFailure ? "GRAPHQL_VALIDATION_FAILED" : "INTERNAL_SERVER_ERROR")
+                Self.json(
+                    for: error,
+                    fallbackCode: isValidationFailure ? "GRAPHQL_VALIDATION_FAILED" : "INTERNAL_SERVER_ERROR")
             }
             var members: [(String, JSONValue?)] = [("errors", errors.isEmpty ? nil : .array(errors))]
             if let data = result.data {
@@ -55,8 +60,12 @@ struct GraphQLService: Sendable {
 
     static func requestBody(_ request: EmulatorRequest) -> Body? {
         if request.method == .get || !(request.headers[.contentType] ?? "").contains("json") {
-            let variables = request.parameter("variables").flatMap { try? JSONDecoder().decode([String: Map].self, from: Data($0.utf8)) }
-            return Body(query: request.parameter("query"), variables: variables ?? [:], operationName: request.parameter("operationName"))
+            let variables = request.parameter("variables").flatMap {
+                try? JSONDecoder().decode([String: Map].self, from: Data($0.utf8))
+            }
+            return Body(
+                query: request.parameter("query"), variables: variables ?? [:],
+                operationName: request.parameter("operationName"))
         }
         struct JSONBody: Decodable {
             var query: String?

@@ -91,7 +91,8 @@ struct DialogRequest: Sendable, Hashable {
             guard challenge != nil else { return .failure(.challengeMethodWithoutChallenge) }
         }
         if let challenge {
-            let base64URL = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let base64URL = CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
             guard challenge.count == 43, challenge.unicodeScalars.allSatisfy(base64URL.contains) else {
                 return .failure(.invalidCodeChallenge)
             }

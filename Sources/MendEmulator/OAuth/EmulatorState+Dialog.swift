@@ -97,8 +97,9 @@ extension EmulatorState {
             pairs.append(("data_access_expiration_time", String(Int(token.dataAccessExpiresAt!.timeIntervalSince1970))))
             pairs.append(("expires_in", String(configuration.shortLivedTokenLifetime)))
         }
-        if dialog.responseTypes.contains("id_token"), let idToken = try? idToken(
-            appID: dialog.appID, userID: userID, nonce: dialog.nonce)
+        if dialog.responseTypes.contains("id_token"),
+            let idToken = try? idToken(
+                appID: dialog.appID, userID: userID, nonce: dialog.nonce)
         {
             pairs.append(("id_token", idToken))
         }

@@ -76,7 +76,8 @@ extension EmulatorState {
             }
             guard Self.s256(verifier) == challenge else {
                 return .failure(
-                    GraphFailure(code: 100, message: "(#100) Invalid code_verifier: it does not match the code_challenge."))
+                    GraphFailure(
+                        code: 100, message: "(#100) Invalid code_verifier: it does not match the code_challenge."))
             }
         } else if secret == nil {
             return .failure(Self.missingSecret)
@@ -87,7 +88,8 @@ extension EmulatorState {
         code.issuedToken = token.value
         codes[codeValue] = code
         var body = tokenBody(token, lifetime: configuration.shortLivedTokenLifetime)
-        if code.scopes.contains("openid"), let idToken = try? idToken(appID: app.id, userID: code.userID, nonce: code.nonce),
+        if code.scopes.contains("openid"),
+            let idToken = try? idToken(appID: app.id, userID: code.userID, nonce: code.nonce),
             case .object(var members) = body
         {
             members["id_token"] = .string(idToken)
@@ -138,7 +140,8 @@ extension EmulatorState {
                 .object([
                     "data": .object([
                         "error": .object([
-                            "code": .int(190), "message": .string("Invalid OAuth access token - Cannot parse access token"),
+                            "code": .int(190),
+                            "message": .string("Invalid OAuth access token - Cannot parse access token"),
                         ]),
                         "is_valid": .bool(false), "scopes": .array([]), "granular_scopes": .array([]),
                     ])
@@ -157,7 +160,10 @@ extension EmulatorState {
         let scopes = record.userID.map { grantedScopes(userID: $0, appID: record.appID) } ?? []
         data.append(("scopes", .array(scopes.map(JSONValue.string))))
         data.append(
-            ("granular_scopes", .array(scopes.filter { $0 != "public_profile" }.map { .object(["scope": .string($0)]) })))
+            (
+                "granular_scopes",
+                .array(scopes.filter { $0 != "public_profile" }.map { .object(["scope": .string($0)]) })
+            ))
         if let userID = record.userID { data.append(("user_id", .string(userID))) }
         switch validate(token: input) {
         case .success:
@@ -188,8 +194,10 @@ extension EmulatorState {
             "subject_types_supported": .array([.string("pairwise")]),
             "id_token_signing_alg_values_supported": .array([.string("RS256")]),
             "claims_supported": .array(
-                ["iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "given_name", "family_name", "email",
-                 "picture"].map(JSONValue.string)),
+                [
+                    "iss", "aud", "sub", "iat", "exp", "jti", "nonce", "name", "given_name", "family_name", "email",
+                    "picture",
+                ].map(JSONValue.string)),
             "code_challenge_methods_supported": .array([.string("S256")]),
         ])
     }

@@ -22,7 +22,8 @@ struct SigningKeyRing: Sendable {
     /// Adds a new current key; the JWKS keeps the previous one only.
     @discardableResult
     mutating func rotate(random: inout SeededGenerator) throws -> Key {
-        let key = Key(id: random.alphanumeric(40).lowercased(), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let key = Key(
+            id: random.alphanumeric(40).lowercased(), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
         keys.append(key)
         if keys.count > 2 { keys.removeFirst(keys.count - 2) }
         return key

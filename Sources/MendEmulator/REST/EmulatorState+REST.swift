@@ -16,9 +16,14 @@ extension EmulatorState {
         switch restOutcome(request, type: type, id: id) {
         case .success(let (status, object)):
             let body = JSONValue.object([
-                ("status", .object(["code": .string(String(status.code)), "message": .string("Successful"),
-                                    "referenceId": .string(referenceID), "additionalMessages": .array([]),
-                                    "version": .string("2.0")])),
+                (
+                    "status",
+                    .object([
+                        "code": .string(String(status.code)), "message": .string("Successful"),
+                        "referenceId": .string(referenceID), "additionalMessages": .array([]),
+                        "version": .string("2.0"),
+                    ])
+                ),
                 ("object", object),
             ])
             var response = EmulatorResponse.json(body, status: status)
@@ -50,13 +55,17 @@ extension EmulatorState {
             let moment = now
             rest.calls = rest.calls.filter { moment.timeIntervalSince($0) < 60 } + [moment]
             if rest.calls.count > limit {
-                let wait = max(1, Int((rest.calls[rest.calls.count - limit - 1].timeIntervalSince(moment) + 60).rounded(.up)))
+                let wait = max(
+                    1, Int((rest.calls[rest.calls.count - limit - 1].timeIntervalSince(moment) + 60).rounded(.up)))
                 return .failure(
-                    RESTFailure(code: 403, message: "The usage limit of \(limit) calls per minute was exceeded.", retryAfter: wait))
+                    RESTFailure(
+                        code: 403, message: "The usage limit of \(limit) calls per minute was exceeded.",
+                        retryAfter: wait))
             }
         }
         guard type.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), !type.isEmpty else {
-            return .failure(RESTFailure(code: 400, message: "Invalid object type.", additionalMessages: ["type: \(type)"]))
+            return .failure(
+                RESTFailure(code: 400, message: "Invalid object type.", additionalMessages: ["type: \(type)"]))
         }
         switch (request.method, id) {
         case (.post, nil): return create(request, type: type)
@@ -70,7 +79,8 @@ extension EmulatorState {
             }
             return .success((.ok, nil))
         default:
-            return .failure(RESTFailure(code: 400, message: "Unsupported method \(request.method.rawValue) for this path."))
+            return .failure(
+                RESTFailure(code: 400, message: "Unsupported method \(request.method.rawValue) for this path."))
         }
     }
 
@@ -98,13 +108,16 @@ extension EmulatorState {
         _ request: EmulatorRequest, type: String, id: String
     ) -> Result<(HTTPResponse.Status, JSONValue?), RESTFailure> {
         guard var object = rest.objects[type]?[id] else { return .failure(Self.notFound(type: type, id: id)) }
-        if let ifMatch = request.headers[.ifMatch], ifMatch.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) != String(object.revision) {
+        if let ifMatch = request.headers[.ifMatch],
+            ifMatch.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) != String(object.revision)
+        {
             return .failure(
                 RESTFailure(
                     code: 412, message: "If-Match \(ifMatch) does not match the current revision \(object.revision)."))
         }
         guard case .success(var properties) = Self.properties(request.body) else { return .failure(Self.invalidBody) }
-        let expected = request.parameter("revision") ?? properties.removeValue(forKey: "__revision")?.intValue.map(String.init)
+        let expected =
+            request.parameter("revision") ?? properties.removeValue(forKey: "__revision")?.intValue.map(String.init)
         if let expected, expected != String(object.revision) {
             return .failure(
                 RESTFailure(

@@ -34,7 +34,8 @@ public actor Emulator {
             method: request.method.rawValue, segments: request.segments, hasIDs: request.query["ids"] != nil)
         if case .control(let path) = route {
             guard configuration.testMode else {
-                return state.render(.failure(GraphFailure(code: 2500, message: "Unknown path components: \(request.path)")))
+                return state.render(
+                    .failure(GraphFailure(code: 2500, message: "Unknown path components: \(request.path)")))
             }
             return await control(request, path: path)
         }
@@ -91,7 +92,8 @@ extension EmulatorState {
             appID = record.appID
         }
         return FaultBook.Subject(
-            method: request.method.rawValue, path: request.path, unversionedPath: unversioned.isEmpty ? "/" : unversioned,
+            method: request.method.rawValue, path: request.path,
+            unversionedPath: unversioned.isEmpty ? "/" : unversioned,
             userID: userID, appID: appID)
     }
 }

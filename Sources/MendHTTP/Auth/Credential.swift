@@ -1,5 +1,4 @@
-import Foundation
-import MendCore
+public import MendCore
 
 /// A secret that authorizes requests (an access token), and how it is attached.
 ///
@@ -49,9 +48,9 @@ public protocol CredentialProvider: Sendable {
     /// The credential to attach now, or `nil` to send the request without one.
     func currentCredential() async throws -> Credential?
 
-    /// Returns a fresh credential after the server rejected `rejected` (a refresh, or a new login).
+    /// Returns a fresh credential after the server rejected `rejected` with `error` (a refresh, or a new login).
     ///
     /// The pipeline calls this once for any number of concurrent rejections of the same credential. Throwing fails
-    /// every waiting request with the thrown error (a `MendError`, ideally).
-    func refreshCredential(rejected: Credential) async throws -> Credential
+    /// every waiting request with the thrown error (a `MendError`, ideally; rethrow `error` when nothing helps).
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential
 }

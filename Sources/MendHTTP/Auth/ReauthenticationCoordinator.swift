@@ -14,7 +14,7 @@ actor ReauthenticationCoordinator {
     }
 
     /// A credential to replay with after `rejected` was refused.
-    func freshCredential(after rejected: Credential) async throws -> Credential {
+    func freshCredential(after rejected: Credential, error: MendError) async throws -> Credential {
         if let lastRefresh, lastRefresh.rejected == rejected {
             return lastRefresh.result
         }
@@ -22,7 +22,7 @@ actor ReauthenticationCoordinator {
             return try await inFlight.task.value
         }
         let provider = self.provider
-        let task = Task { try await provider.refreshCredential(rejected: rejected) }
+        let task = Task { try await provider.refreshCredential(rejected: rejected, error: error) }
         inFlight = (rejected, task)
         defer { if inFlight?.rejected == rejected { inFlight = nil } }
         let result = try await task.value

@@ -16,6 +16,9 @@ extension APIClient {
         public var retryBudget: RetryBudget.Configuration
         /// Whether a recoverable authentication error triggers one refresh and replay (requests may opt out).
         public var reauthenticationEnabled: Bool
+        /// Which errors call for re-authentication (default: recoverable errors whose recovery is
+        /// `reauthenticate`). An API client may widen it (the Graph client also recovers checkpoints).
+        public var needsReauthentication: @Sendable (MendError) -> Bool
         /// Responses larger than this are refused with `responseTooLarge`, without reading further.
         public var maximumResponseBodySize: Int
         /// The header that carries the server's request id (`X-Request-Id`).
@@ -42,6 +45,9 @@ extension APIClient {
             retryPolicy: RetryPolicy = RetryPolicy(),
             retryBudget: RetryBudget.Configuration = RetryBudget.Configuration(),
             reauthenticationEnabled: Bool = true,
+            needsReauthentication: @escaping @Sendable (MendError) -> Bool = { error in
+                error.category == .recoverable && error.recovery.action == .reauthenticate
+            },
             maximumResponseBodySize: Int = 10 << 20,
             requestIDHeader: HTTPField.Name = HTTPField.Name("X-Request-Id")!,
             loggingBehaviors: LoggingBehaviors = [],
@@ -57,6 +63,7 @@ extension APIClient {
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
             self.reauthenticationEnabled = reauthenticationEnabled
+            self.needsReauthentication = needsReauthentication
             self.maximumResponseBodySize = maximumResponseBodySize
             self.requestIDHeader = requestIDHeader
             self.loggingBehaviors = loggingBehaviors

@@ -58,7 +58,9 @@ public final class APIClient: Sendable {
             configuration.middlewares + [
                 AuthorizationMiddleware(
                     provider: credentialProvider, coordinator: coordinator,
-                    enabled: configuration.reauthenticationEnabled, behaviors: configuration.loggingBehaviors),
+                    enabled: configuration.reauthenticationEnabled,
+                    needsReauthentication: configuration.needsReauthentication,
+                    behaviors: configuration.loggingBehaviors),
                 RateLimitGateMiddleware(gate: rateLimitGate, configuration: configuration),
                 RetryMiddleware(budget: retryBudget, configuration: configuration),
                 LoggingMiddleware(behaviors: configuration.loggingBehaviors),

@@ -9,6 +9,7 @@ struct AuthorizationMiddleware: ClientMiddleware {
     let provider: (any CredentialProvider)?
     let coordinator: ReauthenticationCoordinator?
     let enabled: Bool
+    let needsReauthentication: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
 
     func intercept(
@@ -27,7 +28,7 @@ struct AuthorizationMiddleware: ClientMiddleware {
             return try await next(Self.apply(credential, to: request))
         } catch let error as MendError {
             guard enabled, request.options.allowsReauthentication, request.options.credentialOverride == nil,
-                Self.needsReauthentication(error), let coordinator
+                needsReauthentication(error), let coordinator
             else { throw error }
             if behaviors.contains(.reauthentication) {
                 context.logger.debug(
@@ -36,7 +37,7 @@ struct AuthorizationMiddleware: ClientMiddleware {
             }
             let fresh: Credential
             do {
-                fresh = try await coordinator.freshCredential(after: credential)
+                fresh = try await coordinator.freshCredential(after: credential, error: error)
             } catch let refreshError as MendError {
                 if behaviors.contains(.reauthentication) {
                     context.logger.debug(
@@ -54,11 +55,6 @@ struct AuthorizationMiddleware: ClientMiddleware {
     private func currentCredential() async throws -> Credential? {
         guard let provider else { return nil }
         return try await provider.currentCredential()
-    }
-
-    /// Errors that a fresh credential may fix.
-    static func needsReauthentication(_ error: MendError) -> Bool {
-        error.category == .recoverable && error.recovery.action == .reauthenticate
     }
 
     /// Returns `request` carrying `credential` where its placement says.

@@ -14,11 +14,20 @@ public import MendHTTP
 ///   the `x-fb-trace-id` header as reference id and the `WWW-Authenticate` text as developer message.
 /// - A 2xx whose body is not JSON, is truncated or is too large is a transport error.
 public struct GraphErrorDecoder: ErrorDecoder {
+    private let catalogOverride: (@Sendable () -> ErrorCatalog?)?
+
     /// Creates the decoder.
-    public init() {}
+    ///
+    /// - Parameter catalog: Supplies the catalog to classify with (the provider's merged error configuration),
+    ///   or `nil` to use the context's.
+    public init(catalog: (@Sendable () -> ErrorCatalog?)? = nil) {
+        self.catalogOverride = catalog
+    }
 
     /// Returns the error that `response` and `body` carry, or `nil` for a success.
     public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
+        var context = context
+        if let catalog = catalogOverride?() { context.catalog = catalog }
         let decoded = DecodedBody(body, limit: context.maximumBodySize)
         if let json = decoded.json, let envelope = GraphErrorEnvelope(json: json) {
             return error(for: envelope, json: json, response: response, body: body, context: context)

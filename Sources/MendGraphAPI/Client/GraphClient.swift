@@ -1,0 +1,220 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+public import MendCore
+public import MendHTTP
+
+/// A Graph-style API client (Facebook-compatible) whose errors always say what to do.
+///
+/// Every call goes through MendHTTP's pipeline: transient errors are retried with backoff within the retry budget,
+/// a throttle holds further calls to the app until the provider's wait has passed, and a token error (102, 190)
+/// clears the token and runs the app's recovery attempter once — for any number of concurrent failures — before
+/// each request is replayed once. Every completion fires exactly once.
+///
+/// ```swift
+/// let graph = GraphClient(transport: AsyncHTTPClientTransport(), tokens: credentials, recoveryAttempter: login)
+/// let me: Profile = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"]), as: Profile.self)
+/// ```
+public final class GraphClient: Sendable {
+    /// The configuration.
+    public let configuration: Configuration
+    /// The pipeline the client sends through.
+    public let client: APIClient
+    let tokens: (any GraphTokenSource)?
+    let usageTracker = UsageTracker()
+    let errorConfiguration: ErrorConfigurationCache
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport.
+    ///   - configuration: Base URL, version, recovery, rate-limit behaviour.
+    ///   - tokens: The user's token; `nil` sends requests without one (or with each request's override).
+    ///   - recoveryAttempter: What recovers a token error (MendLogin's logs in again); `nil` only clears the token.
+    ///   - logger: Where the configured logging behaviours go.
+    public init(
+        transport: any HTTPTransport, configuration: Configuration = Configuration(),
+        tokens: (any GraphTokenSource)? = nil, recoveryAttempter: (any ErrorRecoveryAttempter)? = nil,
+        logger: Logger = Logger(label: "mend.graph", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.configuration = configuration
+        self.tokens = tokens
+        let cache = ErrorConfigurationCache(lifetime: configuration.errorConfigurationLifetime)
+        self.errorConfiguration = cache
+        let now = configuration.now
+        let tracker = usageTracker
+        var pipeline = APIClient.Configuration(
+            errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
+            retryPolicy: configuration.retryPolicy,
+            reauthenticationEnabled: configuration.automaticRecovery,
+            needsReauthentication: GraphCredentialProvider.isTokenError,
+            maximumResponseBodySize: configuration.maximumResponseBodySize,
+            requestIDHeader: HTTPField.Name("x-fb-trace-id")!,
+            loggingBehaviors: configuration.loggingBehaviors,
+            rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
+            sleep: configuration.sleep, now: configuration.now)
+        pipeline.middlewares = [
+            UsageMiddleware(
+                tracker: tracker, slowDownAbove: configuration.slowDownAbove,
+                maximumDelay: configuration.maximumSlowdown,
+                sleep: configuration.sleep, now: configuration.now)
+        ]
+        self.client = APIClient(
+            transport: transport, configuration: pipeline,
+            credentialProvider: tokens.map {
+                GraphCredentialProvider(
+                    source: $0, attempter: recoveryAttempter, placement: configuration.tokenPlacement)
+            },
+            logger: logger)
+    }
+
+    /// The latest rate-limit usage the provider reported.
+    public var latestUsage: GraphUsage? { usageTracker.usage }
+
+    /// Sends `request` and returns the raw response.
+    public func send(_ request: GraphRequest) async throws -> GraphResponse {
+        try await loadErrorConfigurationIfDue()
+        let response = try await client.send(try apiRequest(for: request))
+        return GraphResponse(
+            status: response.head.status.code, headers: response.head.headerFields, body: response.body,
+            attempts: response.attempts)
+    }
+
+    /// Sends `request` and decodes the response into `type`.
+    public func send<Value: Decodable & Sendable>(_ request: GraphRequest, as type: Value.Type) async throws -> Value {
+        try await send(request).decode(type)
+    }
+
+    /// The completion-handler flavour: `completion` is called exactly once.
+    @discardableResult
+    public func send(
+        _ request: GraphRequest, completion: @escaping @Sendable (Completion<GraphResponse>) -> Void
+    )
+        -> RequestHandle
+    {
+        RequestHandle.run({ try await self.send(request) }, completion: completion)
+    }
+
+    /// Fetches several objects by id in one call (`?ids=a,b,c`); the provider counts each id as a call.
+    public func objects<Value: Decodable & Sendable>(
+        ids: [String], fields: [String] = [], as type: Value.Type
+    ) async throws -> [String: Value] {
+        guard !ids.isEmpty else { return [:] }
+        let request = GraphRequest(path: "", parameters: ["ids": ids.joined(separator: ",")], fields: fields)
+        return try await send(request, as: [String: Value].self)
+    }
+
+    // MARK: Building requests
+
+    func url(version: String?, path: String, query: [(name: String, value: String)]) throws(MendError) -> URL {
+        let base = configuration.graphURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let trimmedPath = path.drop { $0 == "/" }
+        var text = "\(base)/\(version ?? configuration.version)/\(trimmedPath)"
+        let encoded = FormEncoding.encode(query)
+        if !encoded.isEmpty { text += "?\(encoded)" }
+        guard let url = URL(string: text), url.host != nil else {
+            throw MendError(code: .Transport.invalidRequest, developerMessage: "'\(path)' does not form a Graph URL.")
+        }
+        return url
+    }
+
+    func apiRequest(for request: GraphRequest, allowsRecovery: Bool = true) throws(MendError) -> APIRequest {
+        var headers = HTTPFields()
+        headers[.accept] = "application/json"
+        var query = request.method == .post ? [] : request.allParameters
+        var body: Data?
+        if request.method == .post {
+            var form = request.allParameters
+            if let proof = try appSecretProofParameter(for: request) { form.append(proof) }
+            body = Data(FormEncoding.encode(form).utf8)
+            headers[.contentType] = "application/x-www-form-urlencoded"
+        } else if let proof = try appSecretProofParameter(for: request) {
+            query.append(proof)
+        }
+        let recover = allowsRecovery && request.flags.isDisjoint(with: [.skipRecovery, .doNotInvalidateTokenOnError])
+        let options = RequestOptions(
+            idempotencyKey: request.idempotencyKey,
+            allowsReauthentication: recover,
+            credentialOverride: request.tokenOverride.map {
+                Credential(token: $0, placement: configuration.tokenPlacement)
+            })
+        return APIRequest(
+            method: request.method, url: try url(version: request.version, path: request.path, query: query),
+            headers: headers, body: body, options: options)
+    }
+
+    /// `appsecret_proof` for server-side calls, computed by the server's own closure (no client stores a secret).
+    private func appSecretProofParameter(for request: GraphRequest) throws(MendError) -> (name: String, value: String)?
+    {
+        guard let prove = configuration.appSecretProof, let token = request.tokenOverride ?? configuration.proofToken?()
+        else { return nil }
+        return ("appsecret_proof", prove(token))
+    }
+
+    // MARK: Error configuration
+
+    /// Fetches the provider's error configuration (`ios_sdk_error_categories` on the app node) and merges it over
+    /// the standard catalog, for ``Configuration-swift.struct/errorConfigurationLifetime``. Failures keep the
+    /// standard catalog and are returned.
+    @discardableResult
+    public func refreshErrorConfiguration() async throws -> ErrorCatalog {
+        guard let appID = configuration.appID else {
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The error configuration needs the app id.")
+        }
+        var request = GraphRequest(path: appID, fields: ["ios_sdk_error_categories"], flags: [.skipRecovery])
+        request.tokenOverride = configuration.errorConfigurationToken
+        let response = try await client.send(try apiRequest(for: request, allowsRecovery: false))
+        let merged: ErrorCatalog
+        do {
+            merged = try ErrorCatalog.standard.merging(providerConfiguration: try response.json())
+        } catch let error as MendError {
+            throw error
+        } catch {
+            throw MendError(code: .Transport.malformedResponse, developerMessage: "The error configuration: \(error)")
+        }
+        errorConfiguration.store(merged, now: configuration.now())
+        return merged
+    }
+
+    private func loadErrorConfigurationIfDue() async throws {
+        guard configuration.fetchesErrorConfiguration, errorConfiguration.isStale(now: configuration.now()) else {
+            return
+        }
+        do {
+            try await refreshErrorConfiguration()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // Keep classifying with the standard catalog; try again after the lifetime.
+            errorConfiguration.store(.standard, now: configuration.now())
+        }
+    }
+}
+
+/// A Graph response: status, headers, the JSON body, and how many tries it took.
+public struct GraphResponse: Sendable {
+    /// The HTTP status.
+    public var status: Int
+    /// The header fields.
+    public var headers: HTTPFields
+    /// The body.
+    public var body: Data
+    /// How many times the request was sent.
+    public var attempts: Int
+
+    /// The body as JSON.
+    public func json() throws(MendError) -> JSONValue {
+        try APIResponse(
+            head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts
+        ).json()
+    }
+
+    /// The body decoded into `type`.
+    public func decode<Value: Decodable>(_ type: Value.Type) throws(MendError) -> Value {
+        try APIResponse(
+            head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts
+        )
+        .decode(type)
+    }
+}

@@ -1,0 +1,83 @@
+"""Starts `mend emulate --port 0`, reads the base URL and the ready line, and stops it again.
+
+Shared by the client checks (clients.py) and the browser check (browser_consent.py). All traffic stays on
+127.0.0.1: the emulator binds loopback only.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+
+class Emulator:
+    def __init__(self, binary, *arguments):
+        self.binary = binary
+        self.arguments = list(arguments)
+        self.process = None
+        self.base_url = None
+        self.startup_seconds = None
+
+    def __enter__(self):
+        started = time.monotonic()
+        self.process = subprocess.Popen(
+            [self.binary, "emulate", "--port", "0", *self.arguments],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = started + 30
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("mend emulate exited before it was ready: " + self.process.stderr.read())
+            if line.startswith("base URL: "):
+                self.base_url = line.split(": ", 1)[1].strip()
+            if line.strip() == "ready":
+                self.startup_seconds = time.monotonic() - started
+                return self
+        raise RuntimeError("mend emulate printed no ready line within 30 s")
+
+    def __exit__(self, *exc):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return False
+
+    def control(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + "/_emulator/" + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"null")
+
+
+class Results:
+    """A tiny runner that prints one line per check and the closing 'N passed, N failed' line."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def run(self, name, function, *args):
+        try:
+            function(*args)
+        except Exception as error:  # noqa: BLE001 - report every failure and go on
+            self.failed += 1
+            print(f"FAIL {name}: {type(error).__name__}: {error}", flush=True)
+        else:
+            self.passed += 1
+            print(f"ok   {name}", flush=True)
+
+    def finish(self, label):
+        print(f"{label}: {self.passed} passed, {self.failed} failed", flush=True)
+        return 0 if self.failed == 0 else 1
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
