@@ -155,7 +155,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "MendGraphQLTests", dependencies: ["MendGraphQL"]),
+        .testTarget(
+            name: "MendGraphQLTests",
+            dependencies: ["MendGraphQL", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "MendEmulatorTests",
             dependencies: [

@@ -7,7 +7,10 @@ public struct MendCommand: AsyncParsableCommand {
         commandName: "mend",
         abstract: "Typed, classified, recoverable errors for remote APIs, and login without a vendor SDK.",
         version: MendVersion.current,
-        subcommands: [DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self]
+        subcommands: [
+            DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self,
+            GraphQLCommand.self,
+        ]
     )
 
     /// The init.

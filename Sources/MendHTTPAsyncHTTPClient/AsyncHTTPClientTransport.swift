@@ -39,10 +39,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     ) async throws -> (
         HTTPResponse, HTTPBody
     ) {
-        guard let url = request.url?.absoluteString else {
+        guard let scheme = request.scheme, let authority = request.authority else {
             throw MendError(code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.")
         }
-        var outgoing = HTTPClientRequest(url: url)
+        var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(request.path ?? "/")")
         outgoing.method = .init(rawValue: request.method.rawValue)
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.canonicalName, value: field.value)
@@ -68,16 +68,27 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
         let length = response.headers.first(name: "content-length").flatMap(Int.init)
-        let iterator = IteratorBox(response.body.makeAsyncIterator())
-        let stream = AsyncThrowingStream<HTTPBody.Chunk, any Error> {
-            do {
-                guard var buffer = try await iterator.next() else { return nil }
-                return ArraySlice(buffer.readBytes(length: buffer.readableBytes) ?? [])
-            } catch {
-                throw Self.map(error)
+        let body = response.body
+        return (
+            head,
+            HTTPBody(expectedLength: length) { limit in
+                do {
+                    var collected = ByteBuffer()
+                    for try await var buffer in body {
+                        guard collected.readableBytes + buffer.readableBytes <= limit else {
+                            if let slice = buffer.readSlice(length: limit - collected.readableBytes) {
+                                collected.writeImmutableBuffer(slice)
+                            }
+                            return .tooLarge(prefix: Data(collected.readableBytesView), limit: limit)
+                        }
+                        collected.writeBuffer(&buffer)
+                    }
+                    return .complete(Data(collected.readableBytesView))
+                } catch {
+                    throw Self.map(error)
+                }
             }
-        }
-        return (head, HTTPBody(stream: stream, expectedLength: length))
+        )
     }
 
     /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation).
@@ -131,17 +142,6 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         mendError.underlying = UnexpectedFailure(description: String(describing: error))
         return mendError
     }
-}
-
-/// Holds a response body's iterator for the stream that drains it.
-private final class IteratorBox: @unchecked Sendable {
-    // Safe: the stream built around this box calls `next()` from one consumer at a time (AsyncThrowingStream's
-    // unfolding closure is never run concurrently with itself), so the iterator is never used concurrently.
-    private var iterator: HTTPClientResponse.Body.AsyncIterator
-
-    init(_ iterator: HTTPClientResponse.Body.AsyncIterator) { self.iterator = iterator }
-
-    func next() async throws -> ByteBuffer? { try await iterator.next() }
 }
 
 extension TimeAmount {

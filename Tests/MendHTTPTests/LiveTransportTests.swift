@@ -34,7 +34,10 @@ struct LiveTransportTests {
     @Test("A JSON success, with the request's method, headers and body delivered", arguments: LiveTransport.allCases)
     func success(transport: LiveTransport) async throws {
         try await LoopbackHTTPServer.withServer({ request in
-            .json(201, #"{"echo":"\#(String(decoding: request.body, as: UTF8.self))","h":"\#(request.header("X-Test") ?? "")"}"#)
+            .json(
+                201,
+                #"{"echo":"\#(String(decoding: request.body, as: UTF8.self))","h":"\#(request.header("X-Test") ?? "")"}"#
+            )
         }) { server in
             var headers = HTTPFields()
             headers[HTTPField.Name("X-Test")!] = "yes"
@@ -50,9 +53,15 @@ struct LiveTransportTests {
 
     @Test("An HTML 503 is retried with backoff and ends as a transient error", arguments: LiveTransport.allCases)
     func html503(transport: LiveTransport) async throws {
-        try await LoopbackHTTPServer.withServer({ _ in .text(503, "<html><body>down</body></html>", headers: [("Content-Type", "text/html")]) }) { server in
-            let client = transport.client(policy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(base: .milliseconds(2), cap: .milliseconds(10))))
-            let error = try await #require(throws: MendError.self) { try await client.send(APIRequest(method: .get, url: server.url("/x"))) }
+        try await LoopbackHTTPServer.withServer({ _ in
+            .text(503, "<html><body>down</body></html>", headers: [("Content-Type", "text/html")])
+        }) { server in
+            let client = transport.client(
+                policy: RetryPolicy(
+                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(2), cap: .milliseconds(10))))
+            let error = try await #require(throws: MendError.self) {
+                try await client.send(APIRequest(method: .get, url: server.url("/x")))
+            }
             #expect(error.code == .HTTP.serviceUnavailable)
             #expect(error.attempts == 3)
             #expect(server.requests.count == 3)
@@ -67,9 +76,9 @@ struct LiveTransportTests {
         // A header block cut off mid-way: FoundationNetworking on Linux aborts the whole process on it ("Transfer
         // completed, but there's no response"), a bug below Mend; URLSessionTransport's documentation says so.
         #if !os(Linux)
-        replies.append(.raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 1".utf8)))
+            replies.append(.raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 1".utf8)))
         #else
-        if transport == .asyncHTTPClient { replies.append(.raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 1".utf8))) }
+            if transport == .asyncHTTPClient { replies.append(.raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 1".utf8))) }
         #endif
         for reply in replies {
             try await LoopbackHTTPServer.withServer({ _ in reply }) { server in
@@ -86,7 +95,8 @@ struct LiveTransportTests {
     func timeout(transport: LiveTransport) async throws {
         try await LoopbackHTTPServer.withServer({ _ in .delayed(.seconds(3), .json(200, "{}")) }) { server in
             let start = ContinuousClock.now
-            let request = APIRequest(method: .get, url: server.url("/slow"), options: .init(timeout: .milliseconds(300)))
+            let request = APIRequest(
+                method: .get, url: server.url("/slow"), options: .init(timeout: .milliseconds(300)))
             let error = try await #require(throws: MendError.self) { try await transport.client().send(request) }
             #expect(error.code == .Transport.timedOut)
             #expect(ContinuousClock.now - start < .seconds(3))

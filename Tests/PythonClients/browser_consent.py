@@ -41,7 +41,8 @@ class Callback(http.server.BaseHTTPRequestHandler):
     received = []
 
     def do_GET(self):
-        Callback.received.append(self.path)
+        if self.path.startswith("/callback"):  # not /favicon.ico, which Chromium asks for whenever it likes
+            Callback.received.append(self.path)
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()

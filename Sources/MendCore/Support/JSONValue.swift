@@ -155,6 +155,67 @@ extension JSONValue {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
+    /// Checks that `data` is one complete JSON value without building it: a single pass over the bytes that finds
+    /// empty, non-JSON, truncated, unbalanced and oversized input. Returns `nil` for valid structure.
+    ///
+    /// This is what the pipeline runs on success bodies (a full parse would cost more than the request); a body
+    /// that passes and still does not decode fails later, classified, when it is decoded.
+    public static func validateStructure(
+        _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth
+    ) -> ParseFailure? {
+        guard data.count <= maxBytes else { return .tooLarge(limit: maxBytes) }
+        return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> ParseFailure? in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            var index = 0
+            let count = bytes.count
+            while index < count, isWhitespace(bytes[index]) { index += 1 }
+            guard index < count else { return .empty }
+            let first = bytes[index]
+            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+                // Scalars at the top level are rare: parse them.
+                return "\"-0123456789tfn".utf8.contains(first)
+                    ? (parse(data, maxBytes: maxBytes, maxDepth: maxDepth).failure) : .notJSON
+            }
+            var stack: [UInt8] = []
+            stack.reserveCapacity(16)
+            var inString = false
+            var escaped = false
+            while index < count {
+                let byte = bytes[index]
+                index += 1
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    } else if byte < 0x20 {
+                        return .malformed
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    stack.append(byte)
+                    if stack.count > maxDepth { return .tooDeep(limit: maxDepth) }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    guard let open = stack.popLast(),
+                        (open == UInt8(ascii: "{") && byte == UInt8(ascii: "}"))
+                            || (open == UInt8(ascii: "[") && byte == UInt8(ascii: "]"))
+                    else { return .malformed }
+                    if stack.isEmpty {
+                        while index < count, isWhitespace(bytes[index]) { index += 1 }
+                        return index == count ? nil : .malformed
+                    }
+                default: continue
+                }
+            }
+            return .malformed
+        }
+    }
+
     /// The maximum bracket nesting, ignoring brackets inside strings.
     private static func nestingDepth(of data: Data) -> Int {
         var depth = 0
@@ -184,6 +245,15 @@ extension JSONValue {
         return deepest
     }
 
+    /// Whether the body's top-level object starts with the member `key` (`{"error": …`), read without parsing.
+    public static func startsWithMember(_ key: String, in data: Data) -> Bool {
+        let prefix = data.prefix(64 + key.utf8.count)
+        var bytes = prefix.drop { isWhitespace($0) }
+        guard bytes.first == UInt8(ascii: "{") else { return false }
+        bytes = bytes.dropFirst().drop { isWhitespace($0) }
+        return bytes.starts(with: Array("\"\(key)\"".utf8))
+    }
+
     /// Compact JSON text with sorted keys.
     public func jsonText(pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
@@ -191,5 +261,13 @@ extension JSONValue {
             pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return "null" }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension Result where Failure == JSONValue.ParseFailure {
+    /// The failure, if any.
+    var failure: JSONValue.ParseFailure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
     }
 }

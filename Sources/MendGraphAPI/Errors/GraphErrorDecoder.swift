@@ -28,9 +28,15 @@ public struct GraphErrorDecoder: ErrorDecoder {
     public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
         var context = context
         if let catalog = catalogOverride?() { context.catalog = catalog }
-        let decoded = DecodedBody(body, limit: context.maximumBodySize)
-        if let json = decoded.json, let envelope = GraphErrorEnvelope(json: json) {
-            return error(for: envelope, json: json, response: response, body: body, context: context)
+        // A success is parsed only when it starts like the error envelope (or the legacy `error_code` shape).
+        let mayCarryError =
+            response.status.kind != .successful || JSONValue.startsWithMember("error", in: body)
+            || JSONValue.startsWithMember("error_code", in: body)
+        if mayCarryError {
+            let decoded = DecodedBody(body, limit: context.maximumBodySize)
+            if let json = decoded.json, let envelope = GraphErrorEnvelope(json: json) {
+                return error(for: envelope, json: json, response: response, body: body, context: context)
+            }
         }
         var fallbackContext = context
         fallbackContext.requestIDHeader = Self.traceHeader

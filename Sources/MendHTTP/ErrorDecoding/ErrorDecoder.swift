@@ -51,6 +51,8 @@ public enum DecodedBody: Sendable {
     case empty
     /// Valid JSON.
     case json(JSONValue)
+    /// JSON whose structure was checked, but which was not parsed (success bodies).
+    case validJSON
     /// Not JSON (HTML, text); `looksLikeHTML` tells an HTML page apart.
     case notJSON(looksLikeHTML: Bool)
     /// JSON that is invalid or cut off.
@@ -69,6 +71,28 @@ public enum DecodedBody: Sendable {
             self = .notJSON(
                 looksLikeHTML: start.contains("<html") || start.contains("<!doctype") || start.contains("<body"))
         case .failure(.malformed), .failure(.tooDeep): self = .malformed
+        }
+    }
+
+    /// Classifies a success body within `limit` bytes by checking its structure only, without parsing it.
+    public init(validating body: Data, limit: Int) {
+        switch JSONValue.validateStructure(body, maxBytes: limit) {
+        case nil: self = .validJSON
+        case .empty: self = .empty
+        case .tooLarge(let limit): self = .tooLarge(limit: limit)
+        case .notJSON:
+            let start = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
+            self = .notJSON(
+                looksLikeHTML: start.contains("<html") || start.contains("<!doctype") || start.contains("<body"))
+        case .malformed, .tooDeep: self = .malformed
+        }
+    }
+
+    /// Whether the body is (structurally) valid JSON.
+    public var isJSON: Bool {
+        switch self {
+        case .json, .validJSON: true
+        default: false
         }
     }
 

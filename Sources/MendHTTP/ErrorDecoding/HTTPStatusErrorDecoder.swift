@@ -13,17 +13,20 @@ public struct HTTPStatusErrorDecoder: ErrorDecoder {
 
     /// Returns the error that `response` and `body` carry, or `nil` for a success.
     public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
-        let decoded = DecodedBody(body, limit: context.maximumBodySize)
         if response.status.kind == .successful {
             guard context.expectsJSON else {
-                if case .tooLarge = decoded {
-                    return MendError.unreadableBody(decoded, response: response, body: body, context: context)
+                guard body.count <= context.maximumBodySize else {
+                    return MendError.unreadableBody(
+                        .tooLarge(limit: context.maximumBodySize), response: response, body: body, context: context)
                 }
                 return nil
             }
-            if response.status.code == 204, case .empty = decoded { return nil }
-            return MendError.unreadableBody(decoded, response: response, body: body, context: context)
+            // Success bodies are checked for structure only: a full parse would cost more than the request.
+            let checked = DecodedBody(validating: body, limit: context.maximumBodySize)
+            if response.status.code == 204, case .empty = checked { return nil }
+            return MendError.unreadableBody(checked, response: response, body: body, context: context)
         }
+        let decoded = DecodedBody(body, limit: context.maximumBodySize)
         var error = MendError.httpStatus(
             response: response, body: body, decoded: decoded, context: context, detail: MendError.describe(decoded))
         if let message = Self.message(in: decoded.json) {

@@ -27,7 +27,7 @@ extension MendError {
         let code: Code
         let message: String
         switch decoded {
-        case .json: return nil
+        case .json, .validJSON: return nil
         case .empty:
             code = .Transport.emptyResponse
             message = "The response body was empty where JSON was expected."
@@ -50,7 +50,7 @@ extension MendError {
     /// A short phrase that describes an unreadable body, for developer messages of status errors.
     public static func describe(_ decoded: DecodedBody) -> String? {
         switch decoded {
-        case .json: nil
+        case .json, .validJSON: nil
         case .empty: "empty body"
         case .notJSON(let looksLikeHTML): looksLikeHTML ? "HTML body" : "non-JSON body"
         case .malformed: "invalid or truncated JSON body"

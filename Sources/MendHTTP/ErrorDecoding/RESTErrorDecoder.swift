@@ -15,20 +15,23 @@ public struct RESTErrorDecoder: ErrorDecoder {
 
     /// Returns the error that `response` and `body` carry, or `nil` for a success.
     public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
-        let decoded = DecodedBody(body, limit: context.maximumBodySize)
-        let fields = decoded.json.flatMap(Self.errorFields(in:))
-        let status = response.status.code
-
         if response.status.kind == .successful {
-            // Some BaaS APIs answer 200 with an error status in the body.
-            if let fields, let bodyCode = fields.code, bodyCode >= 300 || bodyCode == 100,
-                Self.isRESTCode(bodyCode, context: context)
+            // Some BaaS APIs answer 200 with an error status in the body (`{"status": {"code": "409", …}}`).
+            guard JSONValue.startsWithMember("status", in: body) else {
+                return HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: context)
+            }
+            let decoded = DecodedBody(body, limit: context.maximumBodySize)
+            if let fields = decoded.json.flatMap(Self.errorFields(in:)), let bodyCode = fields.code,
+                bodyCode >= 300 || bodyCode == 100, Self.isRESTCode(bodyCode, context: context)
             {
                 return makeError(
                     code: bodyCode, fields: fields, response: response, body: body, decoded: decoded, context: context)
             }
             return HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: context)
         }
+        let decoded = DecodedBody(body, limit: context.maximumBodySize)
+        let fields = decoded.json.flatMap(Self.errorFields(in:))
+        let status = response.status.code
         let restCode: Int? =
             if let bodyCode = fields?.code, Self.isRESTCode(bodyCode, context: context) {
                 bodyCode

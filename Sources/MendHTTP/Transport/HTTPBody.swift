@@ -11,6 +11,7 @@ public struct HTTPBody: Sendable {
     enum Storage: Sendable {
         case buffered(Data)
         case stream(AsyncThrowingStream<Chunk, any Error>, expectedLength: Int?)
+        case collector(expectedLength: Int?, collect: @Sendable (Int) async throws -> Collected)
     }
 
     let storage: Storage
@@ -26,6 +27,12 @@ public struct HTTPBody: Sendable {
         storage = .stream(stream, expectedLength: expectedLength)
     }
 
+    /// A body that its transport reads itself: `collect(limit)` must stop reading once the body exceeds `limit`
+    /// bytes and say so with ``Collected/tooLarge(prefix:limit:)``. It is called at most once.
+    public init(expectedLength: Int?, collect: @escaping @Sendable (_ limit: Int) async throws -> Collected) {
+        storage = .collector(expectedLength: expectedLength, collect: collect)
+    }
+
     /// An empty body.
     public static let empty = HTTPBody(Data())
 
@@ -34,6 +41,7 @@ public struct HTTPBody: Sendable {
         switch storage {
         case .buffered(let data): data.count
         case .stream(_, let length): length
+        case .collector(let length, _): length
         }
     }
 
@@ -52,6 +60,8 @@ public struct HTTPBody: Sendable {
         switch storage {
         case .buffered(let data):
             return data.count > limit ? .tooLarge(prefix: data.prefix(limit), limit: limit) : .complete(data)
+        case .collector(_, let collect):
+            return try await collect(limit)
         case .stream(let stream, let expectedLength):
             if let expectedLength, expectedLength > limit {
                 var prefix = Data()

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MendCore
+import MendGraphQL
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+
+/// `mend graphql`: run an operation and see its data and errors (with paths), classified.
+struct GraphQLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graphql",
+        abstract: "Run a GraphQL operation: mend graphql '{ me { name } }' --endpoint URL",
+        discussion: """
+            Exit status: 0 when the data came back without errors, 2 when GraphQL errors came back (with partial \
+            data or none), 1 for an execution error (network, HTTP status, unreadable body), 65 for bad input.
+            """
+    )
+
+    @Argument(help: "The operation's text. Omit it to read --file.")
+    var operation: String?
+
+    @Option(name: [.short, .long], help: "Read the operation from a file.")
+    var file: String?
+
+    @Option(name: .long, help: "Variables as a JSON object.")
+    var variables: String?
+
+    @Option(name: .long, help: "The operation to run, when the text holds several.")
+    var operationName: String?
+
+    @Option(name: .long, help: "The GraphQL endpoint.")
+    var endpoint: String
+
+    @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN).")
+    var token: String?
+
+    @Flag(
+        name: .long, help: "Print JSON: data, errors (each with the fields of `mend explain --json`) and nulled paths.")
+    var json = false
+
+    @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
+    var locale: String?
+
+    func validate() throws {
+        guard (operation == nil) != (file == nil) else {
+            throw ValidationError("Give the operation as an argument or with --file (one of them).")
+        }
+        guard URL(string: endpoint)?.host != nil else { throw ValidationError("--endpoint must be an absolute URL.") }
+    }
+
+    func run() async throws {
+        let resolved = LocaleOption.resolve(locale)
+        let text: String
+        do {
+            text =
+                try operation
+                ?? String(decoding: InputReading.read(argument: nil, file: file, limit: 1 << 20), as: UTF8.self)
+        } catch {
+            StandardError.write("error: \(error)")
+            throw ExitCode(ExitCodes.badInput)
+        }
+        var parsedVariables: [String: JSONValue] = [:]
+        if let variables {
+            guard case .success(let value) = JSONValue.parse(Data(variables.utf8)), let object = value.objectValue
+            else {
+                StandardError.write("error: --variables must be a JSON object.")
+                throw ExitCode(ExitCodes.badInput)
+            }
+            parsedVariables = object
+        }
+        let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
+        let client = GraphQLClient(
+            endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(),
+            credentialProvider: accessToken.map { FixedCredential(credential: Credential(token: $0)) })
+        let response: GraphQLResponse<JSONValue>
+        do {
+            response = try await client.send(
+                GraphQLOperation(text, variables: parsedVariables, operationName: operationName))
+        } catch let error as MendError {
+            if json {
+                print(ErrorReport.json(ErrorReport(error, locale: resolved)))
+            } else {
+                StandardError.write(
+                    "\(error.userTitle(locale: resolved)): \(error.userMessage(locale: resolved))\nerror: \(error.description)"
+                )
+            }
+            throw ExitCode(1)
+        }
+        if json {
+            let errors = zip(response.errors, response.classifiedErrors).map { graphQLError, classified in
+                ErrorReport(classified, locale: resolved, path: graphQLError.pathText)
+            }
+            print(
+                ErrorReport.json(
+                    GraphQLReport(data: response.rawData, errors: errors, nulledPaths: response.nulledPaths)))
+        } else {
+            print("data: " + (response.rawData.map { $0.jsonText(pretty: true) } ?? "(none)"))
+            for (graphQLError, classified) in zip(response.errors, response.classifiedErrors) {
+                print(
+                    "error at \(graphQLError.pathText ?? "(no path)"): \(graphQLError.message) — \(classified.code) "
+                        + "\(classified.category) → \(classified.recovery)")
+            }
+            if !response.nulledPaths.isEmpty { print("nulled: " + response.nulledPaths.joined(separator: ", ")) }
+        }
+        if response.hasErrors { throw ExitCode(2) }
+    }
+}
+
+/// `mend graphql --json`'s shape.
+struct GraphQLReport: Encodable {
+    var data: JSONValue?
+    var errors: [ErrorReport]
+    var nulledPaths: [String]
+}
+
+/// A credential that never refreshes (the CLI's `--token`).
+struct FixedCredential: CredentialProvider {
+    let credential: Credential
+    func currentCredential() async throws -> Credential? { credential }
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
+}

@@ -1,0 +1,238 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+public import MendCore
+public import MendHTTP
+
+/// A GraphQL client that returns partial data with typed errors.
+///
+/// Execution errors (network, TLS, HTTP status, an unparsable body) are thrown as classified
+/// ``MendCore/MendError``s. GraphQL errors come back with whatever data the server produced, each error typed
+/// (``GraphQLError``) and classified by `extensions.code`; what happens to them is the ``ErrorPolicy``'s choice.
+/// `UNAUTHENTICATED` re-authenticates once through the credential provider; transient errors are retried for
+/// queries only (mutations opt in).
+///
+/// ```swift
+/// let graphQL = GraphQLClient(endpoint: URL(string: "https://api.example/graphql")!, transport: transport)
+/// let response = try await graphQL.send(GraphQLOperation("{ me { name } }"), as: MeQuery.self)
+/// for error in response.errors { print(error.pathText ?? "-", error.message) }
+/// ```
+public final class GraphQLClient: Sendable {
+    /// What a request does with GraphQL errors.
+    public enum ErrorPolicy: Sendable, Hashable {
+        /// Any GraphQL error throws a ``MendCore/MendError`` (`responseHasErrors`) carrying the errors and the data.
+        case none
+        /// Data only: errors are dropped.
+        case ignore
+        /// Data and errors together (the default).
+        case all
+    }
+
+    /// The endpoint (`https://api.example/graphql`).
+    public let endpoint: URL
+    /// The configuration.
+    public let configuration: Configuration
+    /// The pipeline.
+    public let client: APIClient
+
+    /// Creates a client.
+    public init(
+        endpoint: URL, transport: any HTTPTransport, configuration: Configuration = Configuration(),
+        credentialProvider: (any CredentialProvider)? = nil,
+        logger: Logger = Logger(label: "mend.graphql", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.endpoint = endpoint
+        self.configuration = configuration
+        self.client = APIClient(
+            transport: transport,
+            configuration: .init(
+                errorDecoder: GraphQLResponseDecoder(classifier: configuration.classifier),
+                retryPolicy: configuration.retryPolicy, maximumResponseBodySize: configuration.maximumResponseBodySize,
+                loggingBehaviors: configuration.loggingBehaviors, sleep: configuration.sleep),
+            credentialProvider: credentialProvider, logger: logger)
+    }
+
+    /// Sends `operation` and decodes its data into `Value`.
+    ///
+    /// - Throws: An execution error; under ``ErrorPolicy/none``, also a `responseHasErrors` error for any GraphQL
+    ///   error; `CancellationError` when cancelled.
+    public func send<Value: Decodable & Sendable>(
+        _ operation: GraphQLOperation, as type: Value.Type
+    ) async throws -> GraphQLResponse<Value> {
+        try await send(operation, as: type, errorPolicy: configuration.errorPolicy)
+    }
+
+    /// Sends `operation` under `errorPolicy` and decodes its data into `Value`.
+    ///
+    /// - Throws: An execution error; under ``ErrorPolicy/none``, also a `responseHasErrors` error for any GraphQL
+    ///   error; `CancellationError` when cancelled.
+    public func send<Value: Decodable & Sendable>(
+        _ operation: GraphQLOperation, as type: Value.Type, errorPolicy: ErrorPolicy
+    ) async throws -> GraphQLResponse<Value> {
+        guard operation.kind != .subscription else {
+            throw MendError(code: .GraphQL.badRequest, developerMessage: "Subscriptions need a streaming transport.")
+        }
+        var (body, attempts) = try await exchange(operation, includingText: operation.persistedQueryHash == nil)
+        if operation.persistedQueryHash != nil, body.errors.contains(where: { $0.code == "PERSISTED_QUERY_NOT_FOUND" })
+        {
+            let (retried, moreAttempts) = try await exchange(operation, includingText: true)
+            body = retried
+            attempts += moreAttempts
+        }
+        let response = Self.response(from: body, as: type, classifier: configuration.classifier, attempts: attempts)
+        switch errorPolicy {
+        case .all:
+            return response
+        case .ignore:
+            var dataOnly = response
+            dataOnly.errors = []
+            dataOnly.classifiedErrors = []
+            return dataOnly
+        case .none:
+            guard response.errors.isEmpty, response.decodingFailure == nil else {
+                throw GraphQLResponseBody.responseError(
+                    errors: response.errors, classified: response.classifiedErrors, rawData: response.rawData,
+                    decodingFailure: response.decodingFailure, attempts: attempts)
+            }
+            return response
+        }
+    }
+
+    /// Sends `operation` and returns its data as raw JSON.
+    public func send(_ operation: GraphQLOperation) async throws -> GraphQLResponse<JSONValue> {
+        try await send(operation, as: JSONValue.self, errorPolicy: configuration.errorPolicy)
+    }
+
+    /// Sends `operation` under `errorPolicy` and returns its data as raw JSON.
+    public func send(_ operation: GraphQLOperation, errorPolicy: ErrorPolicy) async throws -> GraphQLResponse<JSONValue>
+    {
+        try await send(operation, as: JSONValue.self, errorPolicy: errorPolicy)
+    }
+
+    /// The completion-handler flavour: `completion` is called exactly once.
+    @discardableResult
+    public func send<Value: Decodable & Sendable>(
+        _ operation: GraphQLOperation, as type: Value.Type,
+        completion: @escaping @Sendable (Completion<GraphQLResponse<Value>>) -> Void
+    ) -> RequestHandle {
+        RequestHandle.run({ try await self.send(operation, as: type) }, completion: completion)
+    }
+
+    private func exchange(_ operation: GraphQLOperation, includingText: Bool) async throws -> (GraphQLResponseBody, Int)
+    {
+        let request = try makeRequest(operation, includingText: includingText)
+        do {
+            let response = try await client.send(request)
+            let json = try response.json()
+            guard let body = try? GraphQLResponseBody(json: json) else {
+                throw MendError(code: .GraphQL.noData, developerMessage: "The response is not a GraphQL response.")
+            }
+            return (body, response.attempts)
+        } catch let error as MendError {
+            // A data-less response that the pipeline re-authenticated or retried in vain: return it as a response.
+            if let payload = error.underlying as? GraphQLPayload { return (payload.body, error.attempts) }
+            throw error
+        }
+    }
+
+    func makeRequest(_ operation: GraphQLOperation, includingText: Bool) throws(MendError) -> APIRequest {
+        let retryable = operation.kind == .query || operation.allowsRetry
+        let options = RequestOptions(allowsRetry: retryable, timeout: configuration.timeout)
+        var headers = HTTPFields()
+        headers[.accept] = "application/graphql-response+json, application/json"
+        let body = operation.body(includingText: includingText)
+        if configuration.usesGETForQueries, operation.kind == .query {
+            guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
+                throw MendError(code: .Transport.invalidRequest, developerMessage: "The endpoint is not a URL.")
+            }
+            var items = components.queryItems ?? []
+            for (key, value) in (body.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                items.append(URLQueryItem(name: key, value: value.stringValue ?? value.jsonText()))
+            }
+            components.queryItems = items
+            guard let url = components.url else {
+                throw MendError(code: .Transport.invalidRequest, developerMessage: "The query does not fit in a URL.")
+            }
+            return APIRequest(method: .get, url: url, headers: headers, options: options)
+        }
+        headers[.contentType] = "application/json"
+        return APIRequest(
+            method: .post, url: endpoint, headers: headers, body: Data(body.jsonText().utf8), options: options)
+    }
+
+    /// Builds a typed response from a parsed body (what ``send(_:as:errorPolicy:)`` returns under ``ErrorPolicy/all``).
+    public static func decode<Value: Decodable & Sendable>(
+        _ body: GraphQLResponseBody, as type: Value.Type, classifier: GraphQLErrorClassifier = GraphQLErrorClassifier()
+    ) -> GraphQLResponse<Value> {
+        response(from: body, as: type, classifier: classifier, attempts: 1)
+    }
+
+    static func response<Value: Decodable & Sendable>(
+        from body: GraphQLResponseBody, as type: Value.Type, classifier: GraphQLErrorClassifier, attempts: Int
+    ) -> GraphQLResponse<Value> {
+        var data: Value?
+        var failure: String?
+        if let raw = body.data, raw != .null {
+            do {
+                data = try JSONDecoder().decode(Value.self, from: Data(raw.jsonText().utf8))
+            } catch {
+                failure = Self.describe(error)
+            }
+        }
+        return GraphQLResponse(
+            data: data, rawData: body.data, errors: body.errors,
+            classifiedErrors: body.errors.map { classifier.error(for: $0) }, extensions: body.extensions,
+            nulledPaths: body.nulledPaths(), decodingFailure: failure, attempts: attempts)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let decodingError = error as? DecodingError else { return "\(error)" }
+        switch decodingError {
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return "\(context.debugDescription) (at \(path.isEmpty ? "data" : path))"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+extension GraphQLClient {
+    /// How a GraphQL client sends operations and treats their errors.
+    public struct Configuration: Sendable {
+        /// Whether queries go out as GET (cacheable); mutations always use POST.
+        public var usesGETForQueries: Bool
+        /// The default error policy (requests may override it).
+        public var errorPolicy: ErrorPolicy
+        /// Maps `extensions.code` to catalog codes; extend it with your server's codes.
+        public var classifier: GraphQLErrorClassifier
+        /// The retry policy for transient failures of queries.
+        public var retryPolicy: RetryPolicy
+        /// Responses larger than this are refused.
+        public var maximumResponseBodySize: Int
+        /// What the client logs.
+        public var loggingBehaviors: LoggingBehaviors
+        /// The time one operation may take, retries included; `nil` for the transport's default.
+        public var timeout: Duration?
+        /// Waits; replaceable in tests.
+        public var sleep: @Sendable (Duration) async throws -> Void
+
+        /// Creates a configuration.
+        public init(
+            usesGETForQueries: Bool = false, errorPolicy: ErrorPolicy = .all,
+            classifier: GraphQLErrorClassifier = GraphQLErrorClassifier(), retryPolicy: RetryPolicy = RetryPolicy(),
+            maximumResponseBodySize: Int = 10 << 20, loggingBehaviors: LoggingBehaviors = [], timeout: Duration? = nil,
+            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        ) {
+            self.usesGETForQueries = usesGETForQueries
+            self.errorPolicy = errorPolicy
+            self.classifier = classifier
+            self.retryPolicy = retryPolicy
+            self.maximumResponseBodySize = maximumResponseBodySize
+            self.loggingBehaviors = loggingBehaviors
+            self.timeout = timeout
+            self.sleep = sleep
+        }
+    }
+}

@@ -1,0 +1,67 @@
+public import MendCore
+
+/// A GraphQL operation: its text, variables and name, and whether it is a query or a mutation.
+public struct GraphQLOperation: Sendable, Hashable {
+    /// Query, mutation or subscription.
+    public enum Kind: String, Sendable, Hashable {
+        /// Reads: retried when transient, sent with GET when the client prefers it.
+        case query
+        /// Writes: never retried unless the operation opts in.
+        case mutation
+        /// Subscriptions are not sent over plain HTTP by this client.
+        case subscription
+    }
+
+    /// The operation's text.
+    public var text: String
+    /// The variables.
+    public var variables: [String: JSONValue]
+    /// The operation to run, when the text holds several.
+    public var operationName: String?
+    /// The SHA-256 (hex) of ``text`` for automatic persisted queries, if the app uses them.
+    public var persistedQueryHash: String?
+    /// Whether a mutation may be retried (it must be idempotent on the server).
+    public var allowsRetry: Bool
+
+    /// Creates an operation.
+    public init(
+        _ text: String, variables: [String: JSONValue] = [:], operationName: String? = nil,
+        persistedQueryHash: String? = nil, allowsRetry: Bool = false
+    ) {
+        self.text = text
+        self.variables = variables
+        self.operationName = operationName
+        self.persistedQueryHash = persistedQueryHash
+        self.allowsRetry = allowsRetry
+    }
+
+    /// The kind, read from the text's first keyword (a bare `{ … }` is a query).
+    public var kind: Kind {
+        var rest = Substring(text)
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == "," }
+            if rest.hasPrefix("#") {
+                rest = rest.drop { $0 != "\n" }
+                continue
+            }
+            break
+        }
+        if rest.hasPrefix("mutation") { return .mutation }
+        if rest.hasPrefix("subscription") { return .subscription }
+        return .query
+    }
+
+    /// The request body (`{"query", "variables", "operationName", "extensions"}`).
+    func body(includingText: Bool = true) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        if includingText { object["query"] = .string(text) }
+        if !variables.isEmpty { object["variables"] = .object(variables) }
+        if let operationName { object["operationName"] = .string(operationName) }
+        if let persistedQueryHash {
+            object["extensions"] = .object([
+                "persistedQuery": .object(["version": .int(1), "sha256Hash": .string(persistedQueryHash)])
+            ])
+        }
+        return .object(object)
+    }
+}
