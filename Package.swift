@@ -65,7 +65,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "MendLogin", dependencies: ["MendHTTP"]),
+        .target(
+            name: "MendLogin",
+            dependencies: [
+                "MendHTTP", "MendGraphAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "MendGraphQL",
             dependencies: [

@@ -1,0 +1,50 @@
+public import Foundation
+
+extension MendError {
+    /// The Mend error JSON shape that Mend's own services (`mend-server`) answer with, so that any Mend client
+    /// decodes their errors like any other:
+    ///
+    /// ```json
+    /// {"error": {"domain": "graph", "code": 2, "subcode": null, "name": "serviceUnavailable",
+    ///            "category": "transient", "recovery": "retry", "message": "…", "referenceId": "…",
+    ///            "additionalMessages": [], "retryAfter": 30}}
+    /// ```
+    ///
+    /// The message is the redacted developer message; user text is left to the client's localization.
+    public var wireBody: JSONValue {
+        var error: [String: JSONValue] = [
+            "domain": .string(domain.rawValue),
+            "code": .int(code.rawValue),
+            "subcode": subcode.map { .int($0.rawValue) } ?? .null,
+            "name": .string(name),
+            "category": .string(category.rawValue),
+            "recovery": .string(recovery.action.rawValue),
+            "message": .string(Redactor.standard.redact(text: developerMessage)),
+            "referenceId": referenceID.map(JSONValue.string) ?? .null,
+            "additionalMessages": .array(additionalMessages.map { .string(Redactor.standard.redact(text: $0)) }),
+        ]
+        if !recovery.permissions.isEmpty { error["permissions"] = .array(recovery.permissions.map(JSONValue.string)) }
+        return .object(["error": .object(error)])
+    }
+
+    /// Reads the Mend error JSON shape (see ``wireBody``), classifying the error through `catalog`; returns `nil`
+    /// when `json` is not that shape (it must name a `domain`).
+    ///
+    /// The category and recovery the service sent win over the catalog's when they are known names, because the
+    /// service saw the upstream failure.
+    public init?(wireBody json: JSONValue, catalog: ErrorCatalog = .standard) {
+        guard let body = json["error"], let domainName = body["domain"]?.stringValue, let code = body["code"]?.intValue
+        else { return nil }
+        self.init(
+            code: Code(Domain(rawValue: domainName), code),
+            subcode: body["subcode"]?.intValue.map(Subcode.init(rawValue:)),
+            developerMessage: body["message"]?.stringValue, catalog: catalog)
+        if let category = body["category"]?.stringValue.flatMap(Category.init(rawValue:)) { self.category = category }
+        if let action = body["recovery"]?.stringValue, Recovery.Action.known.map(\.rawValue).contains(action) {
+            recovery.action = Recovery.Action(rawValue: action)
+        }
+        recovery.permissions = body["permissions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        referenceID = body["referenceId"]?.stringValue
+        additionalMessages = body["additionalMessages"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+
+/// One login attempt: what the app asked for and the secrets that bind the answer to it (`state`, `nonce`, the
+/// PKCE verifier). Keep it until the redirect arrives; it is single-use.
+public struct AuthorizationTransaction: Sendable, Hashable, Codable {
+    /// The CSRF binding: a fresh random value the redirect must echo.
+    public var state: String
+    /// The OIDC nonce the id_token must carry.
+    public var nonce: String
+    /// The PKCE verifier (never logged, never in the URL).
+    public var codeVerifier: String
+    /// The exact redirect URI the provider will send the user back to.
+    public var redirectURI: URL
+    /// The scopes asked for.
+    public var scopes: [String]
+    /// Whether declined permissions were asked for again.
+    public var isRerequest: Bool
+    /// When the transaction started.
+    public var createdAt: Date
+
+    /// The `Credential`-free description: no state, nonce or verifier.
+    public var redactedDescription: String {
+        "AuthorizationTransaction(redirect: \(redirectURI.absoluteString), scopes: \(scopes.joined(separator: ",")))"
+    }
+}
+
+/// Builds the authorization request URL: PKCE S256, `state` and `nonce` per transaction, scopes,
+/// `response_type=code granted_scopes` for Facebook-compatible providers, and `auth_type=rerequest` to ask again for
+/// declined permissions.
+public struct AuthorizationRequest: Sendable {
+    /// The provider.
+    public var provider: LoginProvider
+    /// The redirect URI (a loopback `http://127.0.0.1:<port>/callback`, or an app's `fb<appid>://authorize`).
+    public var redirectURI: URL
+    /// The scopes to ask for.
+    public var scopes: [String]
+    /// Ask again for permissions the user declined before.
+    public var rerequest: Bool
+    /// Extra query parameters (provider-specific).
+    public var additionalParameters: [String: String]
+
+    /// Creates a request.
+    public init(
+        provider: LoginProvider, redirectURI: URL, scopes: [String] = ["public_profile", "email"],
+        rerequest: Bool = false,
+        additionalParameters: [String: String] = [:]
+    ) {
+        self.provider = provider
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.rerequest = rerequest
+        self.additionalParameters = additionalParameters
+    }
+
+    /// Starts a transaction: fresh `state`, `nonce` and PKCE verifier, and the URL to open.
+    public func start(now: Date = Date()) -> (url: URL, transaction: AuthorizationTransaction) {
+        let pkce = PKCE()
+        let transaction = AuthorizationTransaction(
+            state: RandomToken.make(), nonce: RandomToken.make(), codeVerifier: pkce.verifier, redirectURI: redirectURI,
+            scopes: scopes, isRerequest: rerequest, createdAt: now)
+        return (url(for: transaction, challenge: pkce.challenge), transaction)
+    }
+
+    /// The URL for an existing transaction.
+    public func url(for transaction: AuthorizationTransaction) -> URL {
+        url(for: transaction, challenge: PKCE(verifier: transaction.codeVerifier)?.challenge ?? "")
+    }
+
+    private func url(for transaction: AuthorizationTransaction, challenge: String) -> URL {
+        var items: [URLQueryItem] = [
+            URLQueryItem(name: "client_id", value: provider.clientID),
+            URLQueryItem(name: "redirect_uri", value: transaction.redirectURI.absoluteString),
+            URLQueryItem(name: "response_type", value: provider.isFacebookCompatible ? "code granted_scopes" : "code"),
+            URLQueryItem(
+                name: "scope",
+                value: transaction.scopes.joined(separator: provider.isFacebookCompatible ? "," : " ")),
+            URLQueryItem(name: "state", value: transaction.state),
+            URLQueryItem(name: "nonce", value: transaction.nonce),
+            URLQueryItem(name: "code_challenge", value: challenge),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+        ]
+        if transaction.isRerequest { items.append(URLQueryItem(name: "auth_type", value: "rerequest")) }
+        for (name, value) in additionalParameters.sorted(by: { $0.key < $1.key }) {
+            items.append(URLQueryItem(name: name, value: value))
+        }
+        var components = URLComponents(url: provider.authorizationEndpoint, resolvingAgainstBaseURL: false)!
+        components.queryItems = (components.queryItems ?? []) + items
+        // `+` is a space in forms: encode it, and keep spaces as %20.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url!
+    }
+}

@@ -1,0 +1,80 @@
+public import Crypto
+public import Foundation
+
+/// Proof Key for Code Exchange (RFC 7636), S256 only: a verifier from the system's CSPRNG and its challenge.
+public struct PKCE: Sendable, Hashable {
+    /// The verifier: 43–128 characters of base64url, from at least 256 bits of CSPRNG output. Sent only in the
+    /// code exchange; never logged.
+    public let verifier: String
+    /// `BASE64URL(SHA256(ASCII(verifier)))`, sent in the authorization request.
+    public let challenge: String
+    /// Always `S256`: Mend never downgrades to `plain`.
+    public let method = "S256"
+
+    /// A fresh verifier of 32 random bytes (43 characters), from `SystemRandomNumberGenerator` (the OS CSPRNG).
+    public init() {
+        var generator = SystemRandomNumberGenerator()
+        self.init(randomBytes: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// A verifier made from `randomBytes` (at least 32 bytes).
+    public init(randomBytes: [UInt8]) {
+        precondition(randomBytes.count >= 32, "PKCE verifiers need at least 256 bits of entropy")
+        self.init(verifier: Base64URL.encode(randomBytes))!
+    }
+
+    /// A given verifier (RFC 7636 test vectors, or one restored from a stored transaction); `nil` when it is not
+    /// 43–128 characters of the unreserved set.
+    public init?(verifier: String) {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        guard (43...128).contains(verifier.count), verifier.allSatisfy(allowed.contains) else { return nil }
+        self.verifier = verifier
+        self.challenge = Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
+    /// Whether `verifier` matches `challenge` (what a server checks).
+    public static func verify(verifier: String, challenge: String) -> Bool {
+        guard let pkce = PKCE(verifier: verifier) else { return false }
+        return ConstantTime.equal(pkce.challenge, challenge)
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5), as OAuth and JOSE use it.
+public enum Base64URL {
+    /// Encodes bytes.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes text, with or without padding; `nil` when it is not base64url.
+    public static func decode(_ text: some StringProtocol) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard !base64.contains("=") || base64.count % 4 == 0 else { return nil }
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}
+
+/// Comparisons whose time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// Whether `a` and `b` are equal, comparing every byte.
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// Random strings for `state` and `nonce`: 32 bytes of CSPRNG output, base64url.
+public enum RandomToken {
+    /// A fresh token.
+    public static func make(byteCount: Int = 32) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+}

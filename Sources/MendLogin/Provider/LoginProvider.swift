@@ -1,0 +1,72 @@
+public import Foundation
+
+/// Where a provider's login lives: its authorization and token endpoints, and what it speaks.
+///
+/// Use ``facebook(appID:version:)`` for the Facebook preset, ``emulator(baseURL:appID:version:)`` for Mend's
+/// emulator, ``init(authorizationEndpoint:tokenEndpoint:issuer:jwksURI:revocationEndpoint:clientID:)`` for any
+/// OAuth 2.0 provider, or ``discover(issuer:clientID:transport:)`` for an OpenID Connect provider.
+public struct LoginProvider: Sendable, Hashable {
+    /// The dialog where the user logs in and consents.
+    public var authorizationEndpoint: URL
+    /// Where codes are exchanged for tokens (public clients with PKCE).
+    public var tokenEndpoint: URL
+    /// The issuer (`iss`) of id_tokens and of RFC 9207 authorization responses, if the provider has one.
+    public var issuer: String?
+    /// The provider's JSON Web Key Set, for id_token signatures.
+    public var jwksURI: URL?
+    /// RFC 7009 revocation, if the provider has it.
+    public var revocationEndpoint: URL?
+    /// The app's client id (the Facebook app id).
+    public var clientID: String
+    /// Whether the provider speaks Facebook's dialect: `granted_scopes`/`denied_scopes`, `auth_type=rerequest`,
+    /// `DELETE /me/permissions` to revoke, comma-separated scopes.
+    public var isFacebookCompatible: Bool
+    /// The Graph API base URL for a Facebook-compatible provider (validity checks, revocation).
+    public var graphURL: URL?
+    /// The Graph API version for a Facebook-compatible provider.
+    public var graphVersion: String?
+
+    /// A generic OAuth 2.0 / OpenID Connect provider.
+    public init(
+        authorizationEndpoint: URL, tokenEndpoint: URL, issuer: String? = nil, jwksURI: URL? = nil,
+        revocationEndpoint: URL? = nil, clientID: String
+    ) {
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.issuer = issuer
+        self.jwksURI = jwksURI
+        self.revocationEndpoint = revocationEndpoint
+        self.clientID = clientID
+        self.isFacebookCompatible = false
+        self.graphURL = nil
+        self.graphVersion = nil
+    }
+
+    /// Facebook: the versioned dialog on www.facebook.com and the token endpoint on graph.facebook.com.
+    public static func facebook(appID: String, version: String = "v25.0") -> LoginProvider {
+        facebookCompatible(
+            web: URL(string: "https://www.facebook.com")!, graph: URL(string: "https://graph.facebook.com")!,
+            appID: appID, version: version, issuer: "https://www.facebook.com",
+            jwks: URL(string: "https://www.facebook.com/.well-known/oauth/openid/jwks/"))
+    }
+
+    /// Mend's provider emulator at `baseURL` (dialog, tokens and Graph on one host).
+    public static func emulator(baseURL: URL, appID: String, version: String = "v25.0") -> LoginProvider {
+        facebookCompatible(
+            web: baseURL, graph: baseURL, appID: appID, version: version, issuer: "https://www.facebook.com",
+            jwks: baseURL.appendingPathComponent(".well-known/oauth/openid/jwks/"))
+    }
+
+    static func facebookCompatible(
+        web: URL, graph: URL, appID: String, version: String, issuer: String, jwks: URL?
+    ) -> LoginProvider {
+        var provider = LoginProvider(
+            authorizationEndpoint: web.appendingPathComponent("\(version)/dialog/oauth"),
+            tokenEndpoint: graph.appendingPathComponent("\(version)/oauth/access_token"), issuer: issuer,
+            jwksURI: jwks, clientID: appID)
+        provider.isFacebookCompatible = true
+        provider.graphURL = graph
+        provider.graphVersion = version
+        return provider
+    }
+}

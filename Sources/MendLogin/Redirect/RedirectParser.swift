@@ -1,0 +1,118 @@
+public import Foundation
+public import MendCore
+
+/// What a redirect back from the provider says.
+public enum RedirectOutcome: Sendable, Hashable {
+    /// The user authorized: the code to exchange, and the scopes granted and denied (Facebook reports both).
+    case authorized(code: String, grantedScopes: [String]?, deniedScopes: [String]?)
+    /// The user cancelled (`error=access_denied`, `error_reason=user_denied`): not an error.
+    case cancelled
+}
+
+/// Reads the provider's redirect, refusing anything that is not exactly the answer to this transaction.
+///
+/// A pure function. It refuses, with a typed ``MendCore/MendError`` and without storing anything:
+/// - another scheme, host, port or path than the transaction's redirect URI (`login/301`);
+/// - a missing or different `state` (`login/308`, a possible forgery; compared in constant time), and an `iss`
+///   that is not the provider's (RFC 9207 mix-up defence, `login/308`);
+/// - tokens in the fragment in the code flow, duplicate parameters, parameters in both query and fragment,
+///   invalid percent-encoding, control characters, oversized URLs or values (`login/301`);
+/// - a provider `error` other than the user's refusal (`login/301`, or a transient error for
+///   `temporarily_unavailable` / `server_error`).
+public enum RedirectParser {
+    /// The longest redirect URL accepted.
+    public static let maximumURLLength = 8192
+    /// The longest parameter value accepted.
+    public static let maximumValueLength = 4096
+
+    /// Parses `redirect` as the answer to `transaction`.
+    ///
+    /// - Parameters:
+    ///   - redirect: The URL the browser was sent to, as received (text, so that nothing was normalized).
+    ///   - transaction: The login attempt it must answer.
+    ///   - expectedIssuer: The provider's issuer; when the redirect carries `iss`, it must equal this.
+    public static func parse(
+        _ redirect: String, transaction: AuthorizationTransaction, expectedIssuer: String? = nil
+    ) throws(MendError) -> RedirectOutcome {
+        guard redirect.utf8.count <= maximumURLLength else { throw refused("the redirect URL is too long") }
+        guard !redirect.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+            throw refused("the redirect URL contains spaces or control characters")
+        }
+        guard let components = URLComponents(string: redirect), let scheme = components.scheme else {
+            throw refused("the redirect is not a URL")
+        }
+        let expected = URLComponents(url: transaction.redirectURI, resolvingAgainstBaseURL: false)
+        guard scheme.lowercased() == expected?.scheme?.lowercased(),
+            (components.host ?? "").lowercased() == (expected?.host ?? "").lowercased(),
+            components.port == expected?.port,
+            components.percentEncodedPath == (expected?.percentEncodedPath ?? ""),
+            components.user == nil, components.password == nil
+        else { throw refused("the redirect does not go to the expected redirect URI") }
+
+        let query = try parameters(components.percentEncodedQuery)
+        var fragment = try parameters(components.percentEncodedFragment)
+        fragment["_"] = nil  // Facebook appends `#_=_` to redirects.
+        for name in fragment.keys where query[name] != nil {
+            throw refused("the parameter '\(name)' appears in both the query and the fragment")
+        }
+        if fragment["access_token"] != nil || query["access_token"] != nil || fragment["id_token"] != nil {
+            throw refused("a token arrived in the redirect; the code flow never accepts one")
+        }
+        let all = query.merging(fragment) { first, _ in first }
+
+        guard let state = all["state"], ConstantTime.equal(state, transaction.state) else {
+            throw MendError.login(
+                .Login.badChallengeString,
+                all["state"] == nil
+                    ? "The redirect carries no state." : "The redirect's state differs from the one sent.")
+        }
+        if let issuer = all["iss"], let expectedIssuer, issuer != expectedIssuer {
+            throw MendError.login(
+                .Login.badChallengeString, "The redirect's iss is not the provider's (mix-up defence).")
+        }
+        if let error = all["error"] {
+            if error == "access_denied" || all["error_reason"] == "user_denied" { return .cancelled }
+            let description = all["error_description"].map { ": \(String($0.prefix(300)))" } ?? ""
+            if error == "temporarily_unavailable" || error == "server_error" {
+                throw MendError(
+                    code: .HTTP.serviceUnavailable, developerMessage: "The provider said \(error)\(description).")
+            }
+            throw MendError.login(.Login.unknown, "The provider refused the login: \(error)\(description).")
+        }
+        guard let code = all["code"], !code.isEmpty else { throw refused("the redirect carries no code") }
+        return .authorized(
+            code: code, grantedScopes: all["granted_scopes"].map(scopes), deniedScopes: all["denied_scopes"].map(scopes)
+        )
+    }
+
+    private static func scopes(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init).filter { !$0.isEmpty }
+    }
+
+    private static func refused(_ reason: String) -> MendError {
+        MendError.login(.Login.unknown, "The redirect was refused: \(reason).")
+    }
+
+    /// Decodes `name=value&…` (form encoding: `+` is a space), refusing duplicates, bad escapes and huge values.
+    static func parameters(_ encoded: String?) throws(MendError) -> [String: String] {
+        guard let encoded, !encoded.isEmpty else { return [:] }
+        var result: [String: String] = [:]
+        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), !name.isEmpty,
+                let value = parts.count > 1 ? decode(parts[1]) : ""
+            else { throw refused("a parameter is not validly encoded") }
+            guard value.count <= maximumValueLength else { throw refused("the parameter '\(name)' is too long") }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw refused("the parameter '\(name)' contains control characters")
+            }
+            guard result[name] == nil else { throw refused("the parameter '\(name)' appears twice") }
+            result[name] = value
+        }
+        return result
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}
