@@ -42,8 +42,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti.git", from: "3.1.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // Up to 4.x: jwt-kit 5.7.1 (MendServer) requires swift-crypto 4.1.0 or later.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // MendServer (server side only; never reached by a client module)
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: Client modules (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)
@@ -111,12 +119,34 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "MendServer", dependencies: ["MendHTTP", "MendGraphAPI"]),
+        .target(
+            name: "MendServer",
+            dependencies: [
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "MendTesting",
             dependencies: [
-                "MendHTTP", "MendEmulator",
+                "MendHTTP", "MendEmulator", "MendServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -128,13 +158,35 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
+                "MendLogin", "MendTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "MendCLI", dependencies: ["MendCommands"]),
-        .executableTarget(name: "MendServerMain", dependencies: ["MendServer"]),
+        .executableTarget(
+            name: "MendServerMain",
+            dependencies: [
+                "MendServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "MendServerBenchmark",
+            dependencies: [
+                "MendServer", "MendTesting", "MendEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/MendServerBenchmark"
+        ),
         .executableTarget(
             name: "MendHTTPBenchmark",
             dependencies: [
@@ -165,6 +217,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MendLoginTests",
+            dependencies: [
+                "MendLogin", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
             name: "MendGraphQLTests",
             dependencies: ["MendGraphQL", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient"],
             resources: [.copy("Fixtures")]
@@ -183,6 +243,19 @@ let package = Package(
             name: "MendCommandsTests",
             dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MendServerTests",
+            dependencies: [
+                "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ]
         ),
     ]
 )

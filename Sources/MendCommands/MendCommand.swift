@@ -9,7 +9,7 @@ public struct MendCommand: AsyncParsableCommand {
         version: MendVersion.current,
         subcommands: [
             DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self,
-            GraphQLCommand.self,
+            GraphQLCommand.self, LoginCommand.self, WhoAmICommand.self, TokenCommand.self, LogoutCommand.self, StoreWriterCommand.self, RefreshOnceCommand.self,
         ]
     )
 

@@ -37,6 +37,7 @@ let expectedRows: [ExpectedRow] = [
     .init(.Login.badChallengeString, "badChallengeString", .other, .reauthenticate),
     .init(.Login.invalidIDToken, "invalidIDToken", .other, .reauthenticate),
     .init(.Login.missingAccessToken, "missingAccessToken", .recoverable, .reauthenticate),
+    .init(.Login.tokenStoreUnavailable, "tokenStoreUnavailable", .transient, .retry),
     // Graph: the reference's code table.
     .init(.Graph.unknown, "unknown", .transient, .retry),
     .init(.Graph.serviceUnavailable, "serviceUnavailable", .transient, .retry),
@@ -183,7 +184,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 12), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18), (.transport, 13),
+            (MendError.Domain.login, 13), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18), (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {
         #expect(ErrorCatalog.standard.entries(in: domain).count == count)

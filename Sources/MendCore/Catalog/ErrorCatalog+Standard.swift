@@ -33,6 +33,7 @@ extension ErrorCatalog {
         row(.login, 308, "badChallengeString", .other, .reauthenticate, .loginFailed, "The redirect's state is missing or differs from the one sent: a possible forgery. Nothing was stored.", security: true),
         row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token failed validation (signature, issuer, audience, expiry or nonce).", security: true),
         row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
+        row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
     ]
 
     // swift-format-ignore

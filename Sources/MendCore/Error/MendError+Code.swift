@@ -78,6 +78,8 @@ extension MendError.Code {
         public static let invalidIDToken = MendError.Code(.login, 309)
         /// 310: an operation needs an access token and there is none.
         public static let missingAccessToken = MendError.Code(.login, 310)
+        /// 320 (Mend): the token store could not be read or written. Retryable; it never means "logged out".
+        public static let tokenStoreUnavailable = MendError.Code(.login, 320)
     }
 
     /// Graph API codes (the provider's own numbers).

@@ -18,7 +18,21 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
     /// When the transaction started.
     public var createdAt: Date
 
-    /// The `Credential`-free description: no state, nonce or verifier.
+    /// Creates a transaction (``AuthorizationRequest/start(now:)`` makes fresh ones).
+    public init(
+        state: String, nonce: String, codeVerifier: String, redirectURI: URL, scopes: [String], isRerequest: Bool,
+        createdAt: Date
+    ) {
+        self.state = state
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.isRerequest = isRerequest
+        self.createdAt = createdAt
+    }
+
+    /// A description without secrets: no state, nonce or verifier.
     public var redactedDescription: String {
         "AuthorizationTransaction(redirect: \(redirectURI.absoluteString), scopes: \(scopes.joined(separator: ",")))"
     }

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import MendCore
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendTesting
+
+/// `mend login`: log in without a vendor SDK (PKCE, state, nonce; a loopback redirect).
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract:
+            "Log in through the browser: PKCE, state and a loopback redirect; the session goes to the state folder.",
+        discussion: """
+            Examples:
+              mend login --app-id 1234 --backend https://api.example.com
+              mend login --base-url http://127.0.0.1:8080 --app-id 111111111111111 --headless   (against mend emulate)
+              mend login --provider oidc --issuer https://accounts.example.com --app-id my-client
+            """
+    )
+
+    @Option(name: .long, help: "facebook (default) or oidc.")
+    var provider = "facebook"
+
+    @Option(name: .long, help: "The OIDC issuer, whose discovery document names the endpoints.")
+    var issuer: String?
+
+    @Option(name: .long, help: "The app (client) id.")
+    var appID: String
+
+    @Option(name: .long, help: "Scopes, comma-separated.")
+    var scopes = "public_profile,email"
+
+    @Option(name: .long, help: "The app's backend (mend-server): exchange the code there instead of at the provider.")
+    var backend: String?
+
+    @Option(name: .long, help: "A Facebook-compatible provider at another address (mend emulate).")
+    var baseURL: String?
+
+    @Option(name: .long, help: "The Graph API version.")
+    var version = "v25.0"
+
+    @Flag(name: .long, help: "Print the login URL instead of opening a browser.")
+    var noBrowser = false
+
+    @Flag(name: .long, help: "Answer the consent page without a browser, granting everything (the emulator's page).")
+    var headless = false
+
+    @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
+    var stateDirectory: String?
+
+    @Option(name: .long, help: "Seconds to wait for the browser.")
+    var timeout = 300
+
+    func validate() throws {
+        guard ["facebook", "oidc"].contains(provider) else { throw ValidationError("--provider is facebook or oidc.") }
+        if provider == "oidc", issuer == nil { throw ValidationError("--provider oidc needs --issuer.") }
+        for url in [backend, baseURL, issuer].compactMap({ $0 }) where URL(string: url)?.host == nil {
+            throw ValidationError("'\(url)' is not an absolute URL.")
+        }
+    }
+
+    func run() async throws {
+        let directory = LoginProfile.directory(stateDirectory)
+        let profile = LoginProfile(
+            provider: provider, appID: appID, baseURL: baseURL, issuer: issuer, backend: backend, version: version)
+        let transport = AsyncHTTPClientTransport()
+        let credentials: CredentialsManager
+        let loginProvider: LoginProvider
+        do {
+            loginProvider = try await profile.loginProvider(transport: transport)
+            credentials = CredentialsManager(
+                store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
+                authority: profile.authority(provider: loginProvider, transport: transport))
+        } catch let error as MendError {
+            throw Failure.report(error)
+        }
+        let exchanger: any CodeExchanger =
+            backend.flatMap(URL.init(string:)).map { BackendSessionClient(baseURL: $0, transport: transport) }
+            ?? DirectCodeExchanger(provider: loginProvider, transport: transport)
+        let login = LoginManager(
+            provider: loginProvider, exchanger: exchanger, credentials: credentials,
+            defaultScopes: scopes.split(separator: ",").map(String.init))
+        let opener: BrowserOpener =
+            headless ? .custom { url in try await HeadlessConsentBrowser().open(url) } : noBrowser ? .printURL : .system
+        let spinner = Spinner(message: "Waiting for the login to finish in the browser")
+        if !headless { spinner.start() }
+        defer { spinner.stop() }
+        do {
+            let result = try await login.logIn(
+                presenter: LoopbackBrowserPresenter(opener: opener, timeout: .seconds(timeout)))
+            spinner.stop()
+            if result.isCancelled {
+                print("Login cancelled.")
+                return
+            }
+            try profile.save(to: directory)
+            let user = result.session?.user
+            print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
+            print("Granted: \(result.grantedPermissions.sorted().joined(separator: ", "))")
+            if !result.declinedPermissions.isEmpty {
+                print(
+                    "Declined: \(result.declinedPermissions.sorted().joined(separator: ", ")) (ask again only when needed)"
+                )
+            }
+        } catch let error as MendError {
+            spinner.stop()
+            throw Failure.report(error)
+        }
+    }
+}
+
+/// Prints a classified error the way every login command does, and exits 1.
+enum Failure {
+    static func report(_ error: MendError) -> ExitCode {
+        let locale = Locale(identifier: MendLocalization.preferredLanguage)
+        StandardError.write(
+            """
+            \(error.userTitle(locale: locale)): \(error.userMessage(locale: locale))
+            recovery: \(error.recovery)
+            reference: \(error.referenceIDOrNone)
+            error: \(error.description)
+            """)
+        return ExitCode(1)
+    }
+}
+
+/// A spinner on standard error while the browser is open (only when standard error is a terminal).
+final class Spinner: @unchecked Sendable {
+    // Safe: `task` is only touched from the command's task (start/stop), never concurrently.
+    private var task: Task<Void, Never>?
+    let message: String
+
+    init(message: String) { self.message = message }
+
+    func start() {
+        guard isatty(STDERR_FILENO) != 0 else { return }
+        let message = self.message
+        task = Task {
+            let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+            var index = 0
+            while !Task.isCancelled {
+                FileHandle.standardError.write(Data("\r\(frames[index % frames.count]) \(message)…".utf8))
+                index += 1
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    func stop() {
+        guard let task else { return }
+        task.cancel()
+        self.task = nil
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

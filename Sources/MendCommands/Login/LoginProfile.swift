@@ -1,0 +1,61 @@
+import Foundation
+import MendCore
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+
+/// What `mend login` remembers besides the session: which provider and backend the session belongs to, so that
+/// `whoami`, `token` and `logout` can refresh, check and revoke it. Stored next to the session, without secrets.
+struct LoginProfile: Codable {
+    var provider: String
+    var appID: String
+    var baseURL: String?
+    var issuer: String?
+    var backend: String?
+    var version: String
+
+    static func directory(_ override: String?) -> URL {
+        override.map { URL(fileURLWithPath: $0) } ?? FileTokenStore.defaultDirectory()
+    }
+
+    static func load(from directory: URL) throws -> LoginProfile? {
+        let url = directory.appendingPathComponent("profile.json")
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try JSONDecoder().decode(LoginProfile.self, from: data)
+    }
+
+    func save(to directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let url = directory.appendingPathComponent("profile.json")
+        try JSONEncoder().encode(self).write(to: url, options: .atomic)
+    }
+
+    func loginProvider(transport: any HTTPTransport) async throws -> LoginProvider {
+        if provider == "oidc", let issuer, let url = URL(string: issuer) {
+            return try await LoginProvider.discover(issuer: url, clientID: appID, transport: transport)
+        }
+        if let baseURL, let url = URL(string: baseURL) {
+            return .emulator(baseURL: url, appID: appID, version: version)
+        }
+        return .facebook(appID: appID, version: version)
+    }
+
+    func authority(provider: LoginProvider, transport: any HTTPTransport) -> any SessionAuthority {
+        if let backend, let url = URL(string: backend) {
+            return BackendSessionClient(baseURL: url, transport: transport)
+        }
+        return ProviderSessionAuthority(provider: provider, transport: transport)
+    }
+
+    /// The credentials manager for the stored session.
+    static func credentials(directory: URL) async throws -> (CredentialsManager, LoginProfile)? {
+        guard let profile = try load(from: directory) else { return nil }
+        let transport = AsyncHTTPClientTransport()
+        let provider = try await profile.loginProvider(transport: transport)
+        let manager = CredentialsManager(
+            store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
+            authority: profile.authority(provider: provider, transport: transport))
+        return (manager, profile)
+    }
+}

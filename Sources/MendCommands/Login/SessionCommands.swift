@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import MendCore
+import MendLogin
+
+/// `mend whoami`: the logged-in user, after a validity check.
+struct WhoAmICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Show the logged-in user.")
+
+    @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
+    var stateDirectory: String?
+
+    func run() async throws {
+        guard
+            let (credentials, _) = try await LoginProfile.credentials(
+                directory: LoginProfile.directory(stateDirectory)),
+            let session = try await credentials.currentSession()
+        else {
+            print("Not logged in. Run `mend login`.")
+            throw ExitCode(1)
+        }
+        do {
+            guard try await credentials.checkValidity(force: true) else {
+                print("Not logged in any more: the provider ended the session. Run `mend login`.")
+                throw ExitCode(1)
+            }
+        } catch let error as MendError {
+            throw Failure.report(error)
+        }
+        print(
+            "\(session.user?.name ?? "?") (\(session.user?.id ?? "?"))\(session.user?.email.map { " <\($0)>" } ?? "")")
+    }
+}
+
+/// `mend token status|refresh`.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Inspect or refresh the stored session.",
+        subcommands: [Status.self, Refresh.self], defaultSubcommand: Status.self)
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show the session (never the token).")
+
+        @Option(name: .long, help: "Where the session is kept.")
+        var stateDirectory: String?
+
+        func run() async throws {
+            guard
+                let (credentials, profile) = try await LoginProfile.credentials(
+                    directory: LoginProfile.directory(stateDirectory)),
+                let session = try await credentials.currentSession()
+            else {
+                print("Not logged in.")
+                throw ExitCode(1)
+            }
+            let token = session.accessToken
+            let formatter = ISO8601DateFormatter()
+            print("issuer:      \(session.issuer.rawValue) (\(profile.backend ?? profile.baseURL ?? profile.provider))")
+            print("user:        \(session.user?.id ?? "?")")
+            print("token:       \(token)")
+            print(
+                "expires:     \(token.expirationDate.map(formatter.string(from:)) ?? "unknown")\(token.isExpired() ? " (expired)" : "")"
+            )
+            print("permissions: \(token.permissions.sorted().joined(separator: ", "))")
+            if !token.declinedPermissions.isEmpty {
+                print("declined:    \(token.declinedPermissions.sorted().joined(separator: ", "))")
+            }
+            print("refreshable: \(session.refreshToken == nil ? "no (log in again when it expires)" : "yes")")
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "refresh", abstract: "Refresh the session now.")
+
+        @Option(name: .long, help: "Where the session is kept.")
+        var stateDirectory: String?
+
+        func run() async throws {
+            guard
+                let (credentials, _) = try await LoginProfile.credentials(
+                    directory: LoginProfile.directory(stateDirectory))
+            else {
+                print("Not logged in.")
+                throw ExitCode(1)
+            }
+            do {
+                let session = try await credentials.refresh()
+                print("Refreshed: \(session.accessToken)")
+            } catch let error as MendError {
+                throw Failure.report(error)
+            }
+        }
+    }
+}
+
+/// `mend logout`: revoke, then clear.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Revoke the session, then forget it.")
+
+    @Option(name: .long, help: "Where the session is kept.")
+    var stateDirectory: String?
+
+    @Flag(name: .long, help: "Only forget the session locally.")
+    var noRevoke = false
+
+    func run() async throws {
+        guard
+            let (credentials, _) = try await LoginProfile.credentials(directory: LoginProfile.directory(stateDirectory))
+        else {
+            print("Not logged in.")
+            return
+        }
+        let outcome = try await credentials.logout(revoke: !noRevoke)
+        if let error = outcome.revocationError {
+            print(
+                "Logged out locally; revocation failed: \(error.shortDescription) (reference \(error.referenceIDOrNone))."
+            )
+        } else {
+            print(outcome.revoked ? "Logged out and revoked." : "Logged out.")
+        }
+    }
+}

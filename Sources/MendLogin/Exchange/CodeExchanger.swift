@@ -1,0 +1,69 @@
+public import Foundation
+public import MendCore
+
+/// Turns an authorization code into a session. The exchange is never retried: a code is single-use, and a
+/// replayed code revokes what it issued.
+public protocol CodeExchanger: Sendable {
+    /// Exchanges `code` (with the transaction's PKCE verifier and redirect URI) for a session.
+    ///
+    /// - Parameters:
+    ///   - code: The code from the redirect.
+    ///   - transaction: The login attempt (verifier, redirect URI, nonce).
+    ///   - granted: The scopes the redirect reported granted, if it did.
+    ///   - denied: The scopes the redirect reported denied, if it did.
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    )
+        async throws -> Session
+}
+
+/// The wire shape of `mend-server`'s session responses (`POST /v1/login/code`, `POST /v1/session/refresh`).
+struct BackendSessionResponse: Decodable, Sendable {
+    struct User: Decodable, Sendable {
+        var id: String
+        var providerUserID: String?
+        var name: String?
+        var email: String?
+        var picture: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, email, picture
+            case providerUserID = "provider_user_id"
+        }
+    }
+
+    var accessToken: String
+    var tokenType: String?
+    var expiresIn: Double?
+    var refreshToken: String?
+    var refreshExpiresIn: Double?
+    var user: User?
+    var grantedScopes: [String]?
+    var declinedScopes: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case user
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case refreshExpiresIn = "refresh_expires_in"
+        case grantedScopes = "granted_scopes"
+        case declinedScopes = "declined_scopes"
+    }
+
+    func session(now: Date, generation: Int) -> Session {
+        Session(
+            issuer: .backend,
+            accessToken: AccessToken(
+                tokenString: accessToken, userID: user?.id, permissions: Set(grantedScopes ?? []),
+                declinedPermissions: Set(declinedScopes ?? []),
+                expirationDate: expiresIn.map { now.addingTimeInterval($0) }, refreshDate: now),
+            refreshToken: refreshToken, refreshExpirationDate: refreshExpiresIn.map { now.addingTimeInterval($0) },
+            user: user.map {
+                Session.User(
+                    id: $0.id, providerUserID: $0.providerUserID, name: $0.name, email: $0.email, picture: $0.picture)
+            },
+            generation: generation)
+    }
+}

@@ -1,0 +1,142 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+public import MendCore
+import MendGraphAPI
+public import MendHTTP
+
+/// Exchanges codes directly with the provider as a public client, proving possession with the PKCE verifier (no
+/// secret: a client never holds one). Never retried.
+///
+/// For a Facebook-compatible provider it then reads the user (`/me`) and the permissions (`/me/permissions`) with
+/// the new token, so that the session knows what was granted and declined.
+public struct DirectCodeExchanger: CodeExchanger, Sendable {
+    /// The provider.
+    public let provider: LoginProvider
+    let transport: any HTTPTransport
+    let client: APIClient
+    let now: @Sendable () -> Date
+    /// Validates id_tokens, when the provider returns one (OpenID Connect).
+    public var idTokenValidator: IDTokenValidator?
+
+    /// Creates an exchanger.
+    public init(
+        provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
+        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.provider = provider
+        self.transport = transport
+        self.now = now
+        self.idTokenValidator = idTokenValidator
+        let decoder: any ErrorDecoder = provider.isFacebookCompatible ? GraphErrorDecoder() : HTTPStatusErrorDecoder()
+        self.client = APIClient(
+            transport: transport,
+            configuration: .init(errorDecoder: decoder, retryPolicy: .never, reauthenticationEnabled: false),
+            logger: logger)
+    }
+
+    struct TokenResponse: Decodable {
+        var accessToken: String
+        var expiresIn: Double?
+        var idToken: String?
+        var refreshToken: String?
+        var scope: String?
+
+        enum CodingKeys: String, CodingKey {
+            case scope
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+            case idToken = "id_token"
+            case refreshToken = "refresh_token"
+        }
+    }
+
+    /// Exchanges the code at the provider's token endpoint.
+    public func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    )
+        async throws -> Session
+    {
+        let form: [(String, String)] = [
+            ("grant_type", "authorization_code"), ("client_id", provider.clientID), ("code", code),
+            ("code_verifier", transaction.codeVerifier), ("redirect_uri", transaction.redirectURI.absoluteString),
+        ]
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        headers[.accept] = "application/json"
+        let body = form.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        let response = try await client.send(
+            APIRequest(
+                method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
+                options: RequestOptions(allowsRetry: false, attachesCredential: false)))
+        let token = try response.decode(TokenResponse.self)
+        let issuedAt = now()
+        var accessToken = AccessToken(
+            tokenString: token.accessToken, appID: provider.clientID,
+            permissions: Set(
+                granted ?? token.scope.map { $0.split(separator: " ").map(String.init) } ?? transaction.scopes),
+            declinedPermissions: Set(denied ?? []),
+            expirationDate: token.expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
+        var user: Session.User?
+        if let idToken = token.idToken, let idTokenValidator {
+            let claims = try await idTokenValidator.validate(idToken, nonce: transaction.nonce)
+            user = Session.User(
+                id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
+        }
+        if provider.isFacebookCompatible {
+            let profile = try await facebookProfile(token: token.accessToken)
+            user = profile.user
+            accessToken.userID = profile.user.id
+            if !profile.granted.isEmpty || !profile.declined.isEmpty {
+                accessToken.permissions = profile.granted
+                accessToken.declinedPermissions = profile.declined
+                accessToken.expiredPermissions = profile.expired
+            }
+        } else {
+            accessToken.userID = user?.id
+        }
+        return Session(
+            issuer: .provider, accessToken: accessToken, refreshToken: token.refreshToken, user: user,
+            idToken: token.idToken)
+    }
+
+    private func facebookProfile(
+        token: String
+    ) async throws -> (
+        user: Session.User, granted: Set<String>, declined: Set<String>, expired: Set<String>
+    ) {
+        guard let graphURL = provider.graphURL else { throw MendError.login(.Login.unknown, "No Graph URL.") }
+        let graph = GraphClient(
+            transport: transport,
+            configuration: .init(
+                graphURL: graphURL, version: provider.graphVersion ?? "v25.0", automaticRecovery: false))
+        struct Profile: Decodable, Sendable {
+            var id: String
+            var name: String?
+            var email: String?
+        }
+        struct Permission: Decodable, Sendable {
+            var permission: String
+            var status: String
+        }
+        struct Permissions: Decodable, Sendable { var data: [Permission] }
+        let profile = try await graph.send(
+            GraphRequest(path: "me", fields: ["id", "name", "email"], tokenOverride: token), as: Profile.self)
+        let permissions = try await graph.send(
+            GraphRequest(path: "me/permissions", tokenOverride: token), as: Permissions.self)
+        func names(_ status: String) -> Set<String> {
+            Set(permissions.data.filter { $0.status == status }.map(\.permission))
+        }
+        return (
+            Session.User(id: profile.id, providerUserID: profile.id, name: profile.name, email: profile.email),
+            names("granted"), names("declined"), names("expired")
+        )
+    }
+
+    static func escape(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

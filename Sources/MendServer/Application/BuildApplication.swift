@@ -1,0 +1,40 @@
+public import Hummingbird
+public import Logging
+import MendCore
+import NIOCore
+
+/// Builds `mend-server` as a Hummingbird 2 application: opens the database (running its migrations) and the
+/// provider client, then wires the routes.
+///
+/// Run it with `try await app.runService()` (graceful shutdown on SIGTERM and SIGINT: requests in flight finish,
+/// then the database closes), or test it with HummingbirdTesting's `app.test(.router)` and `app.test(.live)`.
+///
+/// - Parameters:
+///   - configuration: The server's configuration (``ServerConfiguration/load(environment:)`` reads it).
+///   - logger: Where the server logs; tokens, codes and secrets never appear in it.
+///   - metrics: Where metrics go.
+///   - onServerRunning: Called with the bound port once the server accepts connections.
+public func buildApplication(
+    configuration: ServerConfiguration, logger: Logger = Logger(label: "mend.server"),
+    metrics: ServerMetrics = ServerMetrics(), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let backend = try await LoginBackend.open(configuration: configuration, logger: logger, metrics: metrics)
+    return buildApplication(backend: backend, onServerRunning: onServerRunning)
+}
+
+/// Builds the application around an open ``LoginBackend`` (whose database the application closes when it stops).
+public func buildApplication(
+    backend: LoginBackend, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    let configuration = backend.configuration
+    let router = Router(context: ServerRequestContext.self)
+    router.add(middleware: OperationsMiddleware(metrics: backend.metrics, redactor: backend.redactor))
+    ServerRoutes.register(on: router, backend: backend)
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: [DatabaseLifecycleService(backend: backend), ValidityCheckService(backend: backend)],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: backend.logger)
+}

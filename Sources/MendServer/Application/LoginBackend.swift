@@ -1,0 +1,99 @@
+import Foundation
+public import Logging
+public import MendCore
+public import MendHTTP
+import MendHTTPAsyncHTTPClient
+
+/// The state behind `mend-server`'s routes: configuration, database, provider gateway, session signer, rate
+/// limiter and metrics. ``buildApplication(configuration:logger:onServerRunning:)`` opens one; open it yourself
+/// with ``open(configuration:logger:metrics:transport:)`` to keep a reference (run the validity check, read
+/// metrics) and build the application with ``buildApplication(backend:onServerRunning:)``.
+///
+/// It owns the database connection: ``close()`` it when the application has stopped (the application's own
+/// service does so on graceful shutdown).
+public final class LoginBackend: Sendable {
+    /// The configuration the backend was opened with.
+    public let configuration: ServerConfiguration
+    /// The server's metrics.
+    public let metrics: ServerMetrics
+    /// The logger of background work (requests log through their own, with the request id).
+    public let logger: Logger
+
+    let database: ServerDatabase
+    let store: ServerStore
+    let provider: ProviderGateway
+    let signer: SessionSigner
+    let rateLimiter = RateLimiter()
+    /// Redacts the app secret (and the usual token shapes) from anything logged.
+    let redactor: Redactor
+
+    private init(
+        configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger, database: ServerDatabase,
+        provider: ProviderGateway, signer: SessionSigner
+    ) {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        self.database = database
+        self.store = ServerStore(database: database, cipher: TokenCipher(key: configuration.tokenEncryptionKey?.value))
+        self.provider = provider
+        self.signer = signer
+        self.redactor = Redactor.standard.adding(secrets: [configuration.appSecret.value])
+    }
+
+    /// Opens the database, runs the migrations, and prepares the signing keys and the provider client.
+    ///
+    /// - Parameters:
+    ///   - configuration: The server's configuration (validated here).
+    ///   - logger: Where the server logs.
+    ///   - metrics: Where metrics go (a private registry by default).
+    ///   - transport: How the provider is reached (AsyncHTTPClient, with the configured timeout, by default).
+    public static func open(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "mend.server"),
+        metrics: ServerMetrics = ServerMetrics(), transport: (any HTTPTransport)? = nil
+    ) async throws -> LoginBackend {
+        var configuration = configuration
+        try configuration.validate()
+        if configuration.signingKeys.isEmpty {
+            logger.warning(
+                "MEND_SIGNING_KEYS is not set: using a new random signing key; sessions end when the server stops")
+            configuration.signingKeys = [.generate(keyID: "ephemeral-\(OpaqueToken.alphanumeric(8).lowercased())")]
+        }
+        let location = try DatabaseLocation.parse(configuration.databaseURL)
+        let database = try await ServerDatabase.open(location, logger: logger)
+        do {
+            let applied = try await Migrations.run(on: database, now: configuration.now())
+            logger.info(
+                "database ready",
+                metadata: [
+                    "database": .string(location.redactedDescription),
+                    "migrations_applied": .string(applied.map(String.init).joined(separator: ",")),
+                ])
+            let signer = try await SessionSigner(
+                configuration: configuration.signingKeys, issuer: configuration.issuer, audience: configuration.appID)
+            let provider = ProviderGateway(
+                configuration: configuration,
+                transport: transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout))
+            return LoginBackend(
+                configuration: configuration, metrics: metrics, logger: logger, database: database,
+                provider: provider, signer: signer)
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Closes the database.
+    public func close() async {
+        await database.close()
+    }
+
+    /// The current time, as unix seconds.
+    var now: Int64 { Int64(configuration.now().timeIntervalSince1970) }
+
+    /// The public keys of the session signing keys (`GET /.well-known/jwks.json`).
+    public var jwks: JSONValue { signer.jwks }
+
+    /// Whether the database answers (readiness).
+    public func isReady() async -> Bool { await database.ping() }
+}

@@ -1,0 +1,37 @@
+import Logging
+import ServiceLifecycle
+
+/// Runs the provider-token validity check every ``ServerConfiguration/validityCheckInterval`` until graceful
+/// shutdown.
+struct ValidityCheckService: Service {
+    let backend: LoginBackend
+
+    func run() async throws {
+        let interval = backend.configuration.validityCheckInterval
+        guard interval > .zero else {
+            try? await gracefulShutdown()
+            return
+        }
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    try await Task.sleep(for: interval)
+                    await backend.checkProviderTokens()
+                }
+            }
+        } catch is CancellationError {
+            return
+        }
+    }
+}
+
+/// Closes the database once the server has stopped (services shut down in reverse order: the HTTP server, which
+/// finishes the requests in flight, goes first).
+struct DatabaseLifecycleService: Service {
+    let backend: LoginBackend
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await backend.close()
+    }
+}

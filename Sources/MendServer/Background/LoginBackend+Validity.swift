@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import MendCore
+
+/// What one pass of the provider-token validity check did.
+public struct ValidityCheckReport: Sendable, Hashable {
+    /// Tokens checked with `debug_token`.
+    public var checked: Int
+    /// Tokens found invalid (their users' sessions ended).
+    public var invalidated: Int
+    /// Tokens whose check failed (the provider was unreachable); checked again on the next pass.
+    public var failed: Int
+
+    /// Creates a report.
+    public init(checked: Int = 0, invalidated: Int = 0, failed: Int = 0) {
+        self.checked = checked
+        self.invalidated = invalidated
+        self.failed = failed
+    }
+}
+
+extension LoginBackend {
+    /// Re-checks every stored provider token not checked within half the interval (all of them when `force`) with
+    /// `debug_token`; an invalid one ends the user's sessions, with the provider's reason. Also purges expired
+    /// tokens, sessions and old login codes.
+    @discardableResult
+    public func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
+        var report = ValidityCheckReport()
+        let horizon = force ? now + 1 : now - Int64(configuration.validityCheckInterval.seconds / 2)
+        var visited: Set<String> = []
+        while !Task.isCancelled {
+            let due: [UserRecord]
+            do {
+                due = try await store.usersDueForCheck(checkedBefore: horizon, limit: 100 + visited.count)
+                    .filter { !visited.contains($0.id) }
+            } catch {
+                logger.error("validity check: the database failed", metadata: ["error": .string("\(type(of: error))")])
+                break
+            }
+            if due.isEmpty { break }
+            for user in due {
+                visited.insert(user.id)
+                guard let token = user.providerToken else { continue }
+                report.checked += 1
+                do {
+                    let inspection = try await provider.inspect(token)
+                    switch inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes) {
+                    case .success:
+                        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: nil)
+                        metrics.validityCheck(outcome: "valid")
+                    case .failure(let error):
+                        report.invalidated += 1
+                        metrics.validityCheck(outcome: "invalid")
+                        try await endProviderAccess(
+                            user: user, reason: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
+                            logger: logger)
+                    }
+                } catch {
+                    report.failed += 1
+                    metrics.validityCheck(outcome: "failed")
+                    let summary = (error as? MendError)?.shortDescription ?? "\(type(of: error))"
+                    logger.notice("validity check failed for a user", metadata: ["user_id": .string(user.id), "error": .string(summary)])
+                }
+            }
+        }
+        try? await store.purge(now: now)
+        logger.info(
+            "validity check done",
+            metadata: [
+                "checked": .stringConvertible(report.checked), "invalidated": .stringConvertible(report.invalidated),
+                "failed": .stringConvertible(report.failed),
+            ])
+        return report
+    }
+}

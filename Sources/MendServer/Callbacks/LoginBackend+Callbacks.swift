@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import HTTPTypes
+import MendCore
+
+extension LoginBackend {
+    /// Verifies a callback's `signed_request`, or throws 400 (malformed) / 401 (signature, algorithm, age).
+    func verifiedCallback(_ signedRequest: String?) throws -> SignedRequest.Payload {
+        guard let signedRequest, !signedRequest.isEmpty else {
+            throw ServerFailure.badRequest("signed_request is missing.")
+        }
+        switch SignedRequest.verify(
+            signedRequest, secret: configuration.appSecret.value, now: configuration.now(),
+            maximumAge: configuration.signedRequestMaxAge)
+        {
+        case .success(let payload):
+            return payload
+        case .failure(let rejection):
+            metrics.validityCheck(outcome: "signed_request_rejected")
+            switch rejection {
+            case .malformed, .missingUser: throw ServerFailure.badRequest(rejection.description + ".")
+            default:
+                throw ServerFailure(
+                    MendError(code: .REST.accessDenied, developerMessage: rejection.description + "."),
+                    status: .unauthorized)
+            }
+        }
+    }
+
+    /// `POST /v1/provider/deauthorize`: the user removed the app: end their sessions and forget the token.
+    func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
+        let payload = try verifiedCallback(signedRequest)
+        guard let user = try await store.user(providerUserID: payload.userID) else { return 0 }
+        let reason = "the user removed the app (deauthorize callback)"
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: reason)
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        metrics.sessionsEnded(reason: "deauthorized", count: ended)
+        logger.info("deauthorized", metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended)])
+        return ended
+    }
+
+    /// `POST /v1/provider/data-deletion`: delete the user's data and record the request under a confirmation code.
+    func requestDeletion(signedRequest: String?, logger: Logger) async throws -> DeletionRecord {
+        let payload = try verifiedCallback(signedRequest)
+        let current = now
+        if let user = try await store.user(providerUserID: payload.userID) {
+            let ended = try await store.revokeSessions(userID: user.id, reason: "data deletion requested", now: current)
+            metrics.sessionsEnded(reason: "data_deletion", count: ended)
+            _ = try await store.deleteUser(id: user.id)
+            logger.info("user data deleted", metadata: ["user_id": .string(user.id)])
+        }
+        let record = DeletionRecord(
+            confirmationCode: OpaqueToken.alphanumeric(16), providerUserID: payload.userID, status: "completed",
+            requestedAt: current, completedAt: current)
+        try await store.recordDeletion(record)
+        return record
+    }
+
+    /// `GET /v1/provider/deletion/{code}`.
+    func deletionStatus(confirmationCode: String) async throws -> DeletionRecord {
+        guard confirmationCode.count <= 64, let record = try await store.deletion(confirmationCode: confirmationCode)
+        else { throw ServerFailure.notFound("No data-deletion request has this confirmation code.") }
+        return record
+    }
+}

@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import MendCore
+
+/// The provider's `signed_request` (deauthorize and data-deletion callbacks): base64url(signature) "." base64url(JSON
+/// payload), the signature being HMAC-SHA256 of the *encoded* payload keyed by the app secret.
+///
+/// ``verify(_:secret:now:maximumAge:)`` is a pure function: it checks the shape, the algorithm (HMAC-SHA256 only),
+/// the signature (constant-time), `issued_at` (not older than the maximum age, not in the future beyond a minute of
+/// clock skew) and `expires` when present, and returns the payload.
+enum SignedRequest {
+    /// A verified payload.
+    struct Payload: Sendable, Hashable {
+        var userID: String
+        var issuedAt: Int64
+        var json: JSONValue
+    }
+
+    /// Why a `signed_request` was refused.
+    enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
+        case malformed
+        case unsupportedAlgorithm(String?)
+        case badSignature
+        case expired
+        case issuedInFuture
+        case missingUser
+
+        var description: String {
+            switch self {
+            case .malformed: "signed_request is not base64url(signature).base64url(JSON payload)"
+            case .unsupportedAlgorithm(let algorithm): "signed_request algorithm \(algorithm ?? "(none)") is not HMAC-SHA256"
+            case .badSignature: "signed_request signature does not match"
+            case .expired: "signed_request has expired"
+            case .issuedInFuture: "signed_request was issued in the future"
+            case .missingUser: "signed_request names no user_id"
+            }
+        }
+    }
+
+    static let clockSkew: Int64 = 60
+
+    static func verify(
+        _ signedRequest: String, secret: String, now: Date, maximumAge: Duration
+    ) -> Result<Payload, Rejection> {
+        let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, let signature = Base64URL.decode(parts[0]),
+            let payloadData = Base64URL.decode(parts[1])
+        else { return .failure(.malformed) }
+        guard case .success(let json) = JSONValue.parse(payloadData, maxBytes: 64 * 1024), json.objectValue != nil
+        else { return .failure(.malformed) }
+        let algorithm = json["algorithm"]?.stringValue
+        guard algorithm?.uppercased() == "HMAC-SHA256" else { return .failure(.unsupportedAlgorithm(algorithm)) }
+        let key = SymmetricKey(data: Data(secret.utf8))
+        // Constant time: swift-crypto compares the codes without an early exit.
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(parts[1].utf8), using: key) else {
+            return .failure(.badSignature)
+        }
+        let current = Int64(now.timeIntervalSince1970)
+        guard let issuedAt = json["issued_at"]?.intValue.map(Int64.init) else { return .failure(.malformed) }
+        guard issuedAt <= current + clockSkew else { return .failure(.issuedInFuture) }
+        guard current - issuedAt <= Int64(maximumAge.seconds) else { return .failure(.expired) }
+        if let expires = json["expires"]?.intValue, expires > 0, Int64(expires) <= current { return .failure(.expired) }
+        guard let userID = json["user_id"]?.stringValue ?? json["user_id"]?.intValue.map(String.init), !userID.isEmpty
+        else { return .failure(.missingUser) }
+        return .success(Payload(userID: userID, issuedAt: issuedAt, json: json))
+    }
+
+    /// Makes a `signed_request` as the provider does (for tests and tools).
+    static func make(payload: JSONValue, secret: String) -> String {
+        let encoded = Base64URL.encode(Data(payload.jsonText().utf8))
+        let signature = HMAC<SHA256>.authenticationCode(for: Data(encoded.utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return Base64URL.encode(Data(signature)) + "." + encoded
+    }
+}

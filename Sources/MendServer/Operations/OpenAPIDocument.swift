@@ -1,0 +1,132 @@
+import HTTPTypes
+import MendCore
+
+/// The OpenAPI 3.1 document served at `/openapi.json`, generated from ``RouteTable`` (the same table the router
+/// registers) with the wire schemas.
+enum OpenAPIDocument {
+    static func make(configuration: ServerConfiguration) -> JSONValue {
+        var paths: [String: JSONValue] = [:]
+        for endpoint in RouteTable.all {
+            var operations = paths[endpoint.openAPIPath]?.objectValue ?? [:]
+            operations[endpoint.method.rawValue.lowercased()] = operation(endpoint)
+            paths[endpoint.openAPIPath] = .object(operations)
+        }
+        return .object([
+            "openapi": .string("3.1.0"),
+            "info": .object([
+                "title": .string("mend-server"), "version": .string("1"),
+                "description": .string(
+                    "The login backend: exchanges the provider's authorization code, verifies the token, and gives the app its own session. Every error is the Mend error shape with the request id as referenceId."
+                ),
+            ]),
+            "paths": .object(paths),
+            "components": .object([
+                "schemas": .object(schemas),
+                "securitySchemes": .object([
+                    "bearer": .object(["type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT")])
+                ]),
+                "responses": .object([
+                    "Error": .object([
+                        "description": .string("The Mend error shape (MendError.wireBody); X-Request-Id names the request."),
+                        "content": json(ref("Error")),
+                    ])
+                ]),
+            ]),
+        ])
+    }
+
+    private static func operation(_ endpoint: RouteTable.Endpoint) -> JSONValue {
+        var operation: [String: JSONValue] = [
+            "operationId": .string(endpoint.operationID), "summary": .string(endpoint.summary),
+        ]
+        var success: [String: JSONValue] = ["description": .string(endpoint.successStatus == 204 ? "No content" : "OK")]
+        if let schema = endpoint.responseSchema { success["content"] = json(ref(schema)) }
+        if endpoint == RouteTable.metrics {
+            success["content"] = .object(["text/plain": .object(["schema": .object(["type": .string("string")])])])
+        }
+        operation["responses"] = .object([
+            String(endpoint.successStatus): .object(success),
+            "default": .object(["$ref": .string("#/components/responses/Error")]),
+        ])
+        if let schema = endpoint.requestSchema {
+            let content: JSONValue =
+                schema == "SignedRequestForm"
+                ? .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])]) : json(ref(schema))
+            operation["requestBody"] = .object(["required": .bool(schema != "LogoutRequest"), "content": content])
+        }
+        if endpoint.authenticated { operation["security"] = .array([.object(["bearer": .array([])])]) }
+        if endpoint.path.contains(":") {
+            operation["parameters"] = .array(
+                endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
+                    .object([
+                        "name": .string(String(segment.dropFirst())), "in": .string("path"), "required": .bool(true),
+                        "schema": .object(["type": .string("string")]),
+                    ])
+                })
+        }
+        return .object(operation)
+    }
+
+    private static func json(_ schema: JSONValue) -> JSONValue {
+        .object(["application/json": .object(["schema": schema])])
+    }
+
+    private static func ref(_ name: String) -> JSONValue { .object(["$ref": .string("#/components/schemas/\(name)")]) }
+
+    private static func object(_ properties: [String: JSONValue], required: [String]) -> JSONValue {
+        .object([
+            "type": .string("object"), "properties": .object(properties),
+            "required": .array(required.map(JSONValue.string)),
+        ])
+    }
+
+    private static let string: JSONValue = .object(["type": .string("string")])
+    private static let nullableString: JSONValue = .object(["type": .array([.string("string"), .string("null")])])
+    private static let integer: JSONValue = .object(["type": .string("integer")])
+    private static let boolean: JSONValue = .object(["type": .string("boolean")])
+    private static let strings: JSONValue = .object(["type": .string("array"), "items": string])
+
+    private static let schemas: [String: JSONValue] = [
+        "LoginRequest": object(
+            ["code": string, "code_verifier": string, "redirect_uri": string], required: ["code", "redirect_uri"]),
+        "RefreshRequest": object(["refresh_token": string], required: ["refresh_token"]),
+        "LogoutRequest": object(["refresh_token": string, "revoke_provider_permissions": boolean], required: []),
+        "User": object(
+            [
+                "id": string, "provider_user_id": string, "name": string, "email": nullableString,
+                "picture": nullableString,
+            ], required: ["id", "provider_user_id", "name", "email", "picture"]),
+        "Session": object(
+            [
+                "access_token": string, "token_type": string, "expires_in": integer, "refresh_token": string,
+                "refresh_expires_in": integer, "user": ref("User"), "granted_scopes": strings,
+                "declined_scopes": strings, "provider_token": string,
+            ],
+            required: [
+                "access_token", "token_type", "expires_in", "refresh_token", "refresh_expires_in", "user",
+                "granted_scopes", "declined_scopes",
+            ]),
+        "Introspection": object(
+            ["valid": boolean, "user_id": string, "scopes": strings, "expires_at": integer, "session_id": string],
+            required: ["valid", "user_id", "scopes", "expires_at", "session_id"]),
+        "JWKS": object(["keys": .object(["type": .string("array"), "items": .object(["type": .string("object")])])], required: ["keys"]),
+        "SignedRequestForm": object(["signed_request": string], required: ["signed_request"]),
+        "Deauthorized": object(["success": boolean, "sessions_ended": integer], required: ["success"]),
+        "DeletionAnswer": object(["url": string, "confirmation_code": string], required: ["url", "confirmation_code"]),
+        "DeletionStatus": object(
+            [
+                "confirmation_code": string, "status": string, "requested_at": integer,
+                "completed_at": .object(["type": .array([.string("integer"), .string("null")])]),
+            ], required: ["confirmation_code", "status", "requested_at"]),
+        "Health": object(["status": string], required: ["status"]),
+        "Error": object(
+            [
+                "error": object(
+                    [
+                        "domain": string, "code": integer, "subcode": .object(["type": .array([.string("integer"), .string("null")])]),
+                        "name": string, "category": string, "recovery": string, "message": string,
+                        "referenceId": nullableString, "additionalMessages": strings, "permissions": strings,
+                    ], required: ["domain", "code", "name", "category", "recovery", "message", "referenceId"])
+            ], required: ["error"]),
+    ]
+}

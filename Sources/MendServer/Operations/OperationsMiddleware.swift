@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MendCore
+import NIOCore
+
+/// The outermost middleware: a request id on every response (`X-Request-Id`), every failure in the Mend error shape
+/// (never a bare 500), a metric and one log line per request (method, route, status, duration, request id: never a
+/// body, a token or a code).
+struct OperationsMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let metrics: ServerMetrics
+    let redactor: Redactor
+
+    static let requestIDField = HTTPField.Name("X-Request-Id")!
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        var context = context
+        context.requestID = RequestIdentifier.accept(request.headers[Self.requestIDField])
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let failure = ErrorMapping.failure(for: error, request: request)
+            log(failure, context: context)
+            response = WireResponse.failure(failure, requestID: context.requestID)
+        }
+        response.headers[Self.requestIDField] = context.requestID
+        let duration = ContinuousClock.now - started
+        let route = context.endpointPath ?? "unmatched"
+        metrics.request(
+            method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "route": .string(route),
+                "status": .stringConvertible(response.status.code),
+                "duration_ms": .string(String(format: "%.2f", duration.seconds * 1000)),
+            ])
+        return response
+    }
+
+    private func log(_ failure: ServerFailure, context: Context) {
+        let metadata: Logger.Metadata = [
+            "error": .string(failure.error.shortDescription),
+            "message": .string(redactor.redact(text: failure.error.developerMessage)),
+        ]
+        if failure.status.code >= 500 && failure.error.domain == .rest {
+            context.logger.error("request failed", metadata: metadata)
+        } else {
+            context.logger.notice("request refused", metadata: metadata)
+        }
+    }
+}
+
+/// Turns anything a route throws into a ``ServerFailure``.
+enum ErrorMapping {
+    static func failure(for error: any Error, request: Request) -> ServerFailure {
+        switch error {
+        case let failure as ServerFailure:
+            return failure
+        case let error as MendError:
+            return .upstream(error, operation: "call")
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                return .notFound("No endpoint answers \(request.method.rawValue) \(request.uri.path).")
+            case .contentTooLarge:
+                return ServerFailure(
+                    MendError(code: .HTTP.contentTooLarge, developerMessage: "The request body is too large."),
+                    status: .contentTooLarge)
+            case let status where status.code < 500:
+                return .badRequest(error.body ?? status.reasonPhrase)
+            default:
+                return .internalFailure("The server failed: \(error.status.code).")
+            }
+        case is NIOTooManyBytesError:
+            return ServerFailure(
+                MendError(code: .HTTP.contentTooLarge, developerMessage: "The request body is too large."),
+                status: .contentTooLarge)
+        case is CancellationError:
+            return .internalFailure("The request was cancelled.")
+        default:
+            return .internalFailure("The server failed: \(String(describing: type(of: error))).")
+        }
+    }
+}

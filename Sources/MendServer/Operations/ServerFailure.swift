@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import MendCore
+
+/// An error the server answers with: a ``MendCore/MendError`` (rendered as its wire body, with the request id as
+/// the reference id), the HTTP status, and extra headers (`Retry-After`).
+struct ServerFailure: Error, Sendable {
+    var error: MendError
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+
+    init(_ error: MendError, status: HTTPResponse.Status, headers: HTTPFields = [:]) {
+        self.error = error
+        self.status = status
+        self.headers = headers
+    }
+
+    /// rest/400: the request is malformed or names something the server does not accept.
+    static func badRequest(_ message: String) -> ServerFailure {
+        ServerFailure(MendError(code: .REST.badRequest, developerMessage: message), status: .badRequest)
+    }
+
+    /// rest/421: no valid session (a missing, expired, revoked or unknown token).
+    static func unauthenticated(_ message: String) -> ServerFailure {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Bearer"
+        return ServerFailure(
+            MendError(code: .REST.userAuthenticationError, developerMessage: message), status: .unauthorized,
+            headers: headers)
+    }
+
+    /// rest/404.
+    static func notFound(_ message: String) -> ServerFailure {
+        ServerFailure(MendError(code: .REST.notFound, developerMessage: message), status: .notFound)
+    }
+
+    /// rest/409: the refresh token was just rotated by a concurrent refresh.
+    static func concurrentRefresh() -> ServerFailure {
+        ServerFailure(
+            MendError(
+                code: .REST.updateConflict,
+                developerMessage: "A concurrent refresh of the same refresh token won; use the session it returned."),
+            status: .conflict)
+    }
+
+    /// http/429 with `Retry-After`.
+    static func rateLimited(retryAfter seconds: Int, scope: String) -> ServerFailure {
+        var error = MendError(
+            code: .HTTP.tooManyRequests, developerMessage: "Too many requests (\(scope)); retry after \(seconds) s.")
+        error.recovery.notBefore = Date().addingTimeInterval(TimeInterval(seconds))
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(seconds)
+        return ServerFailure(error, status: .tooManyRequests, headers: headers)
+    }
+
+    /// rest/500: something failed inside the server (the database); transient by the catalog.
+    static func internalFailure(_ message: String) -> ServerFailure {
+        ServerFailure(MendError(code: .REST.internalServerError, developerMessage: message), status: .internalServerError)
+    }
+
+    /// rest/512: the database is unavailable (readiness).
+    static func storageUnavailable(_ message: String) -> ServerFailure {
+        ServerFailure(MendError(code: .REST.dataAccessError, developerMessage: message), status: .serviceUnavailable)
+    }
+
+    /// A provider failure, keeping its domain, code and classification (see ``UpstreamStatus``).
+    static func upstream(_ error: MendError, operation: String) -> ServerFailure {
+        var error = error
+        error.developerMessage = "The provider failed (\(operation)): \(error.developerMessage)"
+        var headers = HTTPFields()
+        if let notBefore = error.recovery.notBefore {
+            headers[.retryAfter] = String(max(1, Int(notBefore.timeIntervalSinceNow.rounded(.up))))
+        }
+        return ServerFailure(error, status: UpstreamStatus.status(for: error), headers: headers)
+    }
+}
+
+/// The HTTP status that carries a provider failure to the app. The body keeps the provider's domain and code, so
+/// the client classifies it as it would the provider's own answer; the status only has to agree with it.
+enum UpstreamStatus {
+    static func status(for error: MendError) -> HTTPResponse.Status {
+        switch error.domain {
+        case .transport:
+            return error.code == .Transport.timedOut ? .gatewayTimeout : .badGateway
+        case .http where error.code.rawValue >= 500:
+            return .badGateway
+        default:
+            break
+        }
+        switch error.category {
+        case .transient:
+            return .serviceUnavailable
+        case .recoverable:
+            return error.recovery.action == .requestPermissions ? .forbidden : .unauthorized
+        default:
+            return error.recovery.action == .fixConfiguration ? .badGateway : .badRequest
+        }
+    }
+}

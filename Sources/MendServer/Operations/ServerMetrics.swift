@@ -1,0 +1,76 @@
+public import CoreMetrics
+import Foundation
+import Metrics
+public import Prometheus
+
+/// The server's metrics (swift-metrics), kept in a Prometheus registry that `GET /metrics` renders.
+///
+/// Each server has its own registry unless one is passed (the `mend-server` executable passes the one it also
+/// bootstraps the global metrics system with), so that several servers in one test process stay apart.
+public final class ServerMetrics: Sendable {
+    /// The registry the metrics are kept in.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    /// Creates metrics in `registry` (a new one by default).
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .seconds(2.5), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+    }
+
+    /// The factory behind these metrics, to bootstrap the global metrics system with (the executable does, so that
+    /// libraries' metrics land in the same registry).
+    public var metricsFactory: any MetricsFactory { factory }
+
+    /// The Prometheus text exposition.
+    public func render() -> String { registry.emitToString() }
+
+    func request(method: String, route: String, status: Int, duration: Duration) {
+        let dimensions = [("method", method), ("route", route), ("status", String(status))]
+        Counter(label: "mend_http_requests_total", dimensions: dimensions, factory: factory).increment()
+        Metrics.Timer(label: "mend_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    func login(outcome: String) {
+        Counter(label: "mend_logins_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
+    func refresh(outcome: String) {
+        Counter(label: "mend_refreshes_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
+    func rateLimited(scope: String) {
+        Counter(label: "mend_rate_limited_total", dimensions: [("scope", scope)], factory: factory).increment()
+    }
+
+    func upstreamFailure(operation: String, error: String) {
+        Counter(
+            label: "mend_provider_failures_total", dimensions: [("operation", operation), ("error", error)],
+            factory: factory
+        ).increment()
+    }
+
+    func sessionsEnded(reason: String, count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "mend_sessions_ended_total", dimensions: [("reason", reason)], factory: factory)
+            .increment(by: count)
+    }
+
+    func validityCheck(outcome: String) {
+        Counter(label: "mend_provider_token_checks_total", dimensions: [("outcome", outcome)], factory: factory)
+            .increment()
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendGraphAPI
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+
+/// Every call the server makes to the provider, through MendGraphAPI's `GraphClient` (so failures come back
+/// classified), with the app secret applied here: in the code and long-lived exchanges, in the app token of
+/// `debug_token`, and as `appsecret_proof` on every call made with a user token.
+///
+/// The code exchange is never retried (a code is single-use: a retry after a lost answer would be a replay);
+/// idempotent reads are retried on transient errors within the client's budget.
+struct ProviderGateway: Sendable {
+    let appID: String
+    let appSecret: Secret
+    private let exchangeClient: GraphClient
+    private let readClient: GraphClient
+
+    init(configuration: ServerConfiguration, transport: any HTTPTransport) {
+        self.appID = configuration.appID
+        self.appSecret = configuration.appSecret
+        let secret = configuration.appSecret
+        let proof: @Sendable (String) -> String = { token in AppSecretProof.make(token: token, secret: secret) }
+        let retries = RetryPolicy(
+            maximumAttempts: configuration.providerMaxAttempts,
+            backoff: Backoff(base: configuration.providerRetryBase, cap: .seconds(5)),
+            maximumHintedWait: .seconds(5))
+        self.exchangeClient = GraphClient(
+            transport: transport,
+            configuration: GraphClient.Configuration(
+                graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
+                automaticRecovery: false, appSecretProof: proof, now: configuration.now))
+        self.readClient = GraphClient(
+            transport: transport,
+            configuration: GraphClient.Configuration(
+                graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
+                automaticRecovery: true, retryPolicy: retries, appSecretProof: proof, now: configuration.now))
+    }
+
+    /// The app access token (`app_id|app_secret`), accepted by `debug_token`.
+    private var appToken: String { "\(appID)|\(appSecret.value)" }
+
+    /// Exchanges an authorization code (with the secret, and the PKCE verifier when the app used one).
+    func exchangeCode(_ code: String, redirectURI: String, codeVerifier: String?) async throws -> ProviderToken {
+        var parameters = [
+            "client_id": appID, "client_secret": appSecret.value, "redirect_uri": redirectURI, "code": code,
+        ]
+        if let codeVerifier { parameters["code_verifier"] = codeVerifier }
+        let json = try await exchangeClient.send(
+            GraphRequest(path: "oauth/access_token", parameters: parameters, flags: [.skipRecovery])
+        ).json()
+        return try token(from: json, operation: "code exchange")
+    }
+
+    /// Exchanges a short-lived user token for a long-lived one (about 60 days).
+    func exchangeForLongLived(_ token: String) async throws -> ProviderToken {
+        let parameters = [
+            "grant_type": "fb_exchange_token", "client_id": appID, "client_secret": appSecret.value,
+            "fb_exchange_token": token,
+        ]
+        let json = try await exchangeClient.send(
+            GraphRequest(path: "oauth/access_token", parameters: parameters, flags: [.skipRecovery])
+        ).json()
+        return try self.token(from: json, operation: "long-lived exchange")
+    }
+
+    /// `debug_token` for a user token, with the app token.
+    func inspect(_ token: String) async throws -> TokenInspection {
+        let request = GraphRequest(
+            path: "debug_token", parameters: ["input_token": token], tokenOverride: appToken, flags: [.skipRecovery])
+        let json = try await readClient.send(request).json()
+        guard let inspection = TokenInspection(json: json) else {
+            throw MendError(code: .Transport.malformedResponse, developerMessage: "debug_token answered without data.")
+        }
+        return inspection
+    }
+
+    /// The user's profile, with `appsecret_proof`.
+    func profile(_ token: String) async throws -> ProviderProfile {
+        let request = GraphRequest(
+            path: "me", fields: ["id", "name", "email", "picture"], tokenOverride: token, flags: [.skipRecovery])
+        guard let profile = ProviderProfile(json: try await readClient.send(request).json()) else {
+            throw MendError(code: .Transport.malformedResponse, developerMessage: "The profile has no id.")
+        }
+        return profile
+    }
+
+    /// The user's granted and declined permissions, with `appsecret_proof`.
+    func permissions(_ token: String) async throws -> ProviderPermissions {
+        let request = GraphRequest(path: "me/permissions", tokenOverride: token, flags: [.skipRecovery])
+        return ProviderPermissions(json: try await readClient.send(request).json())
+    }
+
+    /// Revokes every permission: the user removes the app (`DELETE /me/permissions`), with `appsecret_proof`.
+    func revokePermissions(_ token: String) async throws {
+        let request = GraphRequest(path: "me/permissions", method: .delete, tokenOverride: token, flags: [.skipRecovery])
+        _ = try await readClient.send(request)
+    }
+
+    private func token(from json: JSONValue, operation: String) throws -> ProviderToken {
+        guard let value = json["access_token"]?.stringValue, !value.isEmpty else {
+            throw MendError(
+                code: .Transport.malformedResponse, developerMessage: "The \(operation) answered without access_token.")
+        }
+        return ProviderToken(value: value, expiresIn: json["expires_in"]?.intValue)
+    }
+}

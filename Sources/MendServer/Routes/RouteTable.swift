@@ -1,0 +1,67 @@
+import HTTPTypes
+
+/// Every endpoint of the server: what the router registers and what `/openapi.json` documents come from this one
+/// table, so the document cannot drift from the routes (a test walks it).
+enum RouteTable {
+    struct Endpoint: Sendable, Hashable {
+        var method: HTTPRequest.Method
+        /// The path in Hummingbird form (`/v1/provider/deletion/:code`).
+        var path: String
+        var summary: String
+        var operationID: String
+        var authenticated: Bool = false
+        var requestSchema: String?
+        var responseSchema: String?
+        var successStatus: Int = 200
+
+        /// The path in OpenAPI form (`/v1/provider/deletion/{code}`).
+        var openAPIPath: String {
+            path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+            }.joined(separator: "/")
+        }
+    }
+
+    static let loginCode = Endpoint(
+        method: .post, path: "/v1/login/code", summary: "Exchange an authorization code for an app session",
+        operationID: "loginWithCode", requestSchema: "LoginRequest", responseSchema: "Session")
+    static let refresh = Endpoint(
+        method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
+        operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session")
+    static let logout = Endpoint(
+        method: .post, path: "/v1/session/logout", summary: "End the session (optionally revoke the provider permissions)",
+        operationID: "logout", authenticated: true, requestSchema: "LogoutRequest", successStatus: 204)
+    static let session = Endpoint(
+        method: .get, path: "/v1/session", summary: "Introspect the session of the access token",
+        operationID: "introspectSession", authenticated: true, responseSchema: "Introspection")
+    static let me = Endpoint(
+        method: .get, path: "/v1/me", summary: "The user's profile (refreshed from the provider when stale)",
+        operationID: "me", authenticated: true, responseSchema: "User")
+    static let jwks = Endpoint(
+        method: .get, path: "/.well-known/jwks.json", summary: "The public keys that sign access tokens",
+        operationID: "jwks", responseSchema: "JWKS")
+    static let deauthorize = Endpoint(
+        method: .post, path: "/v1/provider/deauthorize", summary: "Provider callback: the user removed the app",
+        operationID: "providerDeauthorize", requestSchema: "SignedRequestForm", responseSchema: "Deauthorized")
+    static let dataDeletion = Endpoint(
+        method: .post, path: "/v1/provider/data-deletion", summary: "Provider callback: delete the user's data",
+        operationID: "providerDataDeletion", requestSchema: "SignedRequestForm", responseSchema: "DeletionAnswer")
+    static let deletionStatus = Endpoint(
+        method: .get, path: "/v1/provider/deletion/:code", summary: "The status of a data-deletion request",
+        operationID: "deletionStatus", responseSchema: "DeletionStatus")
+    static let live = Endpoint(
+        method: .get, path: "/health/live", summary: "Liveness: the process answers", operationID: "live",
+        responseSchema: "Health")
+    static let ready = Endpoint(
+        method: .get, path: "/health/ready", summary: "Readiness: the database answers", operationID: "ready",
+        responseSchema: "Health")
+    static let metrics = Endpoint(
+        method: .get, path: "/metrics", summary: "Prometheus metrics", operationID: "metrics")
+    static let openAPI = Endpoint(
+        method: .get, path: "/openapi.json", summary: "This document", operationID: "openAPI")
+
+    static let all: [Endpoint] = [
+        loginCode, refresh, logout, session, me, jwks, deauthorize, dataDeletion, deletionStatus, live, ready, metrics,
+        openAPI,
+    ]
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MendCore
+import NIOCore
+
+/// Registers every endpoint of ``RouteTable`` on the router.
+enum ServerRoutes {
+    static func register(on router: Router<ServerRequestContext>, backend: LoginBackend) {
+        let limit = backend.configuration.maximumBodySize
+        let openAPI = ByteBuffer(string: OpenAPIDocument.make(configuration: backend.configuration).jsonText())
+        let jwks = ByteBuffer(string: backend.jwks.jsonText())
+
+        router.on(RouterPath(RouteTable.loginCode.path), method: .post) { request, context in
+            let body = try await RequestBody.json(
+                LoginRequestBody.self, from: request, limit: limit, expecting: "code and redirect_uri")
+            let session = try await backend.login(
+                body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
+            return try WireResponse.json(session)
+        }
+        router.on(RouterPath(RouteTable.refresh.path), method: .post) { request, context in
+            let body = try await RequestBody.json(
+                RefreshRequestBody.self, from: request, limit: limit, expecting: "refresh_token")
+            let session = try await backend.refresh(
+                body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
+            return try WireResponse.json(session)
+        }
+        router.on(RouterPath(RouteTable.logout.path), method: .post) { request, context in
+            let body = try await RequestBody.optionalJSON(
+                LogoutRequestBody.self, from: request, limit: limit,
+                expecting: "optional refresh_token and revoke_provider_permissions")
+            try await backend.logout(request.headers, body: body, logger: context.logger)
+            return Response(status: .noContent)
+        }
+        router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
+            try WireResponse.json(try await backend.introspect(request.headers))
+        }
+        router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
+            try WireResponse.json(try await backend.me(request.headers, logger: context.logger))
+        }
+        router.on(RouterPath(RouteTable.jwks.path), method: .get) { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+                body: ResponseBody(byteBuffer: jwks))
+        }
+        router.on(RouterPath(RouteTable.deauthorize.path), method: .post) { request, context in
+            let signed = try await RequestBody.formField("signed_request", from: request, limit: limit)
+            let ended = try await backend.deauthorize(signedRequest: signed, logger: context.logger)
+            return WireResponse.json(.object(["success": .bool(true), "sessions_ended": .int(ended)]))
+        }
+        router.on(RouterPath(RouteTable.dataDeletion.path), method: .post) { request, context in
+            let signed = try await RequestBody.formField("signed_request", from: request, limit: limit)
+            let record = try await backend.requestDeletion(signedRequest: signed, logger: context.logger)
+            let base = publicBaseURL(request, backend)
+            return try WireResponse.json(
+                DeletionAnswerBody(
+                    url: "\(base)/v1/provider/deletion/\(record.confirmationCode)",
+                    confirmationCode: record.confirmationCode))
+        }
+        router.on(RouterPath(RouteTable.deletionStatus.path), method: .get) { _, context in
+            let record = try await backend.deletionStatus(confirmationCode: try context.parameters.require("code"))
+            return try WireResponse.json(
+                DeletionStatusBody(
+                    confirmationCode: record.confirmationCode, status: record.status, requestedAt: record.requestedAt,
+                    completedAt: record.completedAt))
+        }
+        router.on(RouterPath(RouteTable.live.path), method: .get) { _, _ in
+            WireResponse.json(.object(["status": .string("ok")]))
+        }
+        router.on(RouterPath(RouteTable.ready.path), method: .get) { _, _ in
+            guard await backend.isReady() else { throw ServerFailure.storageUnavailable("The database does not answer.") }
+            return WireResponse.json(.object(["status": .string("ready")]))
+        }
+        router.on(RouterPath(RouteTable.metrics.path), method: .get) { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: backend.metrics.render())))
+        }
+        router.on(RouterPath(RouteTable.openAPI.path), method: .get) { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: openAPI))
+        }
+    }
+
+    /// The client's address: the first `X-Forwarded-For` entry when configured to trust it, else the peer.
+    static func clientAddress(_ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend) -> String {
+        if backend.configuration.trustsForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!],
+            let first = forwarded.split(separator: ",").first
+        {
+            return first.trimmingCharacters(in: .whitespaces)
+        }
+        return context.peerAddress ?? "unknown"
+    }
+
+    /// `MEND_PUBLIC_URL`, else the request's scheme and host.
+    static func publicBaseURL(_ request: Request, _ backend: LoginBackend) -> String {
+        if let url = backend.configuration.publicURL?.absoluteString {
+            return url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        let host = request.head.authority ?? "localhost"
+        return "\(request.head.scheme ?? "http")://\(host)"
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import JWTKit
+
+/// The claims of a session access token (a JWT signed with EdDSA or ES256, `kid` in the header).
+struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
+    /// `iss`: the server (``ServerConfiguration/issuer``).
+    var issuer: String
+    /// `aud`: the provider app id the session belongs to.
+    var audience: String
+    /// `sub`: the app user id.
+    var subject: String
+    /// `sid`: the session (refresh-token family) id.
+    var sessionID: String
+    /// `scope`: the granted scopes, space-separated.
+    var scope: String
+    /// `iat`, unix seconds.
+    var issuedAt: Int64
+    /// `exp`, unix seconds.
+    var expiresAt: Int64
+    /// `jti`: a unique id.
+    var tokenID: String
+
+    enum CodingKeys: String, CodingKey {
+        case issuer = "iss", audience = "aud", subject = "sub", sessionID = "sid", scope, issuedAt = "iat"
+        case expiresAt = "exp", tokenID = "jti"
+    }
+
+    var scopes: [String] { scope.split(separator: " ").map(String.init) }
+
+    /// The signature is checked by the key collection; time and audience by ``SessionSigner`` with the server's
+    /// clock.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

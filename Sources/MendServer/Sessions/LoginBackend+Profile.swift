@@ -1,0 +1,46 @@
+import HTTPTypes
+import Logging
+import MendCore
+
+extension LoginBackend {
+    /// `GET /v1/me`: the stored profile, refreshed from the provider (with `appsecret_proof`) when it is older than
+    /// ``ServerConfiguration/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
+    /// ends the user's sessions and answers the provider's error.
+    func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
+        let (claims, _) = try await authenticate(headers)
+        guard var user = try await store.user(id: claims.subject) else {
+            throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
+        }
+        guard now - user.profileRefreshedAt >= Int64(configuration.profileMaxAge.seconds), let token = user.providerToken
+        else { return UserBody(user) }
+        do {
+            let profile = try await provider.profile(token)
+            try await store.updateProfile(
+                userID: user.id, name: profile.name, email: profile.email, picture: profile.picture, now: now)
+            user.name = profile.name
+            user.email = profile.email
+            user.picture = profile.picture
+        } catch let error as MendError where error.matches(.Graph.accessTokenInvalid) || error.matches(.Graph.sessionInvalid) {
+            metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
+            let reason = "provider token invalid (\(error.shortDescription))"
+            try await endProviderAccess(user: user, reason: reason, logger: logger)
+            throw ServerFailure.upstream(error, operation: "profile")
+        } catch let error as MendError {
+            metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
+            logger.notice(
+                "profile refresh failed: serving the stored profile",
+                metadata: ["error": .string(error.shortDescription)])
+        }
+        return UserBody(user)
+    }
+
+    /// The provider token is dead: forget it and end every session of the user, with the reason.
+    func endProviderAccess(user: UserRecord, reason: String, logger: Logger) async throws {
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: reason)
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        metrics.sessionsEnded(reason: "provider_token_invalid", count: ended)
+        logger.notice(
+            "provider token invalid: sessions ended",
+            metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended), "reason": .string(reason)])
+    }
+}

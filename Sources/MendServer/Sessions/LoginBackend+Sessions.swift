@@ -1,0 +1,193 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+
+/// A session just opened or rotated: what the session response needs.
+struct IssuedSession: Sendable {
+    var sessionID: String
+    var accessToken: String
+    var refreshToken: String
+    var refreshExpiresIn: Int
+    var user: UserRecord
+
+    func body(providerToken: String?, accessLifetime: Int) -> SessionBody {
+        SessionBody(
+            accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
+            refreshExpiresIn: refreshExpiresIn, user: UserBody(user), grantedScopes: user.grantedScopes,
+            declinedScopes: user.declinedScopes, providerToken: providerToken)
+    }
+}
+
+extension LoginBackend {
+    var accessLifetime: Int64 { Int64(configuration.accessTokenLifetime.seconds) }
+    var refreshLifetime: Int64 { Int64(configuration.refreshTokenLifetime.seconds) }
+
+    /// Opens a session (a new refresh-token family) for `user`.
+    func openSession(for user: UserRecord) async throws -> IssuedSession {
+        let current = now
+        let session = SessionRecord(
+            id: OpaqueToken.make(prefix: "ses_", bytes: 16), userID: user.id, scopes: user.grantedScopes,
+            createdAt: current, expiresAt: current + refreshLifetime)
+        try await store.createSession(session)
+        let refreshToken = OpaqueToken.make(prefix: "mrt_")
+        try await store.insertRefreshToken(
+            RefreshTokenRecord(
+                tokenHash: OpaqueToken.hash(refreshToken), sessionID: session.id, createdAt: current,
+                expiresAt: current + refreshLifetime))
+        return IssuedSession(
+            sessionID: session.id, accessToken: try await accessToken(user: user, session: session),
+            refreshToken: refreshToken, refreshExpiresIn: Int(refreshLifetime), user: user)
+    }
+
+    func accessToken(user: UserRecord, session: SessionRecord) async throws -> String {
+        let current = now
+        return try await signer.sign(
+            AccessTokenClaims(
+                issuer: configuration.issuer, audience: configuration.appID, subject: user.id, sessionID: session.id,
+                scope: session.scopes.joined(separator: " "), issuedAt: current, expiresAt: current + accessLifetime,
+                tokenID: OpaqueToken.make(bytes: 12)))
+    }
+
+    func sessionBody(_ issued: IssuedSession, providerToken: String?) -> SessionBody {
+        issued.body(providerToken: providerToken, accessLifetime: Int(accessLifetime))
+    }
+
+    // MARK: Refresh
+
+    /// `POST /v1/session/refresh`: rotate the refresh token (see ``RefreshRotation``).
+    func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
+        if let rule = configuration.rateLimits.refreshPerAddress {
+            try await enforce(rule, key: "refresh:ip:\(clientAddress)", scope: "refresh per address")
+        }
+        guard !body.refreshToken.isEmpty, body.refreshToken.utf8.count <= 512 else {
+            throw ServerFailure.badRequest("refresh_token is missing or too long.")
+        }
+        let hash = OpaqueToken.hash(body.refreshToken)
+        for _ in 0..<2 {
+            let record = try await store.refreshToken(hash: hash)
+            let session = try await record.asyncMap { try await store.session(id: $0.sessionID) }
+            let decision = RefreshRotation.decide(
+                token: record, session: session ?? nil, now: now,
+                graceSeconds: Int64(configuration.refreshReuseGrace.seconds))
+            switch decision {
+            case .unknown, .expired:
+                metrics.refresh(outcome: "invalid")
+                throw ServerFailure.unauthenticated("The refresh token is unknown or expired; log in again.")
+            case .sessionEnded(let reason):
+                metrics.refresh(outcome: "session_ended")
+                throw ServerFailure.unauthenticated("The session ended (\(reason ?? "expired")); log in again.")
+            case .concurrentRefresh:
+                metrics.refresh(outcome: "concurrent")
+                throw ServerFailure.concurrentRefresh()
+            case .reuseDetected(let sessionID):
+                let revoked = try await store.revokeSession(id: sessionID, reason: "refresh token reuse detected", now: now)
+                metrics.refresh(outcome: "reuse_detected")
+                if revoked { metrics.sessionsEnded(reason: "refresh_reuse", count: 1) }
+                logger.warning("refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)])
+                throw ServerFailure.unauthenticated(
+                    "The refresh token was used before: the session is revoked (refresh token reuse detected).")
+            case .rotate:
+                guard let record, let session = session ?? nil else { continue }
+                if let issued = try await rotate(record, session: session, clientAddress: clientAddress) {
+                    metrics.refresh(outcome: "rotated")
+                    return sessionBody(issued, providerToken: nil)
+                }
+            // Lost the claim to a concurrent refresh: decide again on what the winner wrote.
+            }
+        }
+        metrics.refresh(outcome: "concurrent")
+        throw ServerFailure.concurrentRefresh()
+    }
+
+    /// Claims `record` and writes its successor; `nil` when a concurrent refresh claimed it first.
+    private func rotate(_ record: RefreshTokenRecord, session: SessionRecord, clientAddress: String) async throws
+        -> IssuedSession?
+    {
+        if let rule = configuration.rateLimits.refreshPerUser {
+            try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
+        }
+        guard let user = try await store.user(id: session.userID) else {
+            throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
+        }
+        let current = now
+        let next = OpaqueToken.make(prefix: "mrt_")
+        let nextHash = OpaqueToken.hash(next)
+        try await store.insertRefreshToken(
+            RefreshTokenRecord(tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
+        guard try await store.claimRefreshToken(hash: record.tokenHash, replacement: nextHash, now: current) else {
+            try await store.deleteRefreshToken(hash: nextHash)
+            return nil
+        }
+        try await store.extendSession(id: session.id, until: current + refreshLifetime)
+        var rotated = session
+        rotated.scopes = user.grantedScopes
+        return IssuedSession(
+            sessionID: session.id, accessToken: try await accessToken(user: user, session: rotated),
+            refreshToken: next, refreshExpiresIn: Int(refreshLifetime), user: user)
+    }
+
+    // MARK: Authentication
+
+    /// The claims and session of a valid `Authorization: Bearer` access token, or 401.
+    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+        guard let authorization = headers[.authorization], authorization.count > 7,
+            authorization.prefix(7).lowercased() == "bearer "
+        else { throw ServerFailure.unauthenticated("Authorization: Bearer <access token> is required.") }
+        let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let claims: AccessTokenClaims
+        switch await signer.verify(token, now: configuration.now()) {
+        case .success(let verified): claims = verified
+        case .failure(.expired): throw ServerFailure.unauthenticated("The access token has expired; refresh the session.")
+        case .failure: throw ServerFailure.unauthenticated("The access token is not valid.")
+        }
+        guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
+            throw ServerFailure.unauthenticated("The session no longer exists; log in again.")
+        }
+        if session.revokedAt != nil {
+            throw ServerFailure.unauthenticated("The session ended (\(session.revokedReason ?? "revoked")); log in again.")
+        }
+        guard now < session.expiresAt else { throw ServerFailure.unauthenticated("The session has expired; log in again.") }
+        return (claims, session)
+    }
+
+    /// `GET /v1/session`.
+    func introspect(_ headers: HTTPFields) async throws -> IntrospectionBody {
+        let (claims, session) = try await authenticate(headers)
+        return IntrospectionBody(
+            valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt, sessionID: session.id)
+    }
+
+    // MARK: Logout
+
+    /// `POST /v1/session/logout`: revoke the session (and the refresh token's, if it is another of the same user);
+    /// optionally revoke the provider permissions, which ends every session of the user.
+    func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
+        let (claims, session) = try await authenticate(headers)
+        if try await store.revokeSession(id: session.id, reason: "logged out", now: now) {
+            metrics.sessionsEnded(reason: "logout", count: 1)
+        }
+        if let refreshToken = body.refreshToken, !refreshToken.isEmpty,
+            let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
+            record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
+            other.userID == claims.subject
+        {
+            try await store.revokeSession(id: other.id, reason: "logged out", now: now)
+        }
+        guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else { return }
+        if let token = user.providerToken {
+            try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
+        }
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
+        let ended = try await store.revokeSessions(userID: user.id, reason: "provider permissions revoked", now: now)
+        metrics.sessionsEnded(reason: "permissions_revoked", count: ended)
+        logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

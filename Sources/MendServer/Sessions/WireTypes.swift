@@ -1,0 +1,110 @@
+import Foundation
+
+/// `POST /v1/login/code`.
+struct LoginRequestBody: Decodable, Sendable {
+    var code: String
+    var codeVerifier: String?
+    var redirectURI: String
+
+    enum CodingKeys: String, CodingKey {
+        case code, codeVerifier = "code_verifier", redirectURI = "redirect_uri"
+    }
+}
+
+/// `POST /v1/session/refresh`.
+struct RefreshRequestBody: Decodable, Sendable {
+    var refreshToken: String
+
+    enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
+}
+
+/// `POST /v1/session/logout`.
+struct LogoutRequestBody: Decodable, Sendable {
+    var refreshToken: String?
+    var revokeProviderPermissions: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case refreshToken = "refresh_token", revokeProviderPermissions = "revoke_provider_permissions"
+    }
+}
+
+/// The user object of the session response and of `GET /v1/me` (`email` and `picture` are `null` when unknown).
+struct UserBody: Encodable, Sendable, Equatable {
+    var id: String
+    var providerUserID: String
+    var name: String
+    var email: String?
+    var picture: String?
+
+    init(_ user: UserRecord) {
+        self.id = user.id
+        self.providerUserID = user.providerUserID
+        self.name = user.name
+        self.email = user.email
+        self.picture = user.picture
+    }
+
+    enum CodingKeys: String, CodingKey { case id, providerUserID = "provider_user_id", name, email, picture }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(providerUserID, forKey: .providerUserID)
+        try container.encode(name, forKey: .name)
+        try container.encode(email, forKey: .email)
+        try container.encode(picture, forKey: .picture)
+    }
+}
+
+/// The session response of login and refresh.
+struct SessionBody: Encodable, Sendable {
+    var accessToken: String
+    var tokenType = "Bearer"
+    var expiresIn: Int
+    var refreshToken: String
+    var refreshExpiresIn: Int
+    var user: UserBody
+    var grantedScopes: [String]
+    var declinedScopes: [String]
+    /// Present only when the server is configured to return the provider token.
+    var providerToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+        case refreshToken = "refresh_token", refreshExpiresIn = "refresh_expires_in", user
+        case grantedScopes = "granted_scopes", declinedScopes = "declined_scopes", providerToken = "provider_token"
+    }
+}
+
+/// `GET /v1/session`.
+struct IntrospectionBody: Encodable, Sendable {
+    var valid: Bool
+    var userID: String
+    var scopes: [String]
+    var expiresAt: Int64
+    var sessionID: String
+
+    enum CodingKeys: String, CodingKey {
+        case valid, userID = "user_id", scopes, expiresAt = "expires_at", sessionID = "session_id"
+    }
+}
+
+/// The answer to a data-deletion callback.
+struct DeletionAnswerBody: Encodable, Sendable {
+    var url: String
+    var confirmationCode: String
+
+    enum CodingKeys: String, CodingKey { case url, confirmationCode = "confirmation_code" }
+}
+
+/// `GET /v1/provider/deletion/{code}`.
+struct DeletionStatusBody: Encodable, Sendable {
+    var confirmationCode: String
+    var status: String
+    var requestedAt: Int64
+    var completedAt: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case confirmationCode = "confirmation_code", status, requestedAt = "requested_at", completedAt = "completed_at"
+    }
+}

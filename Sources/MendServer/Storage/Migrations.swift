@@ -1,0 +1,136 @@
+import Foundation
+import SQLKit
+
+/// The schema, as numbered migrations that run in order at start; each runs once per database, recorded in
+/// `mend_schema_migrations`. On PostgreSQL an advisory lock keeps two instances starting together from racing.
+enum Migrations {
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var statements: [String]
+    }
+
+    /// Every migration, oldest first. Never edit a released one: add the next.
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "users, sessions, refresh tokens, login codes, deletions",
+            statements: [
+                """
+                CREATE TABLE mend_users (
+                    id TEXT PRIMARY KEY,
+                    provider_user_id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    email TEXT,
+                    picture TEXT,
+                    granted_scopes TEXT NOT NULL,
+                    declined_scopes TEXT NOT NULL,
+                    provider_token TEXT,
+                    provider_token_expires_at BIGINT,
+                    provider_token_checked_at BIGINT,
+                    provider_token_invalid_reason TEXT,
+                    profile_refreshed_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE mend_sessions (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    scopes TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    revoked_reason TEXT
+                )
+                """,
+                "CREATE INDEX mend_sessions_user ON mend_sessions (user_id)",
+                """
+                CREATE TABLE mend_refresh_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    session_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    rotated_at BIGINT,
+                    replaced_by TEXT
+                )
+                """,
+                "CREATE INDEX mend_refresh_tokens_session ON mend_refresh_tokens (session_id)",
+                """
+                CREATE TABLE mend_login_codes (
+                    code_hash TEXT PRIMARY KEY,
+                    session_id TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE mend_deletions (
+                    confirmation_code TEXT PRIMARY KEY,
+                    provider_user_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    requested_at BIGINT NOT NULL,
+                    completed_at BIGINT
+                )
+                """,
+            ])
+    ]
+
+    /// The advisory lock key (any constant; "mend" in ASCII).
+    static let advisoryLockKey = 0x6D65_6E64
+
+    /// Runs the migrations that have not run yet; returns the versions it applied.
+    @discardableResult
+    static func run(on database: ServerDatabase, now: Date) async throws -> [Int] {
+        try await database.sql.withSession { session in
+            if database.kind == .postgres {
+                try await session.raw("SELECT pg_advisory_lock(\(unsafeRaw: String(advisoryLockKey)))").run()
+            }
+            do {
+                let applied = try await apply(on: session, now: now)
+                if database.kind == .postgres {
+                    try await session.raw("SELECT pg_advisory_unlock(\(unsafeRaw: String(advisoryLockKey)))").run()
+                }
+                return applied
+            } catch {
+                if database.kind == .postgres {
+                    try? await session.raw("SELECT pg_advisory_unlock(\(unsafeRaw: String(advisoryLockKey)))").run()
+                }
+                throw error
+            }
+        }
+    }
+
+    private static func apply(on sql: any SQLDatabase, now: Date) async throws -> [Int] {
+        try await sql.raw(
+            """
+            CREATE TABLE IF NOT EXISTS mend_schema_migrations (
+                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
+            """
+        ).run()
+        let done = Set(
+            try await sql.raw("SELECT version FROM mend_schema_migrations").all().map {
+                try $0.decode(column: "version", as: Int.self)
+            })
+        var applied: [Int] = []
+        for migration in all where !done.contains(migration.version) {
+            try await sql.raw("BEGIN").run()
+            do {
+                for statement in migration.statements {
+                    try await sql.raw("\(unsafeRaw: statement)").run()
+                }
+                try await sql.raw(
+                    """
+                    INSERT INTO mend_schema_migrations (version, name, applied_at)
+                    VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: Int64(now.timeIntervalSince1970)))
+                    """
+                ).run()
+                try await sql.raw("COMMIT").run()
+            } catch {
+                try? await sql.raw("ROLLBACK").run()
+                throw error
+            }
+            applied.append(migration.version)
+        }
+        return applied
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SQLKit
+
+/// A user as stored: the app's own id, the provider's, the profile, the permissions and the provider token.
+struct UserRecord: Sendable, Hashable {
+    var id: String
+    var providerUserID: String
+    var name: String
+    var email: String?
+    var picture: String?
+    var grantedScopes: [String]
+    var declinedScopes: [String]
+    /// The provider token, decrypted; `nil` when none is stored (deauthorized, or unreadable).
+    var providerToken: String?
+    var providerTokenExpiresAt: Int64?
+    var providerTokenCheckedAt: Int64?
+    var providerTokenInvalidReason: String?
+    var profileRefreshedAt: Int64
+    var createdAt: Int64
+    var updatedAt: Int64
+}
+
+/// A session (a refresh-token family): who, which scopes, until when, and whether and why it was revoked.
+struct SessionRecord: Sendable, Hashable {
+    var id: String
+    var userID: String
+    var scopes: [String]
+    var createdAt: Int64
+    var expiresAt: Int64
+    var revokedAt: Int64?
+    var revokedReason: String?
+}
+
+/// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection.
+struct RefreshTokenRecord: Sendable, Hashable {
+    var tokenHash: String
+    var sessionID: String
+    var createdAt: Int64
+    var expiresAt: Int64
+    var rotatedAt: Int64?
+    var replacedBy: String?
+}
+
+/// A data-deletion request the provider sent, and its status.
+struct DeletionRecord: Sendable, Hashable {
+    var confirmationCode: String
+    var providerUserID: String
+    var status: String
+    var requestedAt: Int64
+    var completedAt: Int64?
+}
+
+/// Scopes are stored as one comma-separated column.
+enum ScopeList {
+    static func encode(_ scopes: [String]) -> String { scopes.joined(separator: ",") }
+    static func decode(_ text: String) -> [String] { text.split(separator: ",").map(String.init) }
+}
+
+extension SQLRow {
+    func text(_ column: String) throws -> String { try decode(column: column, as: String.self) }
+    func optionalText(_ column: String) throws -> String? { try decode(column: column, as: String?.self) }
+    func integer(_ column: String) throws -> Int64 { try decode(column: column, as: Int64.self) }
+    func optionalInteger(_ column: String) throws -> Int64? { try decode(column: column, as: Int64?.self) }
+}

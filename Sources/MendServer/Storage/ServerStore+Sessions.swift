@@ -1,0 +1,108 @@
+import Foundation
+import SQLKit
+
+extension ServerStore {
+    // MARK: Sessions
+
+    func createSession(_ session: SessionRecord) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason)
+            VALUES (\(bind: session.id), \(bind: session.userID), \(bind: ScopeList.encode(session.scopes)),
+                \(bind: session.createdAt), \(bind: session.expiresAt), NULL, NULL)
+            """
+        ).run()
+    }
+
+    func session(id: String) async throws -> SessionRecord? {
+        try await sql.raw(
+            """
+            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason
+            FROM mend_sessions WHERE id = \(bind: id)
+            """
+        ).first().map { row in
+            SessionRecord(
+                id: try row.text("id"), userID: try row.text("user_id"), scopes: ScopeList.decode(try row.text("scopes")),
+                createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
+                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"))
+        }
+    }
+
+    /// Moves a session's expiry (a rotation keeps an active session going: a sliding lifetime).
+    func extendSession(id: String, until expiresAt: Int64) async throws {
+        try await sql.raw(
+            "UPDATE mend_sessions SET expires_at = \(bind: expiresAt) WHERE id = \(bind: id) AND revoked_at IS NULL"
+        ).run()
+    }
+
+    /// Revokes one session (the whole refresh-token family); returns whether it was active.
+    @discardableResult
+    func revokeSession(id: String, reason: String, now: Int64) async throws -> Bool {
+        try await !sql.raw(
+            """
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id
+            """
+        ).all().isEmpty
+    }
+
+    /// Revokes every active session of a user; returns how many.
+    @discardableResult
+    func revokeSessions(userID: String, reason: String, now: Int64) async throws -> Int {
+        try await sql.raw(
+            """
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id
+            """
+        ).all().count
+    }
+
+    // MARK: Refresh tokens
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO mend_refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at, replaced_by)
+            VALUES (\(bind: token.tokenHash), \(bind: token.sessionID), \(bind: token.createdAt),
+                \(bind: token.expiresAt), NULL, NULL)
+            """
+        ).run()
+    }
+
+    func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        try await sql.raw(
+            """
+            SELECT token_hash, session_id, created_at, expires_at, rotated_at, replaced_by
+            FROM mend_refresh_tokens WHERE token_hash = \(bind: hash)
+            """
+        ).first().map { row in
+            RefreshTokenRecord(
+                tokenHash: try row.text("token_hash"), sessionID: try row.text("session_id"),
+                createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
+                rotatedAt: try row.optionalInteger("rotated_at"), replacedBy: try row.optionalText("replaced_by"))
+        }
+    }
+
+    /// Marks `hash` rotated (replaced by `replacement`) if and only if nobody rotated it before: the one atomic step
+    /// of a refresh. Of any number of concurrent callers, on any number of instances, exactly one gets `true`.
+    func claimRefreshToken(hash: String, replacement: String, now: Int64) async throws -> Bool {
+        try await !sql.raw(
+            """
+            UPDATE mend_refresh_tokens SET rotated_at = \(bind: now), replaced_by = \(bind: replacement)
+            WHERE token_hash = \(bind: hash) AND rotated_at IS NULL RETURNING token_hash
+            """
+        ).all().isEmpty
+    }
+
+    func deleteRefreshToken(hash: String) async throws {
+        try await sql.raw("DELETE FROM mend_refresh_tokens WHERE token_hash = \(bind: hash)").run()
+    }
+
+    /// Removes what can no longer matter: refresh tokens and revoked or expired sessions past their expiry, and
+    /// login codes older than a day.
+    func purge(now: Int64) async throws {
+        try await sql.raw("DELETE FROM mend_refresh_tokens WHERE expires_at < \(bind: now)").run()
+        try await sql.raw("DELETE FROM mend_sessions WHERE expires_at < \(bind: now)").run()
+        try await sql.raw("DELETE FROM mend_login_codes WHERE created_at < \(bind: now - 86400)").run()
+    }
+}

@@ -1,0 +1,137 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+public import MendEmulator
+public import MendServer
+import ServiceLifecycle
+
+/// A running `mend-server`: its base URL, its backend (validity check, metrics), and a way to begin a graceful
+/// shutdown while the test still runs.
+public struct RunningMendServer: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    /// The server's state.
+    public let backend: LoginBackend
+    let shutdown: @Sendable () async -> Void
+
+    /// The URL of a path on the server (`url("/v1/session")`).
+    public func url(_ pathAndQuery: String) -> URL {
+        URL(string: baseURL.absoluteString + (pathAndQuery.hasPrefix("/") ? "" : "/") + pathAndQuery)!
+    }
+
+    /// Begins a graceful shutdown: the server stops accepting connections and finishes the requests in flight.
+    public func beginGracefulShutdown() async { await shutdown() }
+}
+
+extension ServerConfiguration {
+    /// A configuration for a server in front of `emulator`: its app id and secret, its redirect URIs, an in-memory
+    /// SQLite database, port 0 on 127.0.0.1, no validity-check timer, one try per provider call.
+    public static func forEmulator(_ emulator: RunningEmulator) -> ServerConfiguration {
+        let app = emulator.emulator.configuration.defaultApp
+        var configuration = ServerConfiguration(
+            appID: app.id, appSecret: Secret(app.secret), host: "127.0.0.1", port: 0, graphURL: emulator.baseURL,
+            graphVersion: emulator.emulator.configuration.graphVersion, databaseURL: "sqlite::memory:")
+        configuration.allowedRedirectURIs = app.redirectURIs
+        configuration.validityCheckInterval = .zero
+        configuration.providerMaxAttempts = 1
+        configuration.providerTimeout = .seconds(5)
+        return configuration
+    }
+}
+
+/// Runs `mend-server` live on 127.0.0.1 at a free port for the duration of `body`, and always shuts it down.
+///
+/// ```swift
+/// try await withEmulator { emulator in
+///     try await withMendServer(configuration: .forEmulator(emulator)) { server in
+///         // POST server.url("/v1/login/code") with a code from emulator.authorizationCode()
+///     }
+/// }
+/// ```
+public func withMendServer<T>(
+    configuration: ServerConfiguration, logger: Logger? = nil, _ body: (RunningMendServer) async throws -> T
+) async throws -> T {
+    var configuration = configuration
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    let logger = logger ?? Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() })
+    let backend = try await LoginBackend.open(configuration: configuration, logger: logger)
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let app = buildApplication(backend: backend) { port in
+        continuation.yield(port)
+        continuation.finish()
+    }
+    let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            try await tasks.next()
+            throw ServerStartFailure()
+        }
+        let server = RunningMendServer(
+            baseURL: URL(string: "http://127.0.0.1:\(port)")!, backend: backend,
+            shutdown: { await group.triggerGracefulShutdown() })
+        do {
+            let value = try await body(server)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return value
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+    }
+}
+
+/// The server stopped before it accepted connections.
+public struct ServerStartFailure: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String { "mend-server stopped before it was ready" }
+}
+
+extension RunningEmulator {
+    /// Runs the login dialog headlessly (granting `scopes`, or every requested one) and returns the authorization
+    /// code of the redirect, as an app would receive it.
+    ///
+    /// - Parameters:
+    ///   - scopes: The permissions to request.
+    ///   - grant: The permissions the user grants (`nil`: all of `scopes`).
+    ///   - redirectURI: One of the app's redirect URIs.
+    ///   - codeChallenge: The PKCE S256 challenge, if the app uses PKCE.
+    ///   - userID: The user who logs in (the default user unless given).
+    public func authorizationCode(
+        scopes: [String] = ["public_profile", "email"], grant: [String]? = nil,
+        redirectURI: String = "https://app.example/callback", codeChallenge: String? = nil, userID: String? = nil
+    ) async throws -> String {
+        await emulator.setAutoConsent(grant.map(AutoConsent.grant) ?? .grantAll, userID: userID)
+        var query = [
+            "client_id": emulator.configuration.defaultApp.id, "redirect_uri": redirectURI,
+            "response_type": "code granted_scopes", "scope": scopes.joined(separator: ","), "state": "state-1",
+        ]
+        if let codeChallenge {
+            query["code_challenge"] = codeChallenge
+            query["code_challenge_method"] = "S256"
+        }
+        var components = URLComponents()
+        components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let target = "/\(emulator.configuration.graphVersion)/dialog/oauth?\(components.percentEncodedQuery ?? "")"
+        let response = await emulator.handle(EmulatorRequest(method: .get, target: target))
+        guard let location = response.headers[.location],
+            let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw AuthorizationCodeFailure(status: response.status.code) }
+        return code
+    }
+}
+
+/// The headless dialog did not redirect with a code.
+public struct AuthorizationCodeFailure: Error, CustomStringConvertible {
+    /// The dialog's status.
+    public var status: Int
+    /// What went wrong.
+    public var description: String { "the login dialog answered \(status) without a code" }
+}

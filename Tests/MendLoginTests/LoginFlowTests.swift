@@ -1,0 +1,202 @@
+import Foundation
+import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+func loginManager(
+    _ emulator: RunningEmulator, store: any TokenStore = InMemoryTokenStore()
+) -> (LoginManager, CredentialsManager) {
+    let provider = LoginProvider.emulator(
+        baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+        version: emulator.emulator.configuration.graphVersion)
+    let transport = AsyncHTTPClientTransport()
+    let credentials = CredentialsManager(
+        store: store, authority: ProviderSessionAuthority(provider: provider, transport: transport))
+    let login = LoginManager(
+        provider: provider, exchanger: DirectCodeExchanger(provider: provider, transport: transport),
+        credentials: credentials)
+    return (login, credentials)
+}
+
+func presenter(
+    _ decision: HeadlessConsentBrowser.Decision, timeout: Duration = .seconds(30)
+) -> LoopbackBrowserPresenter {
+    LoopbackBrowserPresenter(
+        opener: .custom { url in try await HeadlessConsentBrowser(decision: decision).open(url) }, timeout: timeout)
+}
+
+@Suite("Login against the live emulator, consent answered as a browser would")
+struct LoginFlowTests {
+    @Test("Grant all: a session with the user, the token and the permissions, stored")
+    func grantAll() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let (login, credentials) = loginManager(emulator, store: store)
+            let events = await credentials.events()
+            let result = try await login.logIn(scopes: ["public_profile", "email"], presenter: presenter(.grantAll))
+            #expect(!result.isCancelled)
+            #expect(result.grantedPermissions == ["public_profile", "email"])
+            #expect(result.declinedPermissions.isEmpty)
+            let session = try #require(result.session)
+            #expect(session.user?.name == "Alice Example")
+            #expect(session.accessToken.tokenString.hasPrefix("EAA"))
+            #expect(session.accessToken.permissions.contains("email"))
+            #expect(try await store.read()?.accessToken.tokenString == session.accessToken.tokenString)
+            var iterator = events.makeAsyncIterator()
+            if case .signedIn(let signed)? = await iterator.next() {
+                #expect(signed.user?.id == session.user?.id)
+            } else {
+                Issue.record("expected a signedIn event")
+            }
+            // The token works against the Graph API.
+            let graph = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion),
+                tokens: credentials)
+            let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
+            #expect(me["name"] == .string("Alice Example"))
+        }
+    }
+
+    @Test("Decline some: declined permissions are reported, not errors; re-request asks again")
+    func declineThenRerequest() async throws {
+        try await withEmulator { emulator in
+            let (login, _) = loginManager(emulator)
+            let declined = try await login.logIn(
+                scopes: ["public_profile", "email", "user_posts"], presenter: presenter(.decline(["email"])))
+            #expect(declined.declinedPermissions == ["email"])
+            #expect(declined.grantedPermissions.isSuperset(of: ["public_profile", "user_posts"]))
+            #expect(declined.session?.accessToken.declinedPermissions.contains("email") == true)
+            let again = try await login.logIn(
+                scopes: ["public_profile", "email", "user_posts"], rerequest: true, presenter: presenter(.grantAll))
+            #expect(again.grantedPermissions.contains("email"))
+            #expect(again.declinedPermissions.isEmpty)
+        }
+    }
+
+    @Test("Cancel: a cancelled result, nothing stored")
+    func cancel() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let (login, _) = loginManager(emulator, store: store)
+            let result = try await login.logIn(presenter: presenter(.cancel))
+            #expect(result.isCancelled)
+            #expect(result.session == nil)
+            #expect(try await store.read() == nil)
+        }
+    }
+
+    @Test("A redirect with a tampered state never completes the login; nothing is stored")
+    func tamperedState() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let (login, _) = loginManager(emulator, store: store)
+            let tampering = LoopbackBrowserPresenter(
+                opener: .custom { url in
+                    let location = try await HeadlessConsentBrowser().answer(url)
+                    var components = URLComponents(string: location)!
+                    components.queryItems = components.queryItems?.map {
+                        $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0
+                    }
+                    let (_, response) = try await URLSession.shared.data(from: components.url!)
+                    #expect((response as? HTTPURLResponse)?.statusCode == 400)
+                }, timeout: .seconds(2))
+            let error = try await #require(throws: MendError.self) { try await login.logIn(presenter: tampering) }
+            #expect(error.code == .Transport.timedOut)
+            #expect(try await store.read() == nil)
+        }
+    }
+
+    @Test("A tampered PKCE verifier is refused by the provider; nothing is stored")
+    func tamperedVerifier() async throws {
+        struct Tampering: CodeExchanger {
+            let inner: DirectCodeExchanger
+            func exchange(
+                code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+            )
+                async throws -> Session
+            {
+                var forged = transaction
+                forged.codeVerifier = PKCE().verifier
+                return try await inner.exchange(code: code, transaction: forged, granted: granted, denied: denied)
+            }
+        }
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            var (login, _) = loginManager(emulator, store: store)
+            login.exchanger = Tampering(inner: login.exchanger as! DirectCodeExchanger)
+            let error = try await #require(throws: MendError.self) {
+                try await login.logIn(presenter: presenter(.grantAll))
+            }
+            #expect(error.domain == .graph)
+            #expect(error.category == .other)
+            #expect(try await store.read() == nil)
+        }
+    }
+
+    @Test("Expiry via the emulator's clock: the validity check signs the user out with the reason")
+    func expiry() async throws {
+        try await withEmulator { emulator in
+            let (login, credentials) = loginManager(emulator)
+            _ = try await login.logIn(presenter: presenter(.grantAll))
+            #expect(try await credentials.checkValidity(force: true))
+            await emulator.advanceClock(by: 3 * 3600)
+            let events = await credentials.events()
+            #expect(!(try await credentials.checkValidity(force: true)))
+            #expect(try await credentials.currentSession() == nil)
+            var iterator = events.makeAsyncIterator()
+            guard case .signedOut(.tokenRejected(let reason))? = await iterator.next() else {
+                Issue.record("expected signedOut(tokenRejected)")
+                return
+            }
+            #expect(reason.matches(.Graph.accessTokenInvalid, .tokenExpired))
+        }
+    }
+
+    @Test("Logout revokes at the provider, then clears; the old token is dead")
+    func logoutRevokes() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let (login, credentials) = loginManager(emulator, store: store)
+            let token = try #require(
+                try await login.logIn(presenter: presenter(.grantAll)).session?.accessToken.tokenString)
+            let outcome = try await credentials.logout()
+            #expect(outcome.revoked)
+            #expect(try await store.read() == nil)
+            let graph = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion))
+            let error = try await #require(throws: MendError.self) {
+                try await graph.send(GraphRequest(path: "me", tokenOverride: token))
+            }
+            #expect(error.code == .Graph.accessTokenInvalid)
+        }
+    }
+
+    @Test("Tokens never appear in descriptions or error text")
+    func redaction() async throws {
+        try await withEmulator { emulator in
+            let (login, credentials) = loginManager(emulator)
+            let session = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+            let token = session.accessToken.tokenString
+            for rendering in [
+                "\(session)", "\(session.accessToken)", String(reflecting: session), "\(Credential(token: token))",
+            ] {
+                #expect(!rendering.contains(token))
+            }
+            await emulator.advanceClock(by: 3 * 3600)
+            let error = try await #require(throws: MendError.self) { _ = try await credentials.validToken(minTTL: 60) }
+            #expect(!error.description.contains(token))
+            #expect(!"\(error as NSError)".contains(token))
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// `POST /v1/login/code` against the live emulator, on SQLite and PostgreSQL, through a plain MendHTTP client that
+/// decodes the server's errors with `MendServiceErrorDecoder`.
+@Suite struct LoginTests {
+    static let redirect = "https://app.example/callback"
+
+    @Test(arguments: TestDatabase.available)
+    func logsInAndReturnsTheSession(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            #expect(session["token_type"]?.stringValue == "Bearer")
+            #expect(session["expires_in"]?.intValue == 900)
+            #expect(session["refresh_expires_in"]?.intValue == 2_592_000)
+            #expect(session["access_token"]?.stringValue?.split(separator: ".").count == 3)
+            #expect(session["refresh_token"]?.stringValue?.hasPrefix("mrt_") == true)
+            #expect(session["provider_token"] == nil)
+            let user = try #require(session["user"])
+            #expect(user["provider_user_id"]?.stringValue == "100000000000001")
+            #expect(user["name"]?.stringValue == "Alice Example")
+            #expect(user["email"]?.stringValue == "alice@example.com")
+            #expect(user["picture"]?.stringValue?.isEmpty == false)
+            #expect(user["id"]?.stringValue?.isEmpty == false)
+            #expect(Set(session["granted_scopes"]?.strings ?? []) == ["public_profile", "email"])
+            #expect(session["declined_scopes"]?.strings == [])
+
+            // The server used the secret, debug_token, the long-lived exchange and appsecret_proof.
+            let paths = await stack.emulator.requestLog().map(\.path)
+            #expect(paths.contains { $0.hasSuffix("/oauth/access_token") })
+            #expect(paths.contains { $0.hasSuffix("/debug_token") })
+            #expect(paths.contains { $0.hasSuffix("/me") })
+            #expect(paths.contains { $0.hasSuffix("/me/permissions") })
+        }
+    }
+
+    @Test func aSecondLoginUpdatesTheSameUser() async throws {
+        try await TestStack.run { stack in
+            let first = try await stack.login()
+            let second = try await stack.login(scopes: ["public_profile", "email", "user_friends"], grant: ["email"])
+            #expect(first["user"]?["id"] == second["user"]?["id"])
+            #expect(second["declined_scopes"]?.strings == ["user_friends"])
+            let carol = try await stack.login(userID: "100000000000003")
+            #expect(carol["user"]?["id"] != first["user"]?["id"])
+            #expect(carol["user"]?["email"] == .null)
+        }
+    }
+
+    @Test func returnsTheProviderTokenOnlyWhenConfigured() async throws {
+        try await TestStack.run(configure: { $0.returnsProviderToken = true }) { stack in
+            let session = try await stack.login()
+            let token = try #require(session["provider_token"]?.stringValue)
+            #expect(token.hasPrefix("EAA"))
+            // It is the long-lived token: the emulator knows it.
+            let inspect = await stack.emulator.emulator.handle(
+                EmulatorRequest(
+                    method: .get,
+                    target: "/debug_token?input_token=\(token)&access_token=111111111111111%7C0123456789abcdef0123456789abcdef"))
+            #expect(inspect.json?["data"]?["expires_at"]?.intValue ?? 0 > Int(Date().timeIntervalSince1970) + 30 * 86400)
+        }
+    }
+
+    @Test func logsInWithPKCE() async throws {
+        try await TestStack.run { stack in
+            let verifier = String(repeating: "v", count: 20) + "-PKCE-verifier-of-enough-length"
+            let challenge = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+            let code = try await stack.emulator.authorizationCode(codeChallenge: challenge)
+            let session = try await stack.client.post(
+                "/v1/login/code",
+                json: .object([
+                    "code": .string(code), "code_verifier": .string(verifier), "redirect_uri": .string(Self.redirect),
+                ])
+            ).json()
+            #expect(session["access_token"]?.stringValue != nil)
+
+            // A wrong verifier is the provider's 100 (other), not a 500.
+            let other = try await stack.emulator.authorizationCode(codeChallenge: challenge)
+            let error = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/login/code",
+                    json: .object([
+                        "code": .string(other), "code_verifier": .string(String(repeating: "w", count: 50)),
+                        "redirect_uri": .string(Self.redirect),
+                    ]))
+            }
+            #expect(error?.code == .Graph.invalidParameter)
+            #expect(error?.category == .other)
+            #expect(error?.httpStatus == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aReplayedCodeIsRefusedAndRevokesTheSessionItIssued(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let code = try await stack.emulator.authorizationCode()
+            let body = JSONValue.object(["code": .string(code), "redirect_uri": .string(Self.redirect)])
+            let session = try await stack.client.post("/v1/login/code", json: body).json()
+            let access = try #require(session["access_token"]?.stringValue)
+            _ = try await stack.client.get("/v1/session", bearer: access)
+
+            let replay = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(replay?.code == .Graph.invalidParameter)
+            #expect(replay?.subcode?.rawValue == 36009)
+            #expect(replay?.category == .other)
+
+            let revoked = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(revoked?.code == .REST.userAuthenticationError)
+            #expect(revoked?.developerMessage.contains("replayed") == true)
+        }
+    }
+
+    @Test func refusesARedirectURIThatIsNotAllowed() async throws {
+        try await TestStack.run { stack in
+            let code = try await stack.emulator.authorizationCode()
+            let error = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/login/code",
+                    json: .object(["code": .string(code), "redirect_uri": .string("https://evil.example/callback")]))
+            }
+            #expect(error?.code == .REST.badRequest)
+            #expect(error?.httpStatus == 400)
+            #expect(error?.developerMessage.contains("redirect_uri") == true)
+        }
+    }
+
+    @Test func refusesMalformedBodies() async throws {
+        try await TestStack.run { stack in
+            for body in [JSONValue.object([:]), .object(["code": .string("x")]), .array([])] {
+                let error = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+                #expect(error?.code == .REST.badRequest)
+            }
+        }
+    }
+
+    @Test func refusesATokenIssuedForAnotherApp() async throws {
+        try await TestStack.run { stack in
+            let forged = #"{"data":{"app_id":"999999999999999","type":"USER","application":"Other","is_valid":true,"user_id":"100000000000001","scopes":["public_profile","email"],"expires_at":0}}"#
+            try await stack.emulator.inject(
+                FaultRule(kind: .status, path: "/debug_token", status: 200, body: forged, contentType: "application/json"))
+            let error = await stack.client.failure { try await stack.login() }
+            #expect(error?.code == .Graph.accessTokenInvalid)
+            #expect(error?.subcode == .invalidAccessToken)
+            #expect(error?.developerMessage.contains("999999999999999") == true)
+            #expect(error?.httpStatus == 401)
+        }
+    }
+
+    @Test func refusesALoginMissingARequiredScope() async throws {
+        try await TestStack.run(configure: { $0.requiredScopes = ["email", "user_friends"] }) { stack in
+            let error = await stack.client.failure { try await stack.login() }
+            #expect(error?.code == .Graph.permissionMissing)
+            #expect(error?.category == .recoverable)
+            #expect(error?.recovery.action == .requestPermissions)
+            #expect(error?.recovery.permissions == ["user_friends"])
+            #expect(error?.httpStatus == 403)
+        }
+    }
+
+    @Test func refusesAnInvalidTokenWithTheProvidersReason() async throws {
+        try await TestStack.run { stack in
+            let dead = #"{"data":{"app_id":"111111111111111","type":"USER","is_valid":false,"user_id":"100000000000001","scopes":[],"error":{"code":190,"subcode":460,"message":"The session has been invalidated because the user changed their password."}}}"#
+            try await stack.emulator.inject(
+                FaultRule(kind: .status, path: "/debug_token", status: 200, body: dead, contentType: "application/json"))
+            let error = await stack.client.failure { try await stack.login() }
+            #expect(error?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
+            #expect(error?.category == .recoverable)
+        }
+    }
+}

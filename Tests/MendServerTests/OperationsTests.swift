@@ -1,0 +1,248 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import NIOCore
+import Testing
+
+@testable import MendServer
+
+/// Request ids, the error shape, health, metrics, the OpenAPI document and rate limits; in router mode (no
+/// sockets) and live.
+@Suite struct OperationsTests {
+    static func offlineConfiguration() -> ServerConfiguration {
+        var configuration = ServerConfiguration(
+            appID: "111111111111111", appSecret: Secret("0123456789abcdef0123456789abcdef"), port: 0,
+            graphURL: URL(string: "http://127.0.0.1:9")!, databaseURL: "sqlite::memory:")
+        configuration.allowedRedirectURIs = ["https://app.example/callback"]
+        configuration.validityCheckInterval = .zero
+        configuration.providerMaxAttempts = 1
+        return configuration
+    }
+
+    static func withRouterApp(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ test: @escaping @Sendable (any TestClientProtocol, LoginBackend) async throws -> Void
+    ) async throws {
+        var configuration = offlineConfiguration()
+        configure(&configuration)
+        let backend = try await LoginBackend.open(
+            configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let app = buildApplication(backend: backend)
+        try await app.test(.router) { client in try await test(client, backend) }
+    }
+
+    static func json(_ response: TestResponse) -> JSONValue? {
+        try? JSONValue.parse(Data(response.body.readableBytesView)).get()
+    }
+
+    @Test func echoesASaneRequestIDAndMakesOneOtherwise() async throws {
+        try await Self.withRouterApp { client, _ in
+            try await client.execute(uri: "/health/live", method: .get, headers: [.init("X-Request-Id")!: "trace-42"]) {
+                #expect($0.status == .ok)
+                #expect($0.headers[.init("X-Request-Id")!] == "trace-42")
+            }
+            try await client.execute(
+                uri: "/health/live", method: .get, headers: [.init("X-Request-Id")!: "no spaces allowed"]
+            ) {
+                #expect($0.headers[.init("X-Request-Id")!]?.count == 24)
+            }
+        }
+    }
+
+    @Test func everyErrorIsTheMendShapeWithTheRequestIDAsReference() async throws {
+        try await Self.withRouterApp { client, _ in
+            let cases: [(String, HTTPRequest.Method, ByteBuffer?, HTTPResponse.Status, String)] = [
+                ("/nowhere", .get, nil, .notFound, "rest/404"),
+                ("/v1/session", .delete, nil, .notFound, "rest/404"),
+                ("/v1/login/code", .post, ByteBuffer(string: "{not json"), .badRequest, "rest/400"),
+                ("/v1/session", .get, nil, .unauthorized, "rest/421"),
+                ("/v1/session/refresh", .post, ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#), .unauthorized, "rest/421"),
+                (
+                    "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)), .contentTooLarge,
+                    "http/413"
+                ),
+            ]
+            for (uri, method, body, status, identity) in cases {
+                try await client.execute(uri: uri, method: method, body: body) { response in
+                    #expect(response.status == status, "\(method) \(uri)")
+                    let requestID = try #require(response.headers[.init("X-Request-Id")!])
+                    let json = try #require(Self.json(response))
+                    let error = try #require(MendError(wireBody: json))
+                    #expect("\(error.code)" == identity)
+                    #expect(error.referenceID == requestID)
+                    #expect(json["error"]?["category"]?.stringValue == error.category.rawValue)
+                    #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                }
+            }
+        }
+    }
+
+    @Test func anUnknownFailureIsNeverABare500() async throws {
+        // The database is closed under the server: the route fails inside, the answer is still the Mend shape.
+        try await Self.withRouterApp { client, backend in
+            await backend.close()
+            try await client.execute(
+                uri: "/v1/session/refresh", method: .post, body: ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#)
+            ) { response in
+                #expect(response.status == .internalServerError)
+                let error = try #require(Self.json(response).flatMap { MendError(wireBody: $0) })
+                #expect(error.code == .REST.internalServerError)
+                #expect(error.category == .transient)
+            }
+            try await client.execute(uri: "/health/ready", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(Self.json(response).flatMap { MendError(wireBody: $0) }?.code == .REST.dataAccessError)
+            }
+        }
+    }
+
+    @Test func healthReadinessAndMetrics() async throws {
+        try await Self.withRouterApp { client, _ in
+            try await client.execute(uri: "/health/live", method: .get) {
+                #expect(Self.json($0)?["status"]?.stringValue == "ok")
+            }
+            try await client.execute(uri: "/health/ready", method: .get) {
+                #expect($0.status == .ok)
+                #expect(Self.json($0)?["status"]?.stringValue == "ready")
+            }
+            try await client.execute(uri: "/nowhere", method: .get) { _ in }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(text.contains("mend_http_requests_total"))
+                #expect(text.contains(#"route="/health/ready""#))
+                #expect(text.contains(#"status="404""#))
+                #expect(text.contains("mend_http_request_duration_seconds_bucket"))
+            }
+        }
+    }
+
+    @Test func theOpenAPIDocumentMatchesTheRoutes() async throws {
+        try await Self.withRouterApp { client, _ in
+            let document = try await client.execute(uri: "/openapi.json", method: .get) { Self.json($0) }
+            let paths = try #require(document?["paths"]?.objectValue)
+            var documented: Set<String> = []
+            for (path, operations) in paths {
+                for method in operations.objectValue?.keys ?? [:].keys { documented.insert("\(method.uppercased()) \(path)") }
+            }
+            let expected: Set<String> = [
+                "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout", "GET /v1/session",
+                "GET /v1/me", "GET /.well-known/jwks.json", "POST /v1/provider/deauthorize",
+                "POST /v1/provider/data-deletion", "GET /v1/provider/deletion/{code}", "GET /health/live",
+                "GET /health/ready", "GET /metrics", "GET /openapi.json",
+            ]
+            #expect(documented == expected)
+            #expect(document?["openapi"]?.stringValue == "3.1.0")
+            // Every documented operation is served (none answers "No endpoint").
+            for operation in documented {
+                let parts = operation.split(separator: " ")
+                let uri = String(parts[1]).replacingOccurrences(of: "{code}", with: "ABC")
+                try await client.execute(
+                    uri: uri, method: HTTPRequest.Method(String(parts[0]))!, body: ByteBuffer(string: "{}")
+                ) { response in
+                    let message = Self.json(response)?["error"]?["message"]?.stringValue ?? ""
+                    #expect(!message.contains("No endpoint"), "\(operation)")
+                }
+            }
+            // Every referenced schema exists.
+            let schemas = try #require(document?["components"]?["schemas"]?.objectValue)
+            let text = document?.jsonText() ?? ""
+            for match in text.matches(of: /#\/components\/schemas\/(\w+)/) {
+                #expect(schemas[String(match.1)] != nil, "\(match.1)")
+            }
+        }
+    }
+
+    @Test func rateLimitsAnswer429WithRetryAfter() async throws {
+        try await TestStack.run(configure: {
+            $0.rateLimits = .init(
+                loginPerAddress: RateLimitRule(requests: 2, per: .seconds(60)), loginPerUser: nil,
+                refreshPerAddress: RateLimitRule(requests: 3, per: .seconds(60)), refreshPerUser: nil)
+        }) { stack in
+            _ = try await stack.login()
+            _ = try await stack.login()
+            let limited = await stack.client.failure { try await stack.login() }
+            #expect(limited?.httpStatus == 429)
+            #expect(limited?.code == .HTTP.tooManyRequests)
+            #expect(limited?.category == .transient)
+            #expect(limited?.recovery.action == .waitForRateLimit)
+            let retryAfter = try #require(limited?.header("Retry-After").flatMap(Int.init))
+            #expect((25...30).contains(retryAfter))
+            #expect(limited?.recovery.notBefore != nil)
+
+            // A new client: MendHTTP's rate-limit gate rightly holds the first one until Retry-After has passed.
+            let client = ServerClient(stack.server.baseURL)
+            for _ in 0..<3 {
+                _ = await client.failure {
+                    try await client.post("/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]))
+                }
+            }
+            let refresh = await client.failure {
+                try await client.post("/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]))
+            }
+            #expect(refresh?.httpStatus == 429)
+            #expect(refresh?.header("Retry-After") != nil)
+            // The limit counts per address: another forwarded address would pass when the proxy is trusted.
+        }
+    }
+
+    @Test func perUserLimitsCountTheUserNotTheAddress() async throws {
+        try await TestStack.run(configure: {
+            $0.trustsForwardedFor = true
+            $0.rateLimits = .init(
+                loginPerAddress: nil, loginPerUser: nil, refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)),
+                refreshPerUser: RateLimitRule(requests: 2, per: .seconds(60)))
+        }) { stack in
+            var refresh = try #require(try await stack.login()["refresh_token"])
+            for index in 0..<2 {
+                refresh = try #require(
+                    try await stack.client.post(
+                        "/v1/session/refresh", json: .object(["refresh_token": refresh]),
+                        headers: [.init("X-Forwarded-For")!: "203.0.113.\(index), 10.0.0.1"]
+                    ).json()["refresh_token"])
+            }
+            let limited = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": refresh]),
+                    headers: [.init("X-Forwarded-For")!: "203.0.113.9"])
+            }
+            #expect(limited?.httpStatus == 429)
+            #expect(limited?.developerMessage.contains("per user") == true)
+        }
+    }
+
+    @Test func logsNeverCarryTokensCodesOrSecrets() async throws {
+        let capture = LogCapture()
+        var logger = capture.logger(label: "mend.server", level: .trace)
+        logger.logLevel = .trace
+        try await TestStack.run(logger: logger, configure: { $0.returnsProviderToken = true }) { stack in
+            let code = try await stack.emulator.authorizationCode()
+            let session = try await stack.client.post(
+                "/v1/login/code",
+                json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+            ).json()
+            let refreshed = try await stack.client.post(
+                "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!])
+            ).json()
+            _ = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+            }
+            try await stack.emulator.inject(error: "graph/190/460", path: "/me")
+            _ = await stack.client.failure { try await stack.login() }
+            let text = capture.text
+            #expect(text.contains("request"))
+            #expect(text.contains("request_id"))
+            let secrets = [
+                code, "0123456789abcdef0123456789abcdef", session["access_token"]!.stringValue!,
+                session["refresh_token"]!.stringValue!, session["provider_token"]!.stringValue!,
+                refreshed["access_token"]!.stringValue!, refreshed["refresh_token"]!.stringValue!,
+            ]
+            for secret in secrets { #expect(!text.contains(secret)) }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// Several instances behind a load balancer share PostgreSQL and stay correct.
+@Suite(.enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
+struct PostgresInstancesTests {
+    static let silent = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        try await withEmulator { emulator in
+            try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
+                var configuration = ServerConfiguration.forEmulator(emulator)
+                configuration.databaseURL = url
+                async let first = LoginBackend.open(configuration: configuration, logger: Self.silent)
+                async let second = LoginBackend.open(configuration: configuration, logger: Self.silent)
+                async let third = LoginBackend.open(configuration: configuration, logger: Self.silent)
+                let backends = try await [first, second, third]
+                let versions = try await backends[0].database.sql.raw("SELECT version FROM mend_schema_migrations")
+                    .all().map { try $0.decode(column: "version", as: Int.self) }
+                #expect(versions == Migrations.all.map(\.version))
+                for backend in backends { await backend.close() }
+            }
+        }
+    }
+
+    @Test func concurrentRefreshesOnTwoInstancesHaveOneWinner() async throws {
+        try await withEmulator { emulator in
+            try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
+                let clock = TestClock()
+                var configuration = ServerConfiguration.forEmulator(emulator)
+                configuration.databaseURL = url
+                configuration.rateLimits = .unlimited
+                configuration.signingKeys = [.generate(keyID: "shared")]
+                configuration.now = { clock.now }
+                try await withMendServer(configuration: configuration) { first in
+                    try await withMendServer(configuration: configuration) { second in
+                        let clients = [ServerClient(first.baseURL), ServerClient(second.baseURL)]
+                        let code = try await emulator.authorizationCode()
+                        var session = try await clients[0].post(
+                            "/v1/login/code",
+                            json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+                        ).json()
+                        // A session from one instance is valid on the other.
+                        _ = try await clients[1].get("/v1/session", bearer: session["access_token"]!.stringValue!)
+
+                        for _ in 0..<5 {
+                            let token = session["refresh_token"]!
+                            let outcomes = await withTaskGroup(of: (Int, JSONValue?).self) { group in
+                                for client in clients {
+                                    group.addTask {
+                                        do {
+                                            let body = try await client.post(
+                                                "/v1/session/refresh", json: .object(["refresh_token": token])
+                                            ).json()
+                                            return (200, body)
+                                        } catch let error as MendError {
+                                            return (error.httpStatus ?? -1, error.code == .REST.updateConflict ? nil : .null)
+                                        } catch {
+                                            return (-1, .null)
+                                        }
+                                    }
+                                }
+                                return await group.reduce(into: [(Int, JSONValue?)]()) { $0.append($1) }
+                            }
+                            #expect(outcomes.map(\.0).sorted() == [200, 409])
+                            session = try #require(outcomes.first { $0.0 == 200 }?.1)
+                        }
+
+                        // Reuse after the grace window on one instance revokes the family everywhere.
+                        let current = session
+                        let stale = try await clients[1].post(
+                            "/v1/session/refresh", json: .object(["refresh_token": current["refresh_token"]!])
+                        ).json()
+                        _ = stale
+                        clock.advance(by: 11)
+                        let reuse = await clients[0].failure {
+                            try await clients[0].post(
+                                "/v1/session/refresh", json: .object(["refresh_token": current["refresh_token"]!]))
+                        }
+                        #expect(reuse?.code == .REST.userAuthenticationError)
+                        let revoked = await clients[1].failure {
+                            try await clients[1].get("/v1/session", bearer: stale["access_token"]!.stringValue!)
+                        }
+                        #expect(revoked?.developerMessage.contains("reuse") == true)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import HTTPTypes
+import JWTKit
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// Refresh rotation with reuse detection, logout, introspection, the profile and the JWKS, on SQLite and
+/// PostgreSQL.
+@Suite struct SessionTests {
+    @Test(arguments: TestDatabase.available)
+    func refreshRotatesAndDetectsReuse(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let first = try await stack.login()
+            let firstRefresh = try #require(first["refresh_token"]?.stringValue)
+            let second = try await stack.client.post(
+                "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)])
+            ).json()
+            let secondRefresh = try #require(second["refresh_token"]?.stringValue)
+            #expect(secondRefresh != firstRefresh)
+            #expect(second["access_token"] != first["access_token"])
+            #expect(second["user"] == first["user"])
+            #expect(second["token_type"]?.stringValue == "Bearer")
+            #expect(second["provider_token"] == nil)
+
+            // The old token again, within the grace window: a concurrent refresh won (409), nothing revoked.
+            let conflict = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
+            }
+            #expect(conflict?.code == .REST.updateConflict)
+            #expect(conflict?.httpStatus == 409)
+            #expect(conflict?.developerMessage.contains("concurrent refresh") == true)
+            let access = try #require(second["access_token"]?.stringValue)
+            _ = try await stack.client.get("/v1/session", bearer: access)
+
+            // After the window: reuse, and the whole family is revoked.
+            stack.clock.advance(by: 11)
+            let reuse = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
+            }
+            #expect(reuse?.code == .REST.userAuthenticationError)
+            #expect(reuse?.httpStatus == 401)
+            #expect(reuse?.category == .recoverable)
+            let family = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
+            }
+            #expect(family?.code == .REST.userAuthenticationError)
+            #expect(family?.developerMessage.contains("reuse") == true)
+            let introspection = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(introspection?.code == .REST.userAuthenticationError)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentRefreshesOfOneTokenHaveOneWinner(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let refresh = try #require(session["refresh_token"]?.stringValue)
+            let results = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            _ = try await stack.client.post(
+                                "/v1/session/refresh", json: .object(["refresh_token": .string(refresh)]))
+                            return 200
+                        } catch let error as MendError {
+                            return error.httpStatus ?? -1
+                        } catch {
+                            return -1
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 == 200 }.count == 1)
+            #expect(results.filter { $0 == 409 }.count == 7)
+        }
+    }
+
+    @Test func unknownAndExpiredRefreshTokensAreRefused() async throws {
+        try await TestStack.run { stack in
+            let unknown = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string("mrt_nope")]))
+            }
+            #expect(unknown?.code == .REST.userAuthenticationError)
+            let session = try await stack.login()
+            stack.clock.advance(by: 2_592_000 + 1)
+            let expired = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+            }
+            #expect(expired?.code == .REST.userAuthenticationError)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func introspectsTheSession(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let access = try #require(session["access_token"]?.stringValue)
+            let body = try await stack.client.get("/v1/session", bearer: access).json()
+            #expect(body["valid"] == .bool(true))
+            #expect(body["user_id"] == session["user"]?["id"])
+            #expect(Set(body["scopes"]?.strings ?? []) == ["public_profile", "email"])
+            #expect(body["session_id"]?.stringValue?.hasPrefix("ses_") == true)
+            let expiresAt = try #require(body["expires_at"]?.intValue)
+            #expect(abs(expiresAt - Int(stack.clock.now.timeIntervalSince1970) - 900) <= 2)
+
+            for bad in [nil, "garbage", access + "x", String(access.dropLast(4))] {
+                let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
+                #expect(error?.code == .REST.userAuthenticationError)
+                #expect(error?.httpStatus == 401)
+            }
+            stack.clock.advance(by: 901)
+            let expired = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(expired?.developerMessage.contains("expired") == true)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func logoutRevokesTheSession(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            let access = try #require(session["access_token"]?.stringValue)
+            let response = try await stack.client.post(
+                "/v1/session/logout",
+                json: .object(["refresh_token": session["refresh_token"]!, "revoke_provider_permissions": .bool(false)]),
+                bearer: access)
+            #expect(response.head.status.code == 204)
+            let after = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(after?.developerMessage.contains("logged out") == true)
+            let refresh = await stack.client.failure {
+                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+            }
+            #expect(refresh?.code == .REST.userAuthenticationError)
+            // Another session of the same user stays.
+            _ = try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
+            // Logging out without a valid token is refused.
+            let anonymous = await stack.client.failure {
+                try await stack.client.post("/v1/session/logout", json: .object([:]))
+            }
+            #expect(anonymous?.httpStatus == 401)
+        }
+    }
+
+    @Test func logoutCanRevokeTheProviderPermissions() async throws {
+        try await TestStack.run(configure: { $0.returnsProviderToken = true }) { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            let providerToken = try #require(session["provider_token"]?.stringValue)
+            _ = try await stack.client.post(
+                "/v1/session/logout", json: .object(["revoke_provider_permissions": .bool(true)]),
+                bearer: session["access_token"]!.stringValue!)
+            // The provider removed the app: the token is dead there.
+            let me = await stack.emulator.emulator.handle(
+                EmulatorRequest(method: .get, target: "/v25.0/me?access_token=\(providerToken)"))
+            #expect(me.json?["error"]?["code"]?.intValue == 190)
+            // Every session of the user ended.
+            let error = await stack.client.failure {
+                try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
+            }
+            #expect(error?.developerMessage.contains("permissions revoked") == true)
+            let log = await stack.emulator.requestLog()
+            #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+        }
+    }
+
+    @Test func meServesAndRefreshesTheProfileWithAppSecretProof() async throws {
+        var emulatorConfiguration = EmulatorConfiguration()
+        emulatorConfiguration.apps[0].requiresAppSecretProof = true
+        try await TestStack.run(emulatorConfiguration: emulatorConfiguration, configure: { $0.profileMaxAge = .seconds(60) }) { stack in
+            let session = try await stack.login()
+            let access = try #require(session["access_token"]?.stringValue)
+            let me = try await stack.client.get("/v1/me", bearer: access).json()
+            #expect(me == session["user"])
+            await stack.emulator.emulator.clearRequestLog()
+            _ = try await stack.client.get("/v1/me", bearer: access)
+            #expect(await stack.emulator.requestLog().isEmpty)  // fresh: served from storage
+
+            stack.clock.advance(by: 61)
+            let refreshed = try await stack.client.get("/v1/me", bearer: access).json()
+            #expect(refreshed["name"]?.stringValue == "Alice Example")
+            let calls = await stack.emulator.requestLog()
+            #expect(calls.contains { $0.path.hasSuffix("/me") && $0.status == 200 && $0.query.contains("appsecret_proof") })
+
+            // A dead provider token ends the sessions with the reason.
+            stack.clock.advance(by: 61)
+            try await stack.emulator.setUserState(.passwordChanged)
+            let dead = await stack.client.failure { try await stack.client.get("/v1/me", bearer: access) }
+            #expect(dead?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
+            let ended = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(ended?.developerMessage.contains("190") == true)
+        }
+    }
+
+    @Test func meServesTheStoredProfileWhenTheProviderIsDown() async throws {
+        try await TestStack.run(configure: { $0.profileMaxAge = .seconds(60) }) { stack in
+            let session = try await stack.login()
+            stack.clock.advance(by: 61)
+            try await stack.emulator.inject(error: "graph/2", path: "/me")
+            let me = try await stack.client.get("/v1/me", bearer: session["access_token"]!.stringValue!).json()
+            #expect(me["email"]?.stringValue == "alice@example.com")
+        }
+    }
+
+    @Test func accessTokensVerifyWithThePublishedJWKSAcrossAKeyRotation() async throws {
+        let old = SigningKeyConfiguration.generate(keyID: "old", algorithm: .es256)
+        let new = SigningKeyConfiguration.generate(keyID: "new")
+        var oldAccess = ""
+        try await TestStack.run(database: .sqlite, configure: { $0.signingKeys = [old] }) { stack in
+            oldAccess = try #require(try await stack.login()["access_token"]?.stringValue)
+        }
+        try await TestStack.run(configure: { $0.signingKeys = [new, old] }) { stack in
+            let jwks = try await stack.client.get("/.well-known/jwks.json").json()
+            #expect(jwks["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue } == ["new", "old"])
+            let access = try #require(try await stack.login()["access_token"]?.stringValue)
+            let keys = try await JWTKeyCollection().add(jwksJSON: jwks.jsonText())
+            struct Claims: JWTPayload {
+                var sub: String
+                var sid: String
+                var exp: Int
+                func verify(using algorithm: some JWTAlgorithm) throws {}
+            }
+            let claims = try await keys.verify(access, as: Claims.self)
+            #expect(claims.sid.hasPrefix("ses_"))
+            // A token signed with the previous key still verifies (its session is in another database here).
+            _ = try await keys.verify(oldAccess, as: Claims.self)
+        }
+    }
+}
