@@ -181,6 +181,8 @@ let package = Package(
                 "MendServer", "MendTesting", "MendEmulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -219,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "MendLoginTests",
             dependencies: [
-                "MendLogin", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
+                "MendLogin", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

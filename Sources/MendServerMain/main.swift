@@ -22,7 +22,10 @@ func fail(_ message: String, code: Int32 = 78) -> Never {
 switch arguments.first {
 case "generate-key":
     let name = arguments.dropFirst().first ?? "EdDSA"
-    guard let algorithm = SigningKeyConfiguration.Algorithm.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() })
+    guard
+        let algorithm = SigningKeyConfiguration.Algorithm.allCases.first(where: {
+            $0.rawValue.lowercased() == name.lowercased()
+        })
     else { fail("unknown algorithm '\(name)' (EdDSA, ES256)", code: 64) }
     let formatter = DateFormatter()
     formatter.dateFormat = "yyyyMMdd"
@@ -78,7 +81,8 @@ MetricsSystem.bootstrap(metrics.metricsFactory)
 
 do {
     let app = try await buildApplication(configuration: configuration, logger: logger, metrics: metrics) { port in
-        logger.notice("mend-server ready", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
+        logger.notice(
+            "mend-server ready", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
     }
     let group = ServiceGroup(
         configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

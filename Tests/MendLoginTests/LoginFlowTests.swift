@@ -194,9 +194,16 @@ struct LoginFlowTests {
                 #expect(!rendering.contains(token))
             }
             await emulator.advanceClock(by: 3 * 3600)
-            let error = try await #require(throws: MendError.self) { _ = try await credentials.validToken(minTTL: 60) }
+            let graph = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion),
+                tokens: credentials)
+            let error = try await #require(throws: MendError.self) { try await graph.send(GraphRequest(path: "me")) }
+            #expect(error.matches(.Graph.accessTokenInvalid, .tokenExpired))
             #expect(!error.description.contains(token))
+            #expect(!error.debugDescription.contains(token))
             #expect(!"\(error as NSError)".contains(token))
+            #expect(try await credentials.currentSession() == nil, "the rejected token signed the user out")
         }
     }
 }

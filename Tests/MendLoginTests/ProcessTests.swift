@@ -34,11 +34,27 @@ enum MendExecutable {
         return (process, output)
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs the executable to its end, waiting on a thread of its own: blocking a task thread could starve an
+    /// in-process server (the emulator) that the executable talks to.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let (process, output) = try start(arguments)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+            }.start()
+        }
+    }
+
+    /// Waits for `process` to end on a thread of its own.
+    static func wait(_ process: Process) async {
+        await withCheckedContinuation { continuation in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume()
+            }.start()
+        }
     }
 }
 
@@ -49,10 +65,16 @@ struct ProcessTests {
         let url = temporaryDirectory().appendingPathComponent("session.json")
         let (process, output) = try MendExecutable.start(["_store-writer", url.path])
         // Wait until the first write is complete (the writer says so), then let it write a few more and kill it.
-        _ = output.fileHandleForReading.availableData
+        let reader = output.fileHandleForReading
+        await withCheckedContinuation { continuation in
+            Thread {
+                _ = reader.availableData
+                continuation.resume()
+            }.start()
+        }
         for _ in 0..<(round * 3) { await Task.yield() }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await MendExecutable.wait(process)
         let session = try #require(try await FileTokenStore(url: url).read())
         #expect(session.accessToken.tokenString == "EAAwriter\(session.generation)")
         #expect(session.generation >= 1)
@@ -78,7 +100,7 @@ struct ProcessTests {
                 .write(sampleSession(expiresIn: 60))
             let first = try MendExecutable.start(["_refresh-once", "--state-directory", directory.path])
             let second = try MendExecutable.start(["_refresh-once", "--state-directory", directory.path])
-            for (process, _) in [first, second] { process.waitUntilExit() }
+            for (process, _) in [first, second] { await MendExecutable.wait(process) }
             #expect(first.0.terminationStatus == 0)
             #expect(second.0.terminationStatus == 0)
             #expect(refreshes.value == 1)
@@ -94,20 +116,20 @@ struct ProcessTests {
         try await withEmulator { emulator in
             let directory = temporaryDirectory().path
             let appID = emulator.emulator.configuration.defaultApp.id
-            let login = try MendExecutable.run([
+            let login = try await MendExecutable.run([
                 "login", "--base-url", emulator.baseURL.absoluteString, "--app-id", appID, "--headless",
                 "--state-directory", directory,
             ])
             #expect(login.status == 0, "\(login.output)")
             #expect(login.output.contains("Logged in as Alice Example"))
-            let whoami = try MendExecutable.run(["whoami", "--state-directory", directory])
+            let whoami = try await MendExecutable.run(["whoami", "--state-directory", directory])
             #expect(whoami.output.contains("Alice Example"))
-            let status = try MendExecutable.run(["token", "status", "--state-directory", directory])
+            let status = try await MendExecutable.run(["token", "status", "--state-directory", directory])
             #expect(status.output.contains("<redacted>"))
             #expect(!status.output.contains("EAA"))
-            let logout = try MendExecutable.run(["logout", "--state-directory", directory])
+            let logout = try await MendExecutable.run(["logout", "--state-directory", directory])
             #expect(logout.output.contains("revoked"))
-            let after = try MendExecutable.run(["whoami", "--state-directory", directory])
+            let after = try await MendExecutable.run(["whoami", "--state-directory", directory])
             #expect(after.status != 0)
         }
     }

@@ -32,8 +32,9 @@ struct TokenStoreTests {
         let directory = temporaryDirectory()
         let store = FileTokenStore(url: directory.appendingPathComponent("state/session.json"))
         #expect(try await store.read() == nil)
-        try await store.write(sampleSession())
-        #expect(try await store.read() == sampleSession())
+        let session = sampleSession()
+        try await store.write(session)
+        #expect(try await store.read() == session)
         let attributes = try FileManager.default.attributesOfItem(atPath: store.url.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         try await store.write(sampleSession(token: "EAAsecondTokenBBBBBBBBBBBBBBB2", generation: 1))
@@ -49,10 +50,11 @@ struct TokenStoreTests {
     func encrypted() async throws {
         let url = temporaryDirectory().appendingPathComponent("session.json")
         let key = SymmetricKey(size: .bits256)
-        try await FileTokenStore(url: url, encryptionKey: key).write(sampleSession())
+        let session = sampleSession()
+        try await FileTokenStore(url: url, encryptionKey: key).write(session)
         let raw = try Data(contentsOf: url)
         #expect(raw.range(of: Data("EAAsampleToken".utf8)) == nil)
-        #expect(try await FileTokenStore(url: url, encryptionKey: key).read() == sampleSession())
+        #expect(try await FileTokenStore(url: url, encryptionKey: key).read() == session)
         let error = try await #require(throws: MendError.self) {
             try await FileTokenStore(url: url, encryptionKey: SymmetricKey(size: .bits256)).read()
         }

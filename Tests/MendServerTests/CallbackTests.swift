@@ -71,12 +71,16 @@ import Testing
             ]
             for (signed, status) in cases {
                 for path in ["/v1/provider/deauthorize", "/v1/provider/data-deletion"] {
-                    let error = await stack.client.failure { try await stack.client.postForm(path, form: Self.form(signed)) }
+                    let error = await stack.client.failure {
+                        try await stack.client.postForm(path, form: Self.form(signed))
+                    }
                     #expect(error?.httpStatus == status)
                     #expect(error?.domain == .rest)
                 }
             }
-            let missing = await stack.client.failure { try await stack.client.postForm("/v1/provider/deauthorize", form: "") }
+            let missing = await stack.client.failure {
+                try await stack.client.postForm("/v1/provider/deauthorize", form: "")
+            }
             #expect(missing?.httpStatus == 400)
             // Nothing was revoked.
             _ = try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)

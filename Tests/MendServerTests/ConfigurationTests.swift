@@ -37,13 +37,15 @@ import Testing
                 "MEND_HOST": "0.0.0.0", "MEND_PORT": "9090", "MEND_GRAPH_URL": "http://127.0.0.1:1234",
                 "MEND_GRAPH_VERSION": "v24.0", "MEND_REQUIRED_SCOPES": "email, user_friends",
                 "DATABASE_URL": "postgres://mend:pw@db.internal:5432/mend",
-                "MEND_SIGNING_KEYS": "\(key.environmentValue),\(ec.environmentValue)", "MEND_ISSUER": "https://auth.example",
+                "MEND_SIGNING_KEYS": "\(key.environmentValue),\(ec.environmentValue)",
+                "MEND_ISSUER": "https://auth.example",
                 "MEND_ACCESS_TOKEN_TTL": "5m", "MEND_REFRESH_TOKEN_TTL": "7d", "MEND_REFRESH_REUSE_GRACE": "2s",
                 "MEND_RETURN_PROVIDER_TOKEN": "true", "MEND_LONG_LIVED_EXCHANGE": "false",
                 "MEND_RATE_LIMIT_LOGIN_IP": "5/min", "MEND_RATE_LIMIT_LOGIN_USER": "off",
                 "MEND_RATE_LIMIT_REFRESH_IP": "100/60s", "MEND_RATE_LIMIT_REFRESH_USER": "10/h",
                 "MEND_TRUST_FORWARDED_FOR": "yes", "MEND_PUBLIC_URL": "https://auth.example",
-                "MEND_VALIDITY_CHECK_INTERVAL": "12h", "MEND_PROFILE_MAX_AGE": "30m", "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
+                "MEND_VALIDITY_CHECK_INTERVAL": "12h", "MEND_PROFILE_MAX_AGE": "30m",
+                "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
                 "MEND_PROVIDER_TIMEOUT": "2500ms", "MEND_PROVIDER_MAX_ATTEMPTS": "2",
                 "MEND_TOKEN_ENCRYPTION_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
                 "MEND_MAX_BODY_SIZE": "4096",
@@ -116,7 +118,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("sqlite::memory:", DatabaseLocation.sqliteMemory), ("sqlite:///var/lib/mend.sqlite", .sqliteFile(path: "/var/lib/mend.sqlite")),
+        ("sqlite::memory:", DatabaseLocation.sqliteMemory),
+        ("sqlite:///var/lib/mend.sqlite", .sqliteFile(path: "/var/lib/mend.sqlite")),
         ("sqlite://mend.sqlite", .sqliteFile(path: "mend.sqlite")),
         ("postgres://u:p@h/db", .postgres(url: "postgres://u:p@h/db")),
         ("postgresql://u:p@h/db", .postgres(url: "postgresql://u:p@h/db")),

@@ -63,8 +63,11 @@ import Testing
             let inspect = await stack.emulator.emulator.handle(
                 EmulatorRequest(
                     method: .get,
-                    target: "/debug_token?input_token=\(token)&access_token=111111111111111%7C0123456789abcdef0123456789abcdef"))
-            #expect(inspect.json?["data"]?["expires_at"]?.intValue ?? 0 > Int(Date().timeIntervalSince1970) + 30 * 86400)
+                    target:
+                        "/debug_token?input_token=\(token)&access_token=111111111111111%7C0123456789abcdef0123456789abcdef"
+                ))
+            #expect(
+                inspect.json?["data"]?["expires_at"]?.intValue ?? 0 > Int(Date().timeIntervalSince1970) + 30 * 86400)
         }
     }
 
@@ -142,9 +145,11 @@ import Testing
 
     @Test func refusesATokenIssuedForAnotherApp() async throws {
         try await TestStack.run { stack in
-            let forged = #"{"data":{"app_id":"999999999999999","type":"USER","application":"Other","is_valid":true,"user_id":"100000000000001","scopes":["public_profile","email"],"expires_at":0}}"#
+            let forged =
+                #"{"data":{"app_id":"999999999999999","type":"USER","application":"Other","is_valid":true,"user_id":"100000000000001","scopes":["public_profile","email"],"expires_at":0}}"#
             try await stack.emulator.inject(
-                FaultRule(kind: .status, path: "/debug_token", status: 200, body: forged, contentType: "application/json"))
+                FaultRule(
+                    kind: .status, path: "/debug_token", status: 200, body: forged, contentType: "application/json"))
             let error = await stack.client.failure { try await stack.login() }
             #expect(error?.code == .Graph.accessTokenInvalid)
             #expect(error?.subcode == .invalidAccessToken)
@@ -166,9 +171,11 @@ import Testing
 
     @Test func refusesAnInvalidTokenWithTheProvidersReason() async throws {
         try await TestStack.run { stack in
-            let dead = #"{"data":{"app_id":"111111111111111","type":"USER","is_valid":false,"user_id":"100000000000001","scopes":[],"error":{"code":190,"subcode":460,"message":"The session has been invalidated because the user changed their password."}}}"#
+            let dead =
+                #"{"data":{"app_id":"111111111111111","type":"USER","is_valid":false,"user_id":"100000000000001","scopes":[],"error":{"code":190,"subcode":460,"message":"The session has been invalidated because the user changed their password."}}}"#
             try await stack.emulator.inject(
-                FaultRule(kind: .status, path: "/debug_token", status: 200, body: dead, contentType: "application/json"))
+                FaultRule(kind: .status, path: "/debug_token", status: 200, body: dead, contentType: "application/json")
+            )
             let error = await stack.client.failure { try await stack.login() }
             #expect(error?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
             #expect(error?.category == .recoverable)

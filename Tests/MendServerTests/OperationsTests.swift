@@ -62,9 +62,13 @@ import Testing
                 ("/v1/session", .delete, nil, .notFound, "rest/404"),
                 ("/v1/login/code", .post, ByteBuffer(string: "{not json"), .badRequest, "rest/400"),
                 ("/v1/session", .get, nil, .unauthorized, "rest/421"),
-                ("/v1/session/refresh", .post, ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#), .unauthorized, "rest/421"),
                 (
-                    "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)), .contentTooLarge,
+                    "/v1/session/refresh", .post, ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#), .unauthorized,
+                    "rest/421"
+                ),
+                (
+                    "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)),
+                    .contentTooLarge,
                     "http/413"
                 ),
             ]
@@ -128,7 +132,9 @@ import Testing
             let paths = try #require(document?["paths"]?.objectValue)
             var documented: Set<String> = []
             for (path, operations) in paths {
-                for method in operations.objectValue?.keys ?? [:].keys { documented.insert("\(method.uppercased()) \(path)") }
+                for method in operations.objectValue?.keys ?? [:].keys {
+                    documented.insert("\(method.uppercased()) \(path)")
+                }
             }
             let expected: Set<String> = [
                 "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout", "GET /v1/session",
@@ -195,7 +201,8 @@ import Testing
         try await TestStack.run(configure: {
             $0.trustsForwardedFor = true
             $0.rateLimits = .init(
-                loginPerAddress: nil, loginPerUser: nil, refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)),
+                loginPerAddress: nil, loginPerUser: nil,
+                refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)),
                 refreshPerUser: RateLimitRule(requests: 2, per: .seconds(60)))
         }) { stack in
             var refresh = try #require(try await stack.login()["refresh_token"])
@@ -230,7 +237,8 @@ import Testing
                 "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!])
             ).json()
             _ = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
             }
             try await stack.emulator.inject(error: "graph/190/460", path: "/me")
             _ = await stack.client.failure { try await stack.login() }

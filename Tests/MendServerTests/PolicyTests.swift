@@ -20,7 +20,9 @@ import Testing
     }
 
     @Test func refusesAnInvalidTokenWithTheProvidersReason() {
-        let inspection = TokenInspection(isValid: false, appID: "111", userID: "u1", errorCode: 190, errorSubcode: 460, errorMessage: "password changed")
+        let inspection = TokenInspection(
+            isValid: false, appID: "111", userID: "u1", errorCode: 190, errorSubcode: 460,
+            errorMessage: "password changed")
         guard case .failure(let error) = inspection.verdict(appID: "111", requiredScopes: []) else {
             Issue.record("accepted")
             return
@@ -50,7 +52,8 @@ import Testing
 
     @Test func namesTheMissingScopes() {
         let inspection = TokenInspection(isValid: true, appID: "111", userID: "u1", scopes: ["public_profile"])
-        guard case .failure(let error) = inspection.verdict(appID: "111", requiredScopes: ["email", "user_friends"]) else {
+        guard case .failure(let error) = inspection.verdict(appID: "111", requiredScopes: ["email", "user_friends"])
+        else {
             Issue.record("accepted")
             return
         }
@@ -68,7 +71,8 @@ import Testing
     ])
     func redirectURIs(_ uri: String, _ allowed: Bool) {
         let configured = [
-            "https://app.example/callback", "http://127.0.0.1/callback", "http://localhost/callback", "fb111://authorize",
+            "https://app.example/callback", "http://127.0.0.1/callback", "http://localhost/callback",
+            "fb111://authorize",
         ]
         #expect(RedirectURIPolicy.allows(uri, allowed: configured) == allowed)
     }

@@ -5,6 +5,7 @@ import MendCore
 import MendEmulator
 import MendHTTP
 import MendTesting
+import SQLKit
 import Testing
 
 @testable import MendServer
@@ -46,7 +47,9 @@ struct PostgresInstancesTests {
                         let code = try await emulator.authorizationCode()
                         var session = try await clients[0].post(
                             "/v1/login/code",
-                            json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+                            json: .object([
+                                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
+                            ])
                         ).json()
                         // A session from one instance is valid on the other.
                         _ = try await clients[1].get("/v1/session", bearer: session["access_token"]!.stringValue!)
@@ -62,7 +65,9 @@ struct PostgresInstancesTests {
                                             ).json()
                                             return (200, body)
                                         } catch let error as MendError {
-                                            return (error.httpStatus ?? -1, error.code == .REST.updateConflict ? nil : .null)
+                                            return (
+                                                error.httpStatus ?? -1, error.code == .REST.updateConflict ? nil : .null
+                                            )
                                         } catch {
                                             return (-1, .null)
                                         }

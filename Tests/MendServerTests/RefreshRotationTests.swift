@@ -31,7 +31,8 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "current token rotates", token: token, session: session, now: 100, expected: .rotate(sessionID: "s1")),
+        Case(
+            name: "current token rotates", token: token, session: session, now: 100, expected: .rotate(sessionID: "s1")),
         Case(name: "unknown token", token: nil, session: nil, now: 100, expected: .unknown),
         Case(name: "session gone", token: token, session: nil, now: 100, expected: .sessionEnded(reason: nil)),
         Case(

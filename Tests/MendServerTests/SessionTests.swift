@@ -29,7 +29,8 @@ import Testing
 
             // The old token again, within the grace window: a concurrent refresh won (409), nothing revoked.
             let conflict = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
             }
             #expect(conflict?.code == .REST.updateConflict)
             #expect(conflict?.httpStatus == 409)
@@ -40,13 +41,15 @@ import Testing
             // After the window: reuse, and the whole family is revoked.
             stack.clock.advance(by: 11)
             let reuse = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
             }
             #expect(reuse?.code == .REST.userAuthenticationError)
             #expect(reuse?.httpStatus == 401)
             #expect(reuse?.category == .recoverable)
             let family = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
             }
             #expect(family?.code == .REST.userAuthenticationError)
             #expect(family?.developerMessage.contains("reuse") == true)
@@ -84,13 +87,15 @@ import Testing
     @Test func unknownAndExpiredRefreshTokensAreRefused() async throws {
         try await TestStack.run { stack in
             let unknown = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": .string("mrt_nope")]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_nope")]))
             }
             #expect(unknown?.code == .REST.userAuthenticationError)
             let session = try await stack.login()
             stack.clock.advance(by: 2_592_000 + 1)
             let expired = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
             }
             #expect(expired?.code == .REST.userAuthenticationError)
         }
@@ -128,13 +133,15 @@ import Testing
             let access = try #require(session["access_token"]?.stringValue)
             let response = try await stack.client.post(
                 "/v1/session/logout",
-                json: .object(["refresh_token": session["refresh_token"]!, "revoke_provider_permissions": .bool(false)]),
+                json: .object(["refresh_token": session["refresh_token"]!, "revoke_provider_permissions": .bool(false)]
+                ),
                 bearer: access)
             #expect(response.head.status.code == 204)
             let after = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
             #expect(after?.developerMessage.contains("logged out") == true)
             let refresh = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
             }
             #expect(refresh?.code == .REST.userAuthenticationError)
             // Another session of the same user stays.
@@ -172,7 +179,9 @@ import Testing
     @Test func meServesAndRefreshesTheProfileWithAppSecretProof() async throws {
         var emulatorConfiguration = EmulatorConfiguration()
         emulatorConfiguration.apps[0].requiresAppSecretProof = true
-        try await TestStack.run(emulatorConfiguration: emulatorConfiguration, configure: { $0.profileMaxAge = .seconds(60) }) { stack in
+        try await TestStack.run(
+            emulatorConfiguration: emulatorConfiguration, configure: { $0.profileMaxAge = .seconds(60) }
+        ) { stack in
             let session = try await stack.login()
             let access = try #require(session["access_token"]?.stringValue)
             let me = try await stack.client.get("/v1/me", bearer: access).json()
@@ -185,7 +194,8 @@ import Testing
             let refreshed = try await stack.client.get("/v1/me", bearer: access).json()
             #expect(refreshed["name"]?.stringValue == "Alice Example")
             let calls = await stack.emulator.requestLog()
-            #expect(calls.contains { $0.path.hasSuffix("/me") && $0.status == 200 && $0.query.contains("appsecret_proof") })
+            #expect(
+                calls.contains { $0.path.hasSuffix("/me") && $0.status == 200 && $0.query.contains("appsecret_proof") })
 
             // A dead provider token ends the sessions with the reason.
             stack.clock.advance(by: 61)

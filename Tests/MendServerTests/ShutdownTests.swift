@@ -16,13 +16,16 @@ import Testing
             configuration.rateLimits = .unlimited
             let baseURL = try await withMendServer(configuration: configuration) { server in
                 let client = ServerClient(server.baseURL)
-                let fault = try await emulator.inject(FaultRule(kind: .delay, path: "/debug_token", delayMilliseconds: 1000))
+                let fault = try await emulator.inject(
+                    FaultRule(kind: .delay, path: "/debug_token", delayMilliseconds: 1000))
                 let codes = [try await emulator.authorizationCode(), try await emulator.authorizationCode()]
                 let logins = codes.map { code in
                     Task {
                         try await client.post(
                             "/v1/login/code",
-                            json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+                            json: .object([
+                                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
+                            ])
                         ).json()
                     }
                 }

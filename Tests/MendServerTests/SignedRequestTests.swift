@@ -14,7 +14,8 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func payload(
-        algorithm: String = "HMAC-SHA256", issuedAt: Int = 1_800_000_000 - 60, userID: JSONValue = .string("100000000000001"),
+        algorithm: String = "HMAC-SHA256", issuedAt: Int = 1_800_000_000 - 60,
+        userID: JSONValue = .string("100000000000001"),
         expires: Int? = nil
     ) -> JSONValue {
         var members: [String: JSONValue] = [
@@ -24,7 +25,9 @@ import Testing
         return .object(members)
     }
 
-    func verify(_ signed: String, maxAge: Duration = .seconds(3600)) -> Result<SignedRequest.Payload, SignedRequest.Rejection> {
+    func verify(
+        _ signed: String, maxAge: Duration = .seconds(3600)
+    ) -> Result<SignedRequest.Payload, SignedRequest.Rejection> {
         SignedRequest.verify(signed, secret: Self.secret, now: Self.now, maximumAge: maxAge)
     }
 

@@ -29,7 +29,8 @@ import Testing
             name: "unknown provider error", fault: .error("graph/1", path: "/debug_token"), domain: .graph, code: 1,
             category: .transient, status: 503),
         Case(
-            name: "app rate limit at debug_token", fault: .error("graph/4", path: "/debug_token"), domain: .graph, code: 4,
+            name: "app rate limit at debug_token", fault: .error("graph/4", path: "/debug_token"), domain: .graph,
+            code: 4,
             category: .transient, status: 503),
         Case(
             name: "bad code", fault: .error("graph/100", path: "/oauth/access_token"), domain: .graph, code: 100,
@@ -41,7 +42,8 @@ import Testing
             name: "HTTP 503 without a body", fault: .error("http/503", path: "/debug_token"), domain: .http, code: 503,
             category: .transient, status: 502),
         Case(
-            name: "HTML error page", fault: FaultRule(kind: .html, path: "/oauth/access_token"), domain: .http, code: 502,
+            name: "HTML error page", fault: FaultRule(kind: .html, path: "/oauth/access_token"), domain: .http,
+            code: 502,
             category: .transient, status: 502),
         Case(
             name: "dropped connection", fault: FaultRule(kind: .drop, path: "/me"), domain: .transport, code: nil,
@@ -80,7 +82,9 @@ import Testing
         try await TestStack.run { stack in
             try await stack.emulator.inject(error: "graph/2", path: "/oauth/access_token", times: 1)
             let code = try await stack.emulator.authorizationCode()
-            let body = JSONValue.object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+            let body = JSONValue.object([
+                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
+            ])
             let error = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
             #expect(error?.code == .Graph.serviceUnavailable)
             #expect(error?.category == .transient)

@@ -12,7 +12,8 @@ import Testing
 @Suite struct ValidityCheckTests {
     @Test(arguments: TestDatabase.available)
     func invalidTokensEndTheUsersSessionsWithTheReason(_ database: TestDatabase) async throws {
-        try await TestStack.run(database: database, configure: { $0.validityCheckInterval = .seconds(86400) }) { stack in
+        try await TestStack.run(database: database, configure: { $0.validityCheckInterval = .seconds(86400) }) {
+            stack in
             let alice = try await stack.login()
             let bob = try await stack.login(userID: "100000000000002")
             let fresh = await stack.server.backend.checkProviderTokens()
@@ -28,7 +29,8 @@ import Testing
             #expect(error?.developerMessage.contains("provider token invalid (graph.190.460") == true)
             _ = try await stack.client.get("/v1/session", bearer: bob["access_token"]!.stringValue!)
             let refresh = await stack.client.failure {
-                try await stack.client.post("/v1/session/refresh", json: .object(["refresh_token": alice["refresh_token"]!]))
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": alice["refresh_token"]!]))
             }
             #expect(refresh?.developerMessage.contains("190") == true)
 

@@ -38,6 +38,7 @@ public enum RedirectParser {
         guard !redirect.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
             throw refused("the redirect URL contains spaces or control characters")
         }
+        guard validEscapes(Substring(redirect)) else { throw refused("the redirect has invalid percent-encoding") }
         guard let components = URLComponents(string: redirect), let scheme = components.scheme else {
             throw refused("the redirect is not a URL")
         }
@@ -113,18 +114,23 @@ public enum RedirectParser {
     }
 
     private static func decode(_ text: Substring) -> String? {
-        // Every `%` must start a valid escape (Foundation would pass `%ZZ` through).
+        guard validEscapes(text) else { return nil }
+        return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// Whether every `%` starts a valid escape (Foundation would pass `%ZZ` through, or re-encode it).
+    private static func validEscapes(_ text: Substring) -> Bool {
         let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else { return nil }
+                guard index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else { return false }
                 index += 3
             } else {
                 index += 1
             }
         }
-        return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        return true
     }
 
     private static func isHex(_ byte: UInt8) -> Bool {

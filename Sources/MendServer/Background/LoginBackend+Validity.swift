@@ -44,7 +44,8 @@ extension LoginBackend {
                 report.checked += 1
                 do {
                     let inspection = try await provider.inspect(token)
-                    switch inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes) {
+                    switch inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes)
+                    {
                     case .success:
                         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: nil)
                         metrics.validityCheck(outcome: "valid")
@@ -52,14 +53,17 @@ extension LoginBackend {
                         report.invalidated += 1
                         metrics.validityCheck(outcome: "invalid")
                         try await endProviderAccess(
-                            user: user, reason: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
+                            user: user,
+                            reason: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
                             logger: logger)
                     }
                 } catch {
                     report.failed += 1
                     metrics.validityCheck(outcome: "failed")
                     let summary = (error as? MendError)?.shortDescription ?? "\(type(of: error))"
-                    logger.notice("validity check failed for a user", metadata: ["user_id": .string(user.id), "error": .string(summary)])
+                    logger.notice(
+                        "validity check failed for a user",
+                        metadata: ["user_id": .string(user.id), "error": .string(summary)])
                 }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import HTTPTypes
+import Logging
 import MendCore
 
 extension LoginBackend {

@@ -28,7 +28,8 @@ enum SignedRequest {
         var description: String {
             switch self {
             case .malformed: "signed_request is not base64url(signature).base64url(JSON payload)"
-            case .unsupportedAlgorithm(let algorithm): "signed_request algorithm \(algorithm ?? "(none)") is not HMAC-SHA256"
+            case .unsupportedAlgorithm(let algorithm):
+                "signed_request algorithm \(algorithm ?? "(none)") is not HMAC-SHA256"
             case .badSignature: "signed_request signature does not match"
             case .expired: "signed_request has expired"
             case .issuedInFuture: "signed_request was issued in the future"
@@ -68,7 +69,8 @@ enum SignedRequest {
     /// Makes a `signed_request` as the provider does (for tests and tools).
     static func make(payload: JSONValue, secret: String) -> String {
         let encoded = Base64URL.encode(Data(payload.jsonText().utf8))
-        let signature = HMAC<SHA256>.authenticationCode(for: Data(encoded.utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        let signature = HMAC<SHA256>.authenticationCode(
+            for: Data(encoded.utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return Base64URL.encode(Data(signature)) + "." + encoded
     }
 }

@@ -26,7 +26,8 @@ public struct RateLimitRule: Sendable, Hashable, CustomStringConvertible {
         guard parts.count == 2, let requests = Int(parts[0]), requests > 0 else {
             throw ConfigurationError("rate limit '\(text)' is not N/window (30/60s, 10/min)")
         }
-        let window = ["s": "1s", "sec": "1s", "min": "60s", "m": "60s", "h": "3600s", "hour": "3600s"][parts[1]] ?? parts[1]
+        let window =
+            ["s": "1s", "sec": "1s", "min": "60s", "m": "60s", "h": "3600s", "hour": "3600s"][parts[1]] ?? parts[1]
         let duration = try DurationText.parse(window, name: "rate limit window")
         guard duration > .zero else { throw ConfigurationError("rate limit '\(text)' has an empty window") }
         return RateLimitRule(requests: requests, per: duration)

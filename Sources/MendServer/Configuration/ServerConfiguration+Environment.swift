@@ -42,7 +42,9 @@ extension ServerConfiguration {
     /// `MEND_CONFIG_FILE` names, if any.
     ///
     /// - Throws: ``ConfigurationError`` naming the variable that is missing or wrong (never a secret's value).
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws
         -> ServerConfiguration
     {
         var values: [String: String] = [:]
@@ -72,7 +74,8 @@ extension ServerConfiguration {
             case .bool(let flag): values[key] = flag ? "true" : "false"
             case .array(let items): values[key] = items.map { $0.stringValue ?? $0.jsonText() }.joined(separator: ",")
             case .null: continue
-            case .object: throw ConfigurationError("MEND_CONFIG_FILE: '\(key)' must be a string, number, boolean or list")
+            case .object:
+                throw ConfigurationError("MEND_CONFIG_FILE: '\(key)' must be a string, number, boolean or list")
             }
         }
         return values
@@ -89,7 +92,8 @@ extension ServerConfiguration {
             value(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         }
         func duration(_ name: String) throws(ConfigurationError) -> Duration? {
-            try value(name).map { (text: String) throws(ConfigurationError) in try DurationText.parse(text, name: name) }
+            try value(name).map { (text: String) throws(ConfigurationError) in try DurationText.parse(text, name: name)
+            }
         }
         func flag(_ name: String) throws(ConfigurationError) -> Bool? {
             guard let text = value(name)?.lowercased() else { return nil }

@@ -52,7 +52,9 @@ public struct SigningKeyConfiguration: Sendable, Hashable {
                 throw ConfigurationError("MEND_SIGNING_KEYS: each key is kid:ALG:base64url-key")
             }
             guard let algorithm = Algorithm.allCases.first(where: { $0.rawValue.lowercased() == parts[1].lowercased() })
-            else { throw ConfigurationError("MEND_SIGNING_KEYS: key '\(parts[0])' has an unknown algorithm (EdDSA, ES256)") }
+            else {
+                throw ConfigurationError("MEND_SIGNING_KEYS: key '\(parts[0])' has an unknown algorithm (EdDSA, ES256)")
+            }
             guard Base64URL.decode(parts[2])?.count == 32 else {
                 throw ConfigurationError("MEND_SIGNING_KEYS: key '\(parts[0])' is not 32 base64url-encoded bytes")
             }
@@ -68,8 +70,10 @@ public struct SigningKeyConfiguration: Sendable, Hashable {
 /// Base64url without padding (RFC 4648 §5).
 enum Base64URL {
     static func encode(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     static func decode(_ text: some StringProtocol) -> Data? {

@@ -23,11 +23,14 @@ enum OpenAPIDocument {
             "components": .object([
                 "schemas": .object(schemas),
                 "securitySchemes": .object([
-                    "bearer": .object(["type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT")])
+                    "bearer": .object([
+                        "type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT"),
+                    ])
                 ]),
                 "responses": .object([
                     "Error": .object([
-                        "description": .string("The Mend error shape (MendError.wireBody); X-Request-Id names the request."),
+                        "description": .string(
+                            "The Mend error shape (MendError.wireBody); X-Request-Id names the request."),
                         "content": json(ref("Error")),
                     ])
                 ]),
@@ -109,10 +112,13 @@ enum OpenAPIDocument {
         "Introspection": object(
             ["valid": boolean, "user_id": string, "scopes": strings, "expires_at": integer, "session_id": string],
             required: ["valid", "user_id", "scopes", "expires_at", "session_id"]),
-        "JWKS": object(["keys": .object(["type": .string("array"), "items": .object(["type": .string("object")])])], required: ["keys"]),
+        "JWKS": object(
+            ["keys": .object(["type": .string("array"), "items": .object(["type": .string("object")])])],
+            required: ["keys"]),
         "SignedRequestForm": object(["signed_request": string], required: ["signed_request"]),
         "Deauthorized": object(["success": boolean, "sessions_ended": integer], required: ["success"]),
-        "DeletionAnswer": object(["url": string, "confirmation_code": string], required: ["url", "confirmation_code"]),
+        "DeletionAnswer": object(
+            ["url": string, "confirmation_code": string], required: ["url", "confirmation_code"]),
         "DeletionStatus": object(
             [
                 "confirmation_code": string, "status": string, "requested_at": integer,
@@ -123,7 +129,8 @@ enum OpenAPIDocument {
             [
                 "error": object(
                     [
-                        "domain": string, "code": integer, "subcode": .object(["type": .array([.string("integer"), .string("null")])]),
+                        "domain": string, "code": integer,
+                        "subcode": .object(["type": .array([.string("integer"), .string("null")])]),
                         "name": string, "category": string, "recovery": string, "message": string,
                         "referenceId": nullableString, "additionalMessages": strings, "permissions": strings,
                     ], required: ["domain", "code", "name", "category", "recovery", "message", "referenceId"])

@@ -55,7 +55,8 @@ struct ServerFailure: Error, Sendable {
 
     /// rest/500: something failed inside the server (the database); transient by the catalog.
     static func internalFailure(_ message: String) -> ServerFailure {
-        ServerFailure(MendError(code: .REST.internalServerError, developerMessage: message), status: .internalServerError)
+        ServerFailure(
+            MendError(code: .REST.internalServerError, developerMessage: message), status: .internalServerError)
     }
 
     /// rest/512: the database is unavailable (readiness).

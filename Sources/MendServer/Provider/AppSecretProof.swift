@@ -5,7 +5,8 @@ import Foundation
 /// server, and handed to `GraphClient` as a closure: no client module ever holds the secret.
 enum AppSecretProof {
     static func make(token: String, secret: Secret) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Data(token.utf8), using: SymmetricKey(data: Data(secret.value.utf8)))
+        let code = HMAC<SHA256>.authenticationCode(
+            for: Data(token.utf8), using: SymmetricKey(data: Data(secret.value.utf8)))
         return Hex.encode(code)
     }
 }

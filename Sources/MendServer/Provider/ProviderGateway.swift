@@ -94,7 +94,8 @@ struct ProviderGateway: Sendable {
 
     /// Revokes every permission: the user removes the app (`DELETE /me/permissions`), with `appsecret_proof`.
     func revokePermissions(_ token: String) async throws {
-        let request = GraphRequest(path: "me/permissions", method: .delete, tokenOverride: token, flags: [.skipRecovery])
+        let request = GraphRequest(
+            path: "me/permissions", method: .delete, tokenOverride: token, flags: [.skipRecovery])
         _ = try await readClient.send(request)
     }
 

@@ -32,7 +32,8 @@ struct TokenInspection: Sendable, Hashable {
     init?(json: JSONValue) {
         guard let data = json["data"], data.objectValue != nil else { return nil }
         self.init(
-            isValid: data["is_valid"]?.boolValue ?? false, appID: data["app_id"]?.stringValue ?? data["app_id"]?.intValue.map(String.init),
+            isValid: data["is_valid"]?.boolValue ?? false,
+            appID: data["app_id"]?.stringValue ?? data["app_id"]?.intValue.map(String.init),
             userID: data["user_id"]?.stringValue ?? data["user_id"]?.intValue.map(String.init),
             type: data["type"]?.stringValue, scopes: data["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
             expiresAt: data["expires_at"]?.intValue.map(Int64.init), errorCode: data["error"]?["code"]?.intValue,
@@ -41,13 +42,16 @@ struct TokenInspection: Sendable, Hashable {
 
     /// The verdict on a token for this app: accepted (the provider's user and scopes), or the error to answer
     /// with. A pure function: valid, issued for `appID`, a user token with a user, every required scope granted.
-    func verdict(appID expected: String, requiredScopes: [String]) -> Result<(userID: String, scopes: [String]), MendError> {
+    func verdict(
+        appID expected: String, requiredScopes: [String]
+    ) -> Result<(userID: String, scopes: [String]), MendError> {
         guard isValid else {
             let code = MendError.Code(.graph, errorCode ?? 190)
             return .failure(
                 MendError(
                     code: code, subcode: errorSubcode.map(MendError.Subcode.init(rawValue:)),
-                    developerMessage: "debug_token: the provider says the token is invalid: \(errorMessage ?? "no reason given")."))
+                    developerMessage:
+                        "debug_token: the provider says the token is invalid: \(errorMessage ?? "no reason given")."))
         }
         guard appID == expected else {
             var error = MendError(
@@ -72,7 +76,8 @@ struct TokenInspection: Sendable, Hashable {
         guard missing.isEmpty else {
             var error = MendError(
                 code: .Graph.permissionMissing,
-                developerMessage: "The login did not grant the required permissions: \(missing.joined(separator: ", ")).")
+                developerMessage:
+                    "The login did not grant the required permissions: \(missing.joined(separator: ", ")).")
             error.recovery.action = .requestPermissions
             error.recovery.permissions = missing
             return .failure(error)

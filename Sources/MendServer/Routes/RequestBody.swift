@@ -4,7 +4,9 @@ import NIOCore
 
 /// Reading request bodies within the configured size limit.
 enum RequestBody {
-    static func json<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, expecting fields: String) async throws -> T {
+    static func json<T: Decodable>(
+        _ type: T.Type, from request: Request, limit: Int, expecting fields: String
+    ) async throws -> T {
         let buffer = try await request.body.collect(upTo: limit)
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
@@ -14,7 +16,9 @@ enum RequestBody {
     }
 
     /// An empty body reads as `{}`.
-    static func optionalJSON<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, expecting fields: String)
+    static func optionalJSON<T: Decodable>(
+        _ type: T.Type, from request: Request, limit: Int, expecting fields: String
+    )
         async throws -> T
     {
         let buffer = try await request.body.collect(upTo: limit)
@@ -30,7 +34,8 @@ enum RequestBody {
     static func formField(_ name: String, from request: Request, limit: Int) async throws -> String? {
         let buffer = try await request.body.collect(upTo: limit)
         let text = String(buffer: buffer)
-        if text.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+        if text.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        {
             return object[name] as? String
         }
         for pair in text.split(separator: "&") {

@@ -29,7 +29,8 @@ enum RouteTable {
         method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
         operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session")
     static let logout = Endpoint(
-        method: .post, path: "/v1/session/logout", summary: "End the session (optionally revoke the provider permissions)",
+        method: .post, path: "/v1/session/logout",
+        summary: "End the session (optionally revoke the provider permissions)",
         operationID: "logout", authenticated: true, requestSchema: "LogoutRequest", successStatus: 204)
     static let session = Endpoint(
         method: .get, path: "/v1/session", summary: "Introspect the session of the access token",

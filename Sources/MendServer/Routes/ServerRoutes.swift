@@ -68,7 +68,9 @@ enum ServerRoutes {
             WireResponse.json(.object(["status": .string("ok")]))
         }
         router.on(RouterPath(RouteTable.ready.path), method: .get) { _, _ in
-            guard await backend.isReady() else { throw ServerFailure.storageUnavailable("The database does not answer.") }
+            guard await backend.isReady() else {
+                throw ServerFailure.storageUnavailable("The database does not answer.")
+            }
             return WireResponse.json(.object(["status": .string("ready")]))
         }
         router.on(RouterPath(RouteTable.metrics.path), method: .get) { _, _ in

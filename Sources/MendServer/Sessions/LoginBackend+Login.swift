@@ -18,7 +18,8 @@ extension LoginBackend {
         let exchanged: ProviderToken
         do {
             exchanged = try await upstream("code exchange", logger: logger) {
-                try await provider.exchangeCode(body.code, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
+                try await provider.exchangeCode(
+                    body.code, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
             }
         } catch let failure as ServerFailure {
             // The provider never used the code when it was unreachable: let the app try the same code again.
@@ -36,10 +37,14 @@ extension LoginBackend {
         }
     }
 
-    private func completeLogin(token exchanged: ProviderToken, codeHash: String, logger: Logger) async throws
+    private func completeLogin(
+        token exchanged: ProviderToken, codeHash: String, logger: Logger
+    ) async throws
         -> SessionBody
     {
-        let inspection = try await upstream("debug_token", logger: logger) { try await provider.inspect(exchanged.value) }
+        let inspection = try await upstream("debug_token", logger: logger) {
+            try await provider.inspect(exchanged.value)
+        }
         let verdict = inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes)
         guard case .success(let accepted) = verdict else {
             if case .failure(let error) = verdict {
@@ -68,7 +73,9 @@ extension LoginBackend {
                     developerMessage: "The profile belongs to another user than debug_token named."),
                 operation: "profile")
         }
-        let permissions = try await upstream("permissions", logger: logger) { try await provider.permissions(providerToken) }
+        let permissions = try await upstream("permissions", logger: logger) {
+            try await provider.permissions(providerToken)
+        }
         let granted = permissions.granted.isEmpty ? accepted.scopes : permissions.granted
         let user = try await store.upsertUser(
             ServerStore.LoginUpsert(
@@ -100,7 +107,9 @@ extension LoginBackend {
         if let sessionID = try await store.sessionIssued(byCodeHash: hash) {
             let revoked = try await store.revokeSession(id: sessionID, reason: "authorization code replayed", now: now)
             if revoked { metrics.sessionsEnded(reason: "code_replayed", count: 1) }
-            logger.warning("authorization code replayed: the session it issued is revoked", metadata: ["session_id": .string(sessionID)])
+            logger.warning(
+                "authorization code replayed: the session it issued is revoked",
+                metadata: ["session_id": .string(sessionID)])
         } else {
             logger.warning("authorization code replayed")
         }

@@ -11,7 +11,8 @@ extension LoginBackend {
         guard var user = try await store.user(id: claims.subject) else {
             throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
         }
-        guard now - user.profileRefreshedAt >= Int64(configuration.profileMaxAge.seconds), let token = user.providerToken
+        guard now - user.profileRefreshedAt >= Int64(configuration.profileMaxAge.seconds),
+            let token = user.providerToken
         else { return UserBody(user) }
         do {
             let profile = try await provider.profile(token)
@@ -20,7 +21,9 @@ extension LoginBackend {
             user.name = profile.name
             user.email = profile.email
             user.picture = profile.picture
-        } catch let error as MendError where error.matches(.Graph.accessTokenInvalid) || error.matches(.Graph.sessionInvalid) {
+        } catch let error as MendError
+            where error.matches(.Graph.accessTokenInvalid) || error.matches(.Graph.sessionInvalid)
+        {
             metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
             let reason = "provider token invalid (\(error.shortDescription))"
             try await endProviderAccess(user: user, reason: reason, logger: logger)

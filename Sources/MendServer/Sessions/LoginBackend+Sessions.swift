@@ -81,10 +81,13 @@ extension LoginBackend {
                 metrics.refresh(outcome: "concurrent")
                 throw ServerFailure.concurrentRefresh()
             case .reuseDetected(let sessionID):
-                let revoked = try await store.revokeSession(id: sessionID, reason: "refresh token reuse detected", now: now)
+                let revoked = try await store.revokeSession(
+                    id: sessionID, reason: "refresh token reuse detected", now: now)
                 metrics.refresh(outcome: "reuse_detected")
                 if revoked { metrics.sessionsEnded(reason: "refresh_reuse", count: 1) }
-                logger.warning("refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)])
+                logger.warning(
+                    "refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)]
+                )
                 throw ServerFailure.unauthenticated(
                     "The refresh token was used before: the session is revoked (refresh token reuse detected).")
             case .rotate:
@@ -101,7 +104,9 @@ extension LoginBackend {
     }
 
     /// Claims `record` and writes its successor; `nil` when a concurrent refresh claimed it first.
-    private func rotate(_ record: RefreshTokenRecord, session: SessionRecord, clientAddress: String) async throws
+    private func rotate(
+        _ record: RefreshTokenRecord, session: SessionRecord, clientAddress: String
+    ) async throws
         -> IssuedSession?
     {
         if let rule = configuration.rateLimits.refreshPerUser {
@@ -114,7 +119,8 @@ extension LoginBackend {
         let next = OpaqueToken.make(prefix: "mrt_")
         let nextHash = OpaqueToken.hash(next)
         try await store.insertRefreshToken(
-            RefreshTokenRecord(tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
+            RefreshTokenRecord(
+                tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
         guard try await store.claimRefreshToken(hash: record.tokenHash, replacement: nextHash, now: current) else {
             try await store.deleteRefreshToken(hash: nextHash)
             return nil
@@ -138,16 +144,20 @@ extension LoginBackend {
         let claims: AccessTokenClaims
         switch await signer.verify(token, now: configuration.now()) {
         case .success(let verified): claims = verified
-        case .failure(.expired): throw ServerFailure.unauthenticated("The access token has expired; refresh the session.")
+        case .failure(.expired):
+            throw ServerFailure.unauthenticated("The access token has expired; refresh the session.")
         case .failure: throw ServerFailure.unauthenticated("The access token is not valid.")
         }
         guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
             throw ServerFailure.unauthenticated("The session no longer exists; log in again.")
         }
         if session.revokedAt != nil {
-            throw ServerFailure.unauthenticated("The session ended (\(session.revokedReason ?? "revoked")); log in again.")
+            throw ServerFailure.unauthenticated(
+                "The session ended (\(session.revokedReason ?? "revoked")); log in again.")
         }
-        guard now < session.expiresAt else { throw ServerFailure.unauthenticated("The session has expired; log in again.") }
+        guard now < session.expiresAt else {
+            throw ServerFailure.unauthenticated("The session has expired; log in again.")
+        }
         return (claims, session)
     }
 
@@ -155,7 +165,8 @@ extension LoginBackend {
     func introspect(_ headers: HTTPFields) async throws -> IntrospectionBody {
         let (claims, session) = try await authenticate(headers)
         return IntrospectionBody(
-            valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt, sessionID: session.id)
+            valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt,
+            sessionID: session.id)
     }
 
     // MARK: Logout
@@ -174,7 +185,9 @@ extension LoginBackend {
         {
             try await store.revokeSession(id: other.id, reason: "logged out", now: now)
         }
-        guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else { return }
+        guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else {
+            return
+        }
         if let token = user.providerToken {
             try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
         }

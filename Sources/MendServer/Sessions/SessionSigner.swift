@@ -29,7 +29,8 @@ struct SessionSigner: Sendable {
                 await collection.add(eddsa: EdDSA.PrivateKey(backing: backing), kid: kid)
                 published.append(
                     .object([
-                        "kty": .string("OKP"), "crv": .string("Ed25519"), "use": .string("sig"), "alg": .string("EdDSA"), "kid": .string(key.keyID),
+                        "kty": .string("OKP"), "crv": .string("Ed25519"), "use": .string("sig"),
+                        "alg": .string("EdDSA"), "kid": .string(key.keyID),
                         "x": .string(Base64URL.encode(backing.publicKey.rawRepresentation)),
                     ]))
             case .es256:
@@ -38,7 +39,8 @@ struct SessionSigner: Sendable {
                 let point = backing.publicKey.x963Representation
                 published.append(
                     .object([
-                        "kty": .string("EC"), "crv": .string("P-256"), "use": .string("sig"), "alg": .string("ES256"), "kid": .string(key.keyID),
+                        "kty": .string("EC"), "crv": .string("P-256"), "use": .string("sig"), "alg": .string("ES256"),
+                        "kid": .string(key.keyID),
                         "x": .string(Base64URL.encode(point[1..<33])), "y": .string(Base64URL.encode(point[33..<65])),
                     ]))
             }

@@ -22,7 +22,8 @@ extension ServerStore {
             """
         ).first().map { row in
             SessionRecord(
-                id: try row.text("id"), userID: try row.text("user_id"), scopes: ScopeList.decode(try row.text("scopes")),
+                id: try row.text("id"), userID: try row.text("user_id"),
+                scopes: ScopeList.decode(try row.text("scopes")),
                 createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
                 revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"))
         }

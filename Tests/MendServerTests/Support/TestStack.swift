@@ -5,10 +5,11 @@ import MendCore
 import MendEmulator
 import MendHTTP
 import MendHTTPAsyncHTTPClient
-@testable import MendServer
 import MendTesting
 import SQLKit
 import Testing
+
+@testable import MendServer
 
 /// Which database a test runs on. PostgreSQL runs when `MEND_TEST_POSTGRES_URL` names a server (scripts/test
 /// installs and starts one); each test gets a database of its own.
@@ -117,7 +118,9 @@ struct TestStack: Sendable {
                 configuration.now = { clock.now }
                 configure(&configuration)
                 return try await withMendServer(configuration: configuration, logger: logger) { server in
-                    try await body(TestStack(emulator: emulator, server: server, client: ServerClient(server.baseURL), clock: clock))
+                    try await body(
+                        TestStack(
+                            emulator: emulator, server: server, client: ServerClient(server.baseURL), clock: clock))
                 }
             }
         }
@@ -128,7 +131,8 @@ struct TestStack: Sendable {
         scopes: [String] = ["public_profile", "email"], grant: [String]? = nil, userID: String? = nil,
         redirectURI: String = "https://app.example/callback"
     ) async throws -> JSONValue {
-        let code = try await emulator.authorizationCode(scopes: scopes, grant: grant, redirectURI: redirectURI, userID: userID)
+        let code = try await emulator.authorizationCode(
+            scopes: scopes, grant: grant, redirectURI: redirectURI, userID: userID)
         return try await client.post(
             "/v1/login/code", json: .object(["code": .string(code), "redirect_uri": .string(redirectURI)])
         ).json()
@@ -149,7 +153,9 @@ struct ServerClient: Sendable {
 
     func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
 
-    func post(_ path: String, json: JSONValue, bearer: String? = nil, headers: HTTPFields = [:]) async throws
+    func post(
+        _ path: String, json: JSONValue, bearer: String? = nil, headers: HTTPFields = [:]
+    ) async throws
         -> APIResponse
     {
         var fields = headers
@@ -166,7 +172,9 @@ struct ServerClient: Sendable {
                 body: Data(form.utf8)))
     }
 
-    func get(_ path: String, bearer: String? = nil, headers: HTTPFields = [:], expectsJSON: Bool = true) async throws
+    func get(
+        _ path: String, bearer: String? = nil, headers: HTTPFields = [:], expectsJSON: Bool = true
+    ) async throws
         -> APIResponse
     {
         var fields = headers

@@ -1,0 +1,83 @@
+import Foundation
+import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendServer
+import MendTesting
+import Testing
+
+@Suite("Login through mend-server (the backend exchanger), against the emulator")
+struct BackendLoginTests {
+    @Test("Login, refresh, validity check and logout through the backend; errors keep the backend's classification")
+    func endToEnd() async throws {
+        try await withEmulator { emulator in
+            try await withMendServer(configuration: .forEmulator(emulator)) { server in
+                let transport = AsyncHTTPClientTransport()
+                let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
+                let provider = LoginProvider.emulator(
+                    baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+                    version: emulator.emulator.configuration.graphVersion)
+                let store = InMemoryTokenStore()
+                let credentials = CredentialsManager(store: store, authority: backend)
+                let login = LoginManager(provider: provider, exchanger: backend, credentials: credentials)
+
+                let result = try await login.logIn(
+                    scopes: ["public_profile", "email", "user_posts"], presenter: presenter(.decline(["user_posts"])))
+                let session = try #require(result.session)
+                #expect(session.issuer == .backend)
+                #expect(session.refreshToken != nil)
+                #expect(session.user?.name == "Alice Example")
+                #expect(result.declinedPermissions == ["user_posts"])
+                #expect(try await credentials.checkValidity(force: true))
+
+                let refreshed = try await credentials.refresh()
+                #expect(refreshed.refreshToken != session.refreshToken)
+                #expect(refreshed.generation == session.generation + 1)
+                #expect(try await store.read()?.refreshToken == refreshed.refreshToken)
+
+                // The rotated refresh token is spent: replaying it is refused with the backend's classification.
+                let replay = try await #require(throws: MendError.self) { try await backend.refresh(session) }
+                #expect(replay.domain == .rest)
+                #expect([409, 421].contains(replay.code.rawValue))
+                #expect(replay.referenceID != nil)
+
+                let outcome = try await credentials.logout()
+                #expect(outcome.revoked)
+                #expect(try await store.read() == nil)
+                let afterLogout = try await #require(throws: MendError.self) {
+                    try await backend.checkValidity(of: refreshed)
+                }
+                #expect(afterLogout.category == .recoverable)
+            }
+        }
+    }
+
+    @Test("A provider outage during the code exchange comes back transient, never a bare 500; nothing is stored")
+    func providerDown() async throws {
+        try await withEmulator { emulator in
+            try await withMendServer(configuration: .forEmulator(emulator)) { server in
+                try await emulator.inject(error: "graph/2", path: "/oauth/access_token")
+                let transport = AsyncHTTPClientTransport()
+                let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
+                let provider = LoginProvider.emulator(
+                    baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+                    version: emulator.emulator.configuration.graphVersion)
+                let store = InMemoryTokenStore()
+                let login = LoginManager(
+                    provider: provider, exchanger: backend,
+                    credentials: CredentialsManager(store: store, authority: backend))
+                let error = try await #require(throws: MendError.self) {
+                    try await login.logIn(presenter: presenter(.grantAll))
+                }
+                #expect(error.category == .transient, "\(error)")
+                #expect(error.referenceID != nil)
+                #expect(try await store.read() == nil)
+                // The code exchange was sent once: never retried.
+                #expect(await emulator.requestLog().filter { $0.path.hasSuffix("/oauth/access_token") }.count == 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// The built `mend-server` binary, as an operator runs it: configured from the environment, ready line, SIGTERM.
+@Suite struct ExecutableTests {
+    static var binary: URL? {
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("mend-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try #require(binary, "build the mend-server product first")
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func generatesKeysAndChecksTheConfiguration() throws {
+        let key = try Self.run(["generate-key", "ES256"], environment: [:])
+        #expect(key.status == 0)
+        let parsed = try SigningKeyConfiguration.parse(list: key.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(parsed.first?.algorithm == .es256)
+
+        let missing = try Self.run(["check-config"], environment: ["MEND_APP_ID": "1"])
+        #expect(missing.status == 78)
+        #expect(missing.output.contains("MEND_APP_SECRET"))
+
+        let fine = try Self.run(
+            ["check-config"],
+            environment: ["MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb"])
+        #expect(fine.status == 0)
+        let variables = try Self.run(["env"], environment: [:])
+        #expect(variables.output.contains("DATABASE_URL"))
+    }
+
+    @Test func servesLoginsAndStopsOnSIGTERM() async throws {
+        try await withEmulator { emulator in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mend-server-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let app = emulator.emulator.configuration.defaultApp
+            let process = Process()
+            process.executableURL = try #require(Self.binary, "build the mend-server product first")
+            process.environment = [
+                "MEND_APP_ID": app.id, "MEND_APP_SECRET": app.secret, "MEND_REDIRECT_URIS": "https://app.example/callback",
+                "MEND_GRAPH_URL": emulator.baseURL.absoluteString, "MEND_PORT": "0",
+                "DATABASE_URL": "sqlite://\(directory.path)/mend.sqlite",
+                "MEND_SIGNING_KEYS": SigningKeyConfiguration.generate(keyID: "k1").environmentValue,
+            ]
+            let output = Pipe()
+            process.standardError = output
+            process.standardOutput = output
+            let (lines, continuation) = AsyncStream<String>.makeStream()
+            let collected = LockedValue("")
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    continuation.finish()
+                    handle.readabilityHandler = nil
+                    return
+                }
+                let text = String(decoding: data, as: UTF8.self)
+                collected.mutate { $0 += text }
+                continuation.yield(text)
+            }
+            try process.run()
+            var port: Int?
+            var seen = ""
+            for await chunk in lines {
+                seen += chunk
+                if let match = seen.firstMatch(of: /mend-server ready.*|port=(\d+).*ready/) {
+                    _ = match
+                    port = seen.firstMatch(of: /port=(\d+)/).flatMap { Int($0.1) }
+                    break
+                }
+            }
+            let serverPort = try #require(port, "no ready line: \(seen)")
+            let client = ServerClient(URL(string: "http://127.0.0.1:\(serverPort)")!)
+            _ = try await client.get("/health/ready")
+            let code = try await emulator.authorizationCode()
+            let session = try await client.post(
+                "/v1/login/code",
+                json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
+            ).json()
+            let access = try #require(session["access_token"]?.stringValue)
+            _ = try await client.get("/v1/session", bearer: access)
+
+            process.terminate()  // SIGTERM
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let log = collected.value
+            #expect(log.contains("request_id"))
+            #expect(!log.contains(access))
+            #expect(!log.contains(code))
+            #expect(!log.contains(app.secret))
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("mend.sqlite").path))
+        }
+    }
+}

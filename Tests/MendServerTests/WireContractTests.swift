@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// The wire contract as a client reads it: a plain MendHTTP `APIClient` with `MendServiceErrorDecoder` logs in,
+/// decodes the session response into its own types, and gets classified errors.
+@Suite struct WireContractTests {
+    struct Session: Decodable {
+        struct User: Decodable {
+            var id: String
+            var providerUserId: String
+            var name: String
+            var email: String?
+            var picture: String?
+        }
+        var accessToken: String
+        var tokenType: String
+        var expiresIn: Int
+        var refreshToken: String
+        var refreshExpiresIn: Int
+        var user: User
+        var grantedScopes: [String]
+        var declinedScopes: [String]
+        var providerToken: String?
+    }
+
+    @Test func aPlainAPIClientLogsInRefreshesAndReadsErrors() async throws {
+        try await TestStack.run { stack in
+            let client = APIClient(
+                transport: stack.client.client.transport,
+                configuration: APIClient.Configuration(errorDecoder: MendServiceErrorDecoder()))
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            let code = try await stack.emulator.authorizationCode()
+            let request = APIRequest(
+                method: .post, url: stack.server.url("/v1/login/code"), headers: [.contentType: "application/json"],
+                body: Data(#"{"code":"\#(code)","redirect_uri":"https://app.example/callback"}"#.utf8))
+            let session = try await client.send(request).decode(Session.self, decoder: decoder)
+            #expect(session.tokenType == "Bearer")
+            #expect(session.expiresIn == 900)
+            #expect(session.user.providerUserId == "100000000000001")
+            #expect(session.providerToken == nil)
+
+            let refresh = APIRequest(
+                method: .post, url: stack.server.url("/v1/session/refresh"), headers: [.contentType: "application/json"],
+                body: Data(#"{"refresh_token":"\#(session.refreshToken)"}"#.utf8))
+            let rotated = try await client.send(refresh).decode(Session.self, decoder: decoder)
+            #expect(rotated.refreshToken != session.refreshToken)
+
+            do {
+                _ = try await client.send(refresh)
+                Issue.record("a reused refresh token was accepted")
+            } catch let error as MendError {
+                #expect(error.code == .REST.updateConflict)
+                #expect(error.name == "updateConflict")
+                #expect(error.category == .recoverable)
+                #expect(error.referenceID?.count == 24)
+                #expect(error.userMessage.isEmpty == false)
+            }
+
+            try await stack.emulator.inject(error: "graph/2", path: "/oauth/access_token")
+            let outage = APIRequest(
+                method: .post, url: stack.server.url("/v1/login/code"), headers: [.contentType: "application/json"],
+                body: Data(#"{"code":"\#(try await stack.emulator.authorizationCode())","redirect_uri":"https://app.example/callback"}"#.utf8))
+            do {
+                _ = try await client.send(outage)
+                Issue.record("the outage was not reported")
+            } catch let error as MendError {
+                #expect(error.matches(.Graph.serviceUnavailable))
+                #expect(error.category == .transient)
+                #expect(error.attempts == 1)  // a POST is not retried by the client either
+            }
+        }
+    }
+}
