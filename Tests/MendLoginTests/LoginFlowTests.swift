@@ -207,3 +207,54 @@ struct LoginFlowTests {
         }
     }
 }
+
+@Suite("A generic OpenID Connect provider, known only by its discovery URL")
+struct OIDCTests {
+    @Test("Discovery, then a code login whose RS256 id_token is validated through the JWKS")
+    func discoveryLogin() async throws {
+        try await withEmulator { emulator in
+            let transport = AsyncHTTPClientTransport()
+            let appID = emulator.emulator.configuration.defaultApp.id
+            let provider = try await LoginProvider.discover(
+                issuer: emulator.url("/.well-known/openid-configuration"), clientID: appID, transport: transport)
+            #expect(!provider.isFacebookCompatible)
+            let jwks = try #require(provider.jwksURI)
+            let validator = IDTokenValidator(
+                issuer: try #require(provider.issuer), clientID: appID, jwksURI: jwks, transport: transport)
+            let store = InMemoryTokenStore()
+            let login = LoginManager(
+                provider: provider,
+                exchanger: DirectCodeExchanger(provider: provider, transport: transport, idTokenValidator: validator),
+                credentials: CredentialsManager(store: store), defaultScopes: ["openid", "public_profile"])
+            let result = try await login.logIn(presenter: presenter(.grantAll))
+            let session = try #require(result.session)
+            #expect(session.idToken != nil)
+            #expect(session.user?.id == emulator.emulator.configuration.users[0].id)
+            #expect(try await store.read() != nil)
+        }
+    }
+
+    @Test("Tampered id_tokens are refused as login/309")
+    func tamperedIDToken() async throws {
+        try await withEmulator { emulator in
+            let transport = AsyncHTTPClientTransport()
+            let appID = emulator.emulator.configuration.defaultApp.id
+            let provider = try await LoginProvider.discover(
+                issuer: emulator.url("/.well-known/openid-configuration"), clientID: appID, transport: transport)
+            let validator = IDTokenValidator(
+                issuer: try #require(provider.issuer), clientID: appID, jwksURI: try #require(provider.jwksURI),
+                transport: transport)
+            let unsigned = [
+                Base64URL.encode(Array(#"{"alg":"none","kid":"k"}"#.utf8)),
+                Base64URL.encode(Array(#"{"sub":"1","iss":"x","aud":"y","exp":1,"iat":1}"#.utf8)), "",
+            ].joined(separator: ".")
+            for token in [unsigned, "not.a.jwt", "a.b", ""] {
+                let error = try await #require(throws: MendError.self) {
+                    try await validator.validate(token, nonce: nil)
+                }
+                #expect(error.code == .Login.invalidIDToken)
+                #expect(error.isSecuritySensitive)
+            }
+        }
+    }
+}
