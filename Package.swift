@@ -158,7 +158,7 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendTesting",
+                "MendLogin", "MendTesting", "MendServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "MendLoginTests",
             dependencies: [
-                "MendLogin", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendServer",
+                "MendLogin", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -9,7 +9,8 @@ public struct MendCommand: AsyncParsableCommand {
         version: MendVersion.current,
         subcommands: [
             DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self,
-            GraphQLCommand.self, LoginCommand.self, WhoAmICommand.self, TokenCommand.self, LogoutCommand.self, StoreWriterCommand.self, RefreshOnceCommand.self,
+            GraphQLCommand.self, LoginCommand.self, WhoAmICommand.self, TokenCommand.self, LogoutCommand.self,
+            StoreWriterCommand.self, RefreshOnceCommand.self,
         ]
     )
 

@@ -160,13 +160,102 @@ struct CLITests {
         #expect(markdown.stdout.hasPrefix("# Mend error catalog"))
     }
 
-    @Test("demo runs offline and exits 0, in JSON too")
-    func demo() throws {
-        let run = try MendBinary.run(["demo", "--json", "--locale", "de"])
+    @Test("demo --offline classifies recorded responses and exits 0")
+    func offlineDemo() throws {
+        let run = try MendBinary.run(["demo", "--offline", "--json", "--locale", "de"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 10)
         let categories = rows.compactMap { ($0["report"] as? [String: Any])?["category"] as? String }
         #expect(Set(categories) == ["transient", "recoverable", "other"])
+    }
+
+    @Test("demo: every row of its JSON summary, in German, and exit 0")
+    func liveDemo() throws {
+        let run = try MendBinary.run(["demo", "--json", "--locale", "de"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        let expected: [(String, String, String, String)] = [
+            ("throttled (app usage 100 %)", "graph/4", "transient", "waitForRateLimit"),
+            ("transient 5xx", "graph/2", "transient", "retry"),
+            ("HTML 503 from a proxy", "http/503", "transient", "retry"),
+            ("expired token", "graph/190/463", "recoverable", "reauthenticate"),
+            ("password changed", "graph/190/460", "recoverable", "reauthenticate"),
+            ("missing permission", "graph/200", "recoverable", "requestPermissions(publish_actions)"),
+            ("duplicate post", "graph/506", "other", "changeRequest"),
+            ("GraphQL partial result", "graphql/2", "recoverable", "requestPermissions"),
+            ("REST revision conflict", "rest/409", "recoverable", "reloadAndRetry"),
+        ]
+        #expect(rows.count == expected.count)
+        for (row, (scenario, identity, category, recovery)) in zip(rows, expected) {
+            let code = (row["code"] as? Int).map(String.init) ?? "?"
+            let subcode = (row["subcode"] as? Int).map { "/\($0)" } ?? ""
+            #expect(row["scenario"] as? String == scenario)
+            #expect("\(row["domain"] as? String ?? "?")/\(code)\(subcode)" == identity, "\(scenario)")
+            #expect(row["category"] as? String == category, "\(scenario)")
+            #expect(row["recovery"] as? String == recovery, "\(scenario)")
+            #expect(row["passed"] as? Bool == true, "\(scenario): \(row["outcome"] ?? "")")
+            #expect((row["outcome"] as? String)?.isEmpty == false)
+        }
+        let expired = try #require(rows.first { $0["scenario"] as? String == "expired token" })
+        #expect(expired["userMessage"] as? String == "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an.")
+    }
+}
+
+@Suite("mend demo, interrupted", .enabled(if: MendBinary.url != nil))
+struct DemoInterruptTests {
+    @Test("Interrupted mid-run, it stops cleanly: no process, port or temporary folder left")
+    func interrupted() throws {
+        let process = Process()
+        process.executableURL = try #require(MendBinary.url)
+        process.arguments = ["demo"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read until the emulator reports its address, then interrupt.
+        var text = ""
+        while !text.contains("mend-server on"), process.isRunning {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect([130, 0].contains(process.terminationStatus), "\(text)")
+        let ports = text.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "http://127.0.0.1:") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(!ports.isEmpty)
+        for port in ports {
+            #expect(!Self.isListening(port: port), "port \(port) is still open")
+        }
+        // The run's own SQLite folder (named in its progress line) is gone.
+        let folders = text.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "(SQLite in ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != ")" })
+        }
+        #expect(!folders.isEmpty, "\(text)")
+        for folder in folders { #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) is left") }
+    }
+
+    static func isListening(port: Int) -> Bool {
+        #if canImport(Darwin)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
     }
 }

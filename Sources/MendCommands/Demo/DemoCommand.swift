@@ -2,11 +2,13 @@ import ArgumentParser
 import Foundation
 import MendCore
 
-/// `mend demo`: what Mend makes of the failures real APIs send.
-struct DemoCommand: ParsableCommand {
+/// `mend demo`: the whole system in one command — a login without a vendor SDK, real calls, and every kind of
+/// failure handled — against the emulator and `mend-server`, in-process on loopback.
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Show how Mend classifies the failures that real APIs send, and what it tells the user."
+        abstract:
+            "Log in, call the APIs and live through every kind of failure, against a local emulator and mend-server."
     )
 
     @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
@@ -15,7 +17,42 @@ struct DemoCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the summary as JSON.")
     var json = false
 
-    func run() throws {
+    @Flag(name: .long, help: "Only classify recorded failure responses (no servers, no network).")
+    var offline = false
+
+    func run() async throws {
+        if offline {
+            try runOffline()
+            return
+        }
+        let resolved = LocaleOption.resolve(locale)
+        let printsJSON = json
+        let say: @Sendable (String) -> Void = { line in
+            if printsJSON { StandardError.write("  \(line)") } else { print("  \(line)") }
+        }
+        if !json { print("Mend demo: a login without a vendor SDK, real calls, and every kind of failure.\n") }
+        let task = Task { try await LiveDemo(locale: resolved, say: say).run() }
+        let interrupt = InterruptHandler { task.cancel() }
+        defer { interrupt.stop() }
+        let rows: [LiveDemo.Row]
+        do {
+            rows = try await task.value
+        } catch is CancellationError {
+            StandardError.write("interrupted: the emulator and mend-server were shut down.")
+            throw ExitCode(130)
+        } catch let error as MendError {
+            StandardError.write("demo failed: \(error.description)")
+            throw ExitCode(1)
+        }
+        if json {
+            print(ErrorReport.json(rows))
+        } else {
+            print("\n" + LiveDemo.table(rows))
+        }
+        guard rows.allSatisfy(\.passed) else { throw ExitCode(1) }
+    }
+
+    func runOffline() throws {
         let resolved = LocaleOption.resolve(locale)
         let explainer = Explainer()
         var rows: [DemoRow] = []

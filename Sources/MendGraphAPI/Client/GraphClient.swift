@@ -74,7 +74,20 @@ public final class GraphClient: Sendable {
     /// Sends `request` and returns the raw response.
     public func send(_ request: GraphRequest) async throws -> GraphResponse {
         try await loadErrorConfigurationIfDue()
-        let response = try await client.send(try apiRequest(for: request))
+        let response: APIResponse
+        do {
+            response = try await client.send(try apiRequest(for: request))
+        } catch let error as MendError {
+            // A token error on the session's token clears it, even when recovery was skipped (the pipeline's
+            // recovery path clears it itself) — unless the request asked not to.
+            if GraphCredentialProvider.isTokenError(error), request.tokenOverride == nil,
+                !request.flags.contains(.doNotInvalidateTokenOnError), let tokens,
+                let token = try? await tokens.currentAccessToken()
+            {
+                await tokens.invalidate(token: token, because: error)
+            }
+            throw error
+        }
         return GraphResponse(
             status: response.head.status.code, headers: response.head.headerFields, body: response.body,
             attempts: response.attempts)

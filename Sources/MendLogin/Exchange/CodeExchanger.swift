@@ -40,6 +40,7 @@ struct BackendSessionResponse: Decodable, Sendable {
     var user: User?
     var grantedScopes: [String]?
     var declinedScopes: [String]?
+    var providerToken: String?
 
     enum CodingKeys: String, CodingKey {
         case user
@@ -50,6 +51,7 @@ struct BackendSessionResponse: Decodable, Sendable {
         case refreshExpiresIn = "refresh_expires_in"
         case grantedScopes = "granted_scopes"
         case declinedScopes = "declined_scopes"
+        case providerToken = "provider_token"
     }
 
     func session(now: Date, generation: Int) -> Session {
@@ -64,6 +66,6 @@ struct BackendSessionResponse: Decodable, Sendable {
                 Session.User(
                     id: $0.id, providerUserID: $0.providerUserID, name: $0.name, email: $0.email, picture: $0.picture)
             },
-            generation: generation)
+            providerAccessToken: providerToken, generation: generation)
     }
 }

@@ -113,13 +113,16 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     public var user: User?
     /// The id_token of an OpenID Connect login, already validated.
     public var idToken: String?
+    /// The provider's own access token, when the backend was configured to hand it to the app (for direct Graph
+    /// calls). Never logged.
+    public var providerAccessToken: String?
     /// A counter that grows with every refresh (to tell a stale refresh result from a current one).
     public var generation: Int
 
     /// Creates a session.
     public init(
         issuer: Issuer, accessToken: AccessToken, refreshToken: String? = nil, refreshExpirationDate: Date? = nil,
-        user: User? = nil, idToken: String? = nil, generation: Int = 0
+        user: User? = nil, idToken: String? = nil, providerAccessToken: String? = nil, generation: Int = 0
     ) {
         self.issuer = issuer
         self.accessToken = accessToken
@@ -127,6 +130,7 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
         self.refreshExpirationDate = refreshExpirationDate
         self.user = user
         self.idToken = idToken
+        self.providerAccessToken = providerAccessToken
         self.generation = generation
     }
 

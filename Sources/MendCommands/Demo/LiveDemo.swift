@@ -1,0 +1,348 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendGraphQL
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendServer
+import MendTesting
+
+/// `mend demo`'s walk-through: the emulator and `mend-server` in-process on loopback, a real login, real calls, and
+/// each fault class injected in turn — each row showing the classified error and what Mend did about it.
+struct LiveDemo {
+    /// One row of the summary.
+    struct Row: Encodable, Sendable {
+        var scenario: String
+        var domain: String
+        var code: Int
+        var subcode: Int?
+        var name: String
+        var category: String
+        var recovery: String
+        var userMessage: String
+        var referenceID: String?
+        var outcome: String
+        var passed: Bool
+    }
+
+    let locale: Locale
+    let say: @Sendable (String) -> Void
+
+    func run() async throws -> [Row] {
+        var emulatorConfiguration = EmulatorConfiguration(seed: 7)
+        emulatorConfiguration.users[0].seedPostCount = 60
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mend-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await withEmulator(configuration: emulatorConfiguration) { emulator in
+            say("provider emulator on \(emulator.baseURL.absoluteString)")
+            var serverConfiguration = ServerConfiguration.forEmulator(emulator)
+            serverConfiguration.databaseURL = "sqlite://\(directory.appendingPathComponent("mend.sqlite").path)"
+            serverConfiguration.returnsProviderToken = true
+            return try await withMendServer(configuration: serverConfiguration) { server in
+                say("mend-server on \(server.baseURL.absoluteString) (SQLite in \(directory.path))")
+                return try await Walkthrough(emulator: emulator, server: server, locale: locale, say: say).run()
+            }
+        }
+    }
+}
+
+/// The steps, sharing the clients.
+struct Walkthrough {
+    let emulator: RunningEmulator
+    let server: RunningMendServer
+    let locale: Locale
+    let say: @Sendable (String) -> Void
+    let transport = AsyncHTTPClientTransport()
+
+    var provider: LoginProvider {
+        .emulator(
+            baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+            version: emulator.emulator.configuration.graphVersion)
+    }
+
+    func loginManager(_ sessions: CredentialsManager) -> LoginManager {
+        let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
+        return LoginManager(
+            provider: provider, exchanger: backend, credentials: sessions,
+            defaultScopes: ["public_profile", "email", "user_posts", "user_friends"])
+    }
+
+    static func presenter(_ decision: HeadlessConsentBrowser.Decision) -> LoopbackBrowserPresenter {
+        LoopbackBrowserPresenter(
+            opener: .custom { url in try await HeadlessConsentBrowser(decision: decision).open(url) },
+            timeout: .seconds(30))
+    }
+
+    func run() async throws -> [LiveDemo.Row] {
+        let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
+        let sessions = CredentialsManager(store: InMemoryTokenStore(), authority: backend)
+        let login = loginManager(sessions)
+
+        // 1. Login: loopback receiver, PKCE and state, consent answered headlessly (declining one permission),
+        //    the code exchanged by mend-server.
+        let result = try await login.logIn(presenter: Self.presenter(.decline(["user_friends"])))
+        guard let session = result.session, let providerToken = session.providerAccessToken else {
+            throw DemoFailure(description: "the login returned no session")
+        }
+        say(
+            "logged in as \(session.user?.name ?? "?") — loopback redirect, PKCE S256, state checked, code exchanged by "
+                + "mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
+        let tokens = StaticGraphToken(providerToken)
+        let relogins = ReloginCounter()
+        let attempter = DemoLoginAttempter(login: login, tokens: tokens, counter: relogins)
+        let graph = GraphClient(
+            transport: transport,
+            configuration: .init(
+                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+                appID: emulator.emulator.configuration.defaultApp.id,
+                retryPolicy: RetryPolicy(
+                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))),
+            tokens: tokens, recoveryAttempter: attempter)
+        let probe = GraphClient(
+            transport: transport,
+            configuration: .init(
+                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+                automaticRecovery: false))
+
+        // 2. Reads: a node, an edge across pages, a batch.
+        let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
+        var posts = 0
+        var pages = 0
+        for try await page in graph.pages(
+            GraphRequest(path: "me/feed", parameters: ["limit": "25"]), of: JSONValue.self)
+        {
+            posts += page.items.count
+            pages += 1
+        }
+        let batch = try await graph.send(
+            GraphBatch(requests: [
+                GraphRequest(path: "me", fields: ["id"]), GraphRequest(path: "me/permissions"),
+                GraphRequest(path: "999999999999999"),
+            ]))
+        say(
+            "Graph: /me is \(me["name"]?.stringValue ?? "?"); /me/feed: \(posts) posts in \(pages) pages; a batch of 3 in "
+                + "one call: \(batch.filter { $0.error == nil }.count) succeeded, \(batch.filter { $0.error != nil }.count) "
+                + "failed alone (\(batch.compactMap(\.error).first?.shortDescription ?? "-"))")
+
+        var rows: [LiveDemo.Row] = []
+        func probeError(_ request: GraphRequest) async throws -> MendError {
+            var request = request
+            request.tokenOverride = try await tokens.currentAccessToken() ?? providerToken
+            do {
+                _ = try await probe.send(request)
+                throw DemoFailure(description: "\(request.path) did not fail")
+            } catch let error as MendError {
+                return error
+            }
+        }
+        func row(_ scenario: String, _ error: MendError, _ outcome: String, passed: Bool) {
+            rows.append(
+                LiveDemo.Row(
+                    scenario: scenario, domain: error.domain.rawValue, code: error.code.rawValue,
+                    subcode: error.subcode?.rawValue,
+                    name: error.name, category: error.category.rawValue, recovery: error.recovery.description,
+                    userMessage: error.userMessage(locale: locale), referenceID: error.referenceID, outcome: outcome,
+                    passed: passed))
+            say("\(passed ? "✓" : "✗") \(scenario): \(error.shortDescription) → \(outcome)")
+        }
+        let me1 = GraphRequest(path: "me", fields: ["id", "name"])
+
+        // Throttling, with usage headers: the wait is the provider's.
+        try await emulator.inject(
+            FaultRule(
+                kind: .error, error: "graph/4", path: "/me",
+                headers: ["X-App-Usage": #"{"call_count":100,"total_cputime":31,"total_time":40}"#], retryAfter: "2",
+                times: 2))
+        let throttle = try await probeError(me1)
+        var started = ContinuousClock.now
+        let afterThrottle = try await graph.send(me1)
+        let waited = ContinuousClock.now - started
+        row(
+            "throttled (app usage 100 %)", throttle,
+            String(
+                format: "held the app's requests %.1f s (Retry-After), retried once → %d",
+                Double(waited.components.seconds)
+                    + Double(waited.components.attoseconds) / 1e18, afterThrottle.status),
+            passed: throttle.category == .transient && afterThrottle.attempts == 2 && waited >= .seconds(1))
+
+        // A transient 5xx: retried with backoff.
+        try await emulator.inject(FaultRule.error("graph/2", path: "/me", times: 2))
+        let transient = try await probeError(me1)
+        let afterTransient = try await graph.send(me1)
+        row(
+            "transient 5xx", transient,
+            "retried with jittered backoff → \(afterTransient.status) after \(afterTransient.attempts) attempts",
+            passed: transient.category == .transient && afterTransient.attempts == 2)
+
+        // An HTML 503 from a proxy: an error, never a success.
+        try await emulator.inject(FaultRule(kind: .html, path: "/me", status: 503, times: 2))
+        let html = try await probeError(me1)
+        let afterHTML = try await graph.send(me1)
+        row(
+            "HTML 503 from a proxy", html, "not taken for a success; retried → \(afterHTML.status)",
+            passed: html.code == .HTTP.serviceUnavailable && afterHTML.attempts == 2)
+
+        // An expired token: one recovery (log in again), one replay.
+        await emulator.advanceClock(by: 61 * 86_400)
+        let expired = try await probeError(me1)
+        let loginsBefore = relogins.value
+        let afterExpiry = try await graph.send(me1)
+        row(
+            "expired token", expired,
+            "cleared the token, logged in again \(relogins.value - loginsBefore)×, replayed once → \(afterExpiry.status)",
+            passed: expired.matches(.Graph.accessTokenInvalid, .tokenExpired) && afterExpiry.attempts == 2
+                && relogins.value - loginsBefore == 1)
+
+        // A password change: the user is signed out with the reason (no silent re-login: it needs the user).
+        try await emulator.setUserState(.passwordChanged)
+        let changed = try await probeError(me1)
+        var signedOut = "?"
+        do {
+            _ = try await graph.send(GraphRequest(path: "me", flags: .skipRecovery))
+        } catch let error as MendError {
+            signedOut = error.name
+        }
+        let invalidation = await tokens.invalidation
+        row(
+            "password changed", changed,
+            "token cleared; signed out (reason: \(invalidation?.name ?? signedOut)) until the user logs in",
+            passed: changed.matches(.Graph.accessTokenInvalid, .passwordChanged) && invalidation != nil)
+        try await attempter.logInAgain()
+
+        // A missing permission: re-requested with auth_type=rerequest, only because the user acted.
+        let post = GraphRequest(path: "me/feed", parameters: ["message": "Hello from Mend"], method: .post)
+        let missing = try await probeError(post)
+        _ = try await login.logIn(
+            scopes: login.defaultScopes + missing.recovery.permissions, rerequest: true,
+            presenter: Self.presenter(.grantAll))
+        if let fresh = try await sessions.currentSession()?.providerAccessToken { await tokens.set(fresh) }
+        let posted = try await graph.send(post).json()
+        row(
+            "missing permission", missing,
+            "asked again for \(missing.recovery.permissions.joined(separator: ", ")) (auth_type=rerequest) → posted \(posted["id"]?.stringValue ?? "?")",
+            passed: missing.recovery.action == .requestPermissions && posted["id"] != nil)
+
+        // A duplicate post: other, never retried.
+        let duplicate = try await probeError(post)
+        var duplicateAttempts = 0
+        do { _ = try await graph.send(post) } catch let error as MendError { duplicateAttempts = error.attempts }
+        row(
+            "duplicate post", duplicate, "not retried (\(duplicateAttempts) attempt): the content must change",
+            passed: duplicate.code == .Graph.duplicatePost && duplicateAttempts == 1)
+
+        // GraphQL: partial data with typed errors.
+        let currentToken = try await tokens.currentAccessToken() ?? providerToken
+        let graphQL = GraphQLClient(
+            endpoint: emulator.url("/graphql"), transport: transport,
+            credentialProvider: StaticCredential(credential: Credential(token: currentToken)))
+        let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
+        if let first = partial.classifiedErrors.first {
+            row(
+                "GraphQL partial result", first,
+                "returned the data (\(partial.rawData?["me"]?["name"]?.stringValue ?? "?")) with \(partial.errors.count) error(s) at "
+                    + partial.errors.compactMap(\.pathText).joined(separator: ", "),
+                passed: partial.rawData?["me"]?["name"] != nil && !partial.errors.isEmpty)
+        }
+
+        // REST: a revision conflict, resolved by reloading and re-applying.
+        let rest = RESTClient(
+            baseURL: emulator.url("/v1/"), transport: transport,
+            configuration: .init(errorDecoder: RESTErrorDecoder(), retryPolicy: .never),
+            credentialProvider: StaticCredential(
+                credential: Credential(
+                    token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey"))))
+        let created: JSONValue = try await rest.post(
+            "objects/note", body: JSONValue.object(["title": .string("Draft")]))
+        let note = created["object"] ?? created
+        let id = note["__id"]?.stringValue ?? ""
+        let revision = note["__revision"]?.stringValue ?? "1"
+        let _: JSONValue = try await rest.send(
+            .put, "objects/note/\(id)", body: JSONValue.object(["title": .string("Edited elsewhere")]))
+        do {
+            let _: JSONValue = try await rest.send(
+                .put, "objects/note/\(id)", query: ["revision": revision],
+                body: JSONValue.object(["title": .string("Mine")]))
+        } catch let conflict as MendError {
+            let reloaded: JSONValue = try await rest.get("objects/note/\(id)")
+            let current = (reloaded["object"] ?? reloaded)["__revision"]?.stringValue ?? ""
+            let saved: JSONValue = try await rest.send(
+                .put, "objects/note/\(id)", query: ["revision": current],
+                body: JSONValue.object(["title": .string("Mine")]))
+            row(
+                "REST revision conflict", conflict,
+                "reloaded (revision \(current)) and re-applied → revision \((saved["object"] ?? saved)["__revision"]?.stringValue ?? "?")",
+                passed: conflict.code == .REST.updateConflict)
+        }
+        return rows
+    }
+}
+
+/// Logs in again headlessly for the Graph client's recovery, counting how often.
+struct DemoLoginAttempter: ErrorRecoveryAttempter {
+    let login: LoginManager
+    let tokens: StaticGraphToken
+    let counter: ReloginCounter
+
+    func attemptRecovery(from error: MendError, optionIndex: Int) async -> Bool {
+        (try? await logInAgain()) != nil
+    }
+
+    func logInAgain() async throws {
+        counter.increment()
+        let result = try await login.logIn(presenter: Walkthrough.presenter(.grantAll))
+        guard let token = result.session?.providerAccessToken else {
+            throw DemoFailure(description: "no provider token")
+        }
+        await tokens.set(token)
+    }
+}
+
+final class ReloginCounter: @unchecked Sendable {
+    // Safe: guarded by the lock.
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// A credential that never refreshes.
+struct StaticCredential: CredentialProvider {
+    let credential: Credential
+    func currentCredential() async throws -> Credential? { credential }
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
+}
+
+struct DemoFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension LiveDemo {
+    /// The summary table for people.
+    static func table(_ rows: [Row]) -> String {
+        let header = ["scenario", "error", "category", "recovery", "user message", "reference", "what Mend did"]
+        let cells = rows.map { row in
+            [
+                row.scenario, "\(row.domain)/\(row.code)\(row.subcode.map { "/\($0)" } ?? "")", row.category,
+                row.recovery,
+                row.userMessage, row.referenceID ?? "-1", (row.passed ? "" : "✗ ") + row.outcome,
+            ]
+        }
+        let widths = header.indices.map { column in
+            min(48, ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0)
+        }
+        func line(_ values: [String]) -> String {
+            zip(values, widths).map { value, width in
+                let clipped = value.count > width ? String(value.prefix(width - 1)) + "…" : value
+                return clipped.padding(toLength: width, withPad: " ", startingAt: 0)
+            }.joined(separator: " │ ")
+        }
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+        let passed = rows.filter(\.passed).count
+        return ([line(header), rule] + cells.map(line)).joined(separator: "\n")
+            + "\n\n\(passed) of \(rows.count) failure classes handled as expected."
+    }
+}
