@@ -54,14 +54,16 @@ import Testing
 
     @Test func servesLoginsAndStopsOnSIGTERM() async throws {
         try await withEmulator { emulator in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mend-server-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mend-server-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let app = emulator.emulator.configuration.defaultApp
             let process = Process()
             process.executableURL = try #require(Self.binary, "build the mend-server product first")
             process.environment = [
-                "MEND_APP_ID": app.id, "MEND_APP_SECRET": app.secret, "MEND_REDIRECT_URIS": "https://app.example/callback",
+                "MEND_APP_ID": app.id, "MEND_APP_SECRET": app.secret,
+                "MEND_REDIRECT_URIS": "https://app.example/callback",
                 "MEND_GRAPH_URL": emulator.baseURL.absoluteString, "MEND_PORT": "0",
                 "DATABASE_URL": "sqlite://\(directory.path)/mend.sqlite",
                 "MEND_SIGNING_KEYS": SigningKeyConfiguration.generate(keyID: "k1").environmentValue,

@@ -48,7 +48,8 @@ import Testing
             #expect(session.providerToken == nil)
 
             let refresh = APIRequest(
-                method: .post, url: stack.server.url("/v1/session/refresh"), headers: [.contentType: "application/json"],
+                method: .post, url: stack.server.url("/v1/session/refresh"),
+                headers: [.contentType: "application/json"],
                 body: Data(#"{"refresh_token":"\#(session.refreshToken)"}"#.utf8))
             let rotated = try await client.send(refresh).decode(Session.self, decoder: decoder)
             #expect(rotated.refreshToken != session.refreshToken)
@@ -67,7 +68,9 @@ import Testing
             try await stack.emulator.inject(error: "graph/2", path: "/oauth/access_token")
             let outage = APIRequest(
                 method: .post, url: stack.server.url("/v1/login/code"), headers: [.contentType: "application/json"],
-                body: Data(#"{"code":"\#(try await stack.emulator.authorizationCode())","redirect_uri":"https://app.example/callback"}"#.utf8))
+                body: Data(
+                    #"{"code":"\#(try await stack.emulator.authorizationCode())","redirect_uri":"https://app.example/callback"}"#
+                        .utf8))
             do {
                 _ = try await client.send(outage)
                 Issue.record("the outage was not reported")

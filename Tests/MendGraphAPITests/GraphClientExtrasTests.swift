@@ -1,0 +1,66 @@
+import Foundation
+import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendTesting
+import Testing
+
+@Suite("Graph client: the provider's error configuration, dependent batches, slowing down")
+struct GraphClientExtrasTests {
+    @Test("The error configuration is fetched from the app node and merged over the catalog")
+    func errorConfiguration() async throws {
+        try await withEmulator { emulator in
+            let app = emulator.emulator.configuration.defaultApp
+            let client = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(
+                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
+                    fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
+                tokens: StaticGraphToken(try await emulator.token()))
+            let catalog = try await client.refreshErrorConfiguration()
+            // The provider's configuration names 102 and 190 as login-recoverable, as the vendor SDK's does.
+            #expect(MendError(code: .Graph.accessTokenInvalid, catalog: catalog).category == .recoverable)
+            #expect(await emulator.requestLog().contains { $0.path.hasSuffix("/\(app.id)") })
+        }
+    }
+
+    @Test("Batch items can depend on earlier ones by name")
+    func dependentBatch() async throws {
+        try await withEmulator { emulator in
+            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let results = try await client.send(
+                GraphBatch([
+                    .init(
+                        GraphRequest(path: "me/friends", parameters: ["limit": "1"]), name: "friends",
+                        omitResponseOnSuccess: false),
+                    .init(GraphRequest(path: "{result=friends:$.data.0.id}", fields: ["id", "name"])),
+                ]))
+            #expect(results.count == 2)
+            #expect(results[0].body?["data"] != nil)
+            #expect(results[1].body?["name"] != nil || results[1].error != nil)
+        }
+    }
+
+    @Test("Above the slow-down threshold, requests wait before going out")
+    func slowDown() async throws {
+        try await withEmulator { emulator in
+            let waits = Waits()
+            let usage = #"{"call_count":95,"total_cputime":10,"total_time":10}"#
+            try await emulator.inject(
+                FaultRule(kind: .delay, path: "/me", headers: ["X-App-Usage": usage], delayMilliseconds: 0))
+            let client = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(
+                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+                    slowDownAbove: 0.9, maximumSlowdown: .seconds(10), sleep: waits.sleep),
+                tokens: StaticGraphToken(try await emulator.token()))
+            _ = try await client.send(GraphRequest(path: "me"))
+            #expect(client.latestUsage?.app?.callCount == 95)
+            _ = try await client.send(GraphRequest(path: "me"))
+            #expect(waits.all.count == 1)
+            #expect(waits.all.first.map { $0 >= .seconds(4) && $0 <= .seconds(6) } == true)
+        }
+    }
+}
