@@ -142,10 +142,14 @@ func runBenchmark(client: HTTPClient, databaseURL: String) async throws {
                     let session = try await measure(
                         client: client, url: server.url("/v1/session").absoluteString, headers: bearer,
                         total: requestsPerRound)
+                    let live = try await measure(
+                        client: client, url: server.url("/health/live").absoluteString, headers: [:],
+                        total: requestsPerRound)
                     let ratio = session.requestsPerSecond / hello.requestsPerSecond
                     ratios.append(ratio)
                     print("round \(round)")
                     print("  hello          \(format(hello))")
+                    print("  GET /health/live (mend-server stack, no database)\(format(live))")
                     print("  GET /v1/session\(format(session))")
                     print(
                         String(

@@ -75,23 +75,29 @@ struct GraphClientEmulatorTests {
         }
     }
 
-    @Test("A failed recovery returns the token error; skipRecovery returns it at once")
+    @Test("A failed recovery returns the token error, once; skipRecovery returns it at once; both clear the token")
     func recoveryFails() async throws {
         try await withEmulator { emulator in
             let tokens = StaticGraphToken(try await emulator.token())
             try await emulator.setUserState(.passwordChanged)
             let login = EmulatorLogin(emulator: emulator, tokens: tokens, succeeds: false)
             let client = graphClient(emulator, tokens: tokens, attempter: login)
-            let skipped = try await #require(throws: MendError.self) {
-                try await client.send(GraphRequest(path: "me", flags: .skipRecovery))
-            }
-            #expect(skipped.matches(.Graph.accessTokenInvalid, .passwordChanged))
-            #expect(login.calls.load(ordering: .relaxed) == 0)
             let failed = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(failed.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(failed.attempts == 1)
             #expect(login.calls.load(ordering: .relaxed) == 1)
             #expect(try await tokens.currentAccessToken() == nil)
+            #expect(await tokens.invalidation?.subcode == .passwordChanged)
+
+            try await emulator.setUserState(.active)
+            await tokens.set(try await emulator.token())
+            try await emulator.setUserState(.passwordChanged)
+            let skipped = try await #require(throws: MendError.self) {
+                try await client.send(GraphRequest(path: "me", flags: .skipRecovery))
+            }
+            #expect(skipped.matches(.Graph.accessTokenInvalid, .passwordChanged))
+            #expect(login.calls.load(ordering: .relaxed) == 1, "skipRecovery runs no attempter")
+            #expect(try await tokens.currentAccessToken() == nil, "but the dead token is still cleared")
         }
     }
 

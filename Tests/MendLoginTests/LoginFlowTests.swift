@@ -109,7 +109,7 @@ struct LoginFlowTests {
                     }
                     let (_, response) = try await URLSession.shared.data(from: components.url!)
                     #expect((response as? HTTPURLResponse)?.statusCode == 400)
-                }, timeout: .seconds(2))
+                }, timeout: .seconds(8))
             let error = try await #require(throws: MendError.self) { try await login.logIn(presenter: tampering) }
             #expect(error.code == .Transport.timedOut)
             #expect(try await store.read() == nil)

@@ -2,6 +2,7 @@ public import CoreMetrics
 import Foundation
 import Metrics
 public import Prometheus
+import Synchronization
 
 /// The server's metrics (swift-metrics), kept in a Prometheus registry that `GET /metrics` renders.
 ///
@@ -11,6 +12,8 @@ public final class ServerMetrics: Sendable {
     /// The registry the metrics are kept in.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
+    private let requestMetrics = Mutex<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
 
     /// Creates metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -32,10 +35,21 @@ public final class ServerMetrics: Sendable {
     public func render() -> String { registry.emitToString() }
 
     func request(method: String, route: String, status: Int, duration: Duration) {
-        let dimensions = [("method", method), ("route", route), ("status", String(status))]
-        Counter(label: "mend_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        Metrics.Timer(label: "mend_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        let key = "\(method) \(status) \(route)"
+        let metrics = requestMetrics.withLock { cache in
+            if let found = cache[key] { return found }
+            let dimensions = [("method", method), ("route", route), ("status", String(status))]
+            let made = (
+                counter: CoreMetrics.Counter(
+                    label: "mend_http_requests_total", dimensions: dimensions, factory: factory),
+                timer: Metrics.Timer(
+                    label: "mend_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            )
+            if cache.count < 1000 { cache[key] = made }
+            return made
+        }
+        metrics.counter.increment()
+        metrics.timer.recordNanoseconds(duration.nanoseconds)
     }
 
     func login(outcome: String) {

@@ -8,6 +8,9 @@ import MendCore
 /// The first key signs; every key verifies, so that tokens signed before a rotation stay valid until they expire.
 struct SessionSigner: Sendable {
     let keys: JWTKeyCollection
+    /// Copies of the collection that verify: a key collection is an actor, so one alone would verify every request's
+    /// token on one thread at a time.
+    let verifiers: [JWTKeyCollection]
     let signingKeyID: String
     /// `{"keys": [...]}`: the public keys, signing key first.
     let jwks: JSONValue
@@ -17,6 +20,7 @@ struct SessionSigner: Sendable {
     init(configuration: [SigningKeyConfiguration], issuer: String, audience: String) async throws {
         precondition(!configuration.isEmpty, "at least one signing key")
         let collection = JWTKeyCollection()
+        let verifiers = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount * 2)).map { _ in JWTKeyCollection() }
         var published: [JSONValue] = []
         for key in configuration {
             guard let raw = Base64URL.decode(key.privateKey.value) else {
@@ -27,6 +31,9 @@ struct SessionSigner: Sendable {
             case .eddsa:
                 let backing = try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
                 await collection.add(eddsa: EdDSA.PrivateKey(backing: backing), kid: kid)
+                for verifier in verifiers {
+                    await verifier.add(eddsa: EdDSA.PublicKey(backing: backing.publicKey), kid: kid)
+                }
                 published.append(
                     .object([
                         "kty": .string("OKP"), "crv": .string("Ed25519"), "use": .string("sig"),
@@ -36,6 +43,9 @@ struct SessionSigner: Sendable {
             case .es256:
                 let backing = try P256.Signing.PrivateKey(rawRepresentation: raw)
                 await collection.add(ecdsa: try ES256PrivateKey(backing: backing), kid: kid)
+                for verifier in verifiers {
+                    await verifier.add(ecdsa: try ES256PublicKey(backing: backing.publicKey), kid: kid)
+                }
                 let point = backing.publicKey.x963Representation
                 published.append(
                     .object([
@@ -46,6 +56,7 @@ struct SessionSigner: Sendable {
             }
         }
         self.keys = collection
+        self.verifiers = verifiers
         self.signingKeyID = configuration[0].keyID
         self.jwks = .object(["keys": .array(published)])
         self.issuer = issuer
@@ -68,7 +79,7 @@ struct SessionSigner: Sendable {
     func verify(_ token: String, now: Date) async -> Result<AccessTokenClaims, Rejection> {
         let claims: AccessTokenClaims
         do {
-            claims = try await keys.verify(token, as: AccessTokenClaims.self)
+            claims = try await verifiers[Int.random(in: 0..<verifiers.count)].verify(token, as: AccessTokenClaims.self)
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
             return .failure(.badSignature)
         } catch {
