@@ -244,7 +244,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MendCommandsTests",
-            dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL"],
+            dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendTesting"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import MendTesting
 import Testing
 
 #if canImport(Glibc)
@@ -16,15 +17,7 @@ struct CLIRun {
 
 enum MendBinary {
     /// The `mend` executable built next to this test bundle.
-    static var url: URL? {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("mend")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var url: URL? { BuiltExecutable.url(named: "mend") }
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIRun {
         let binary = try #require(url, "build the `mend` product first (swift build)")

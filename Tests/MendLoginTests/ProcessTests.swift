@@ -13,15 +13,7 @@ import Testing
 
 /// The built `mend` executable, next to the test bundle.
 enum MendExecutable {
-    static var url: URL? {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("mend")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var url: URL? { BuiltExecutable.url(named: "mend") }
 
     static func start(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()

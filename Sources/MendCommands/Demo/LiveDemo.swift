@@ -238,7 +238,7 @@ struct Walkthrough {
         let currentToken = try await tokens.currentAccessToken() ?? providerToken
         let graphQL = GraphQLClient(
             endpoint: emulator.url("/graphql"), transport: transport,
-            credentialProvider: StaticCredential(credential: Credential(token: currentToken)))
+            credentialProvider: FixedCredential(credential: Credential(token: currentToken)))
         let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
         if let first = partial.classifiedErrors.first {
             row(
@@ -252,7 +252,7 @@ struct Walkthrough {
         let rest = RESTClient(
             baseURL: emulator.url("/v1/"), transport: transport,
             configuration: .init(errorDecoder: RESTErrorDecoder(), retryPolicy: .never),
-            credentialProvider: StaticCredential(
+            credentialProvider: FixedCredential(
                 credential: Credential(
                     token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey"))))
         let created: JSONValue = try await rest.post(
@@ -307,13 +307,6 @@ final class ReloginCounter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
-}
-
-/// A credential that never refreshes.
-struct StaticCredential: CredentialProvider {
-    let credential: Credential
-    func currentCredential() async throws -> Credential? { credential }
-    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
 }
 
 struct DemoFailure: Error, CustomStringConvertible {
