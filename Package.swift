@@ -222,7 +222,6 @@ let package = Package(
             name: "MendLoginTests",
             dependencies: [
                 "MendLogin", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
-                "MendServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

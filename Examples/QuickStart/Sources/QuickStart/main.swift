@@ -1,0 +1,56 @@
+// QuickStart: log in with PKCE through the browser, read the Graph API, and handle every error category.
+//
+//   swift run mend emulate --port 8080 &            (in the Mend checkout: a local provider)
+//   swift run QuickStart http://127.0.0.1:8080 111111111111111
+import Foundation
+import MendCore
+import MendGraphAPI
+import MendHTTPURLSession
+import MendLogin
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let baseURL = URL(string: arguments[1]) else {
+    print("usage: QuickStart <provider base URL> <app id> [backend URL]")
+    exit(64)
+}
+let transport = URLSessionTransport()
+let provider = LoginProvider.emulator(baseURL: baseURL, appID: arguments[2])  // .facebook(appID:) for the real one
+let authority: any SessionAuthority
+let exchanger: any CodeExchanger
+if arguments.count > 3, let backend = URL(string: arguments[3]) {
+    let client = BackendSessionClient(baseURL: backend, transport: transport)  // the default: your backend exchanges
+    authority = client
+    exchanger = client
+} else {
+    authority = ProviderSessionAuthority(provider: provider, transport: transport)
+    exchanger = DirectCodeExchanger(provider: provider, transport: transport)  // a public client with PKCE
+}
+let credentials = CredentialsManager(store: FileTokenStore(name: "quickstart"), authority: authority)
+let login = LoginManager(provider: provider, exchanger: exchanger, credentials: credentials)
+let presenter = LoopbackBrowserPresenter(opener: .system)
+
+do {
+    if try await credentials.currentSession() == nil {
+        let result = try await login.logIn(presenter: presenter)
+        if result.isCancelled {
+            print("Login cancelled.")  // not an error: nothing to show
+            exit(0)
+        }
+    }
+    let graph = GraphClient(
+        transport: transport, configuration: .init(graphURL: baseURL), tokens: credentials,
+        recoveryAttempter: LoginRecoveryAttempter(login: login, presenter: presenter))
+    let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
+    print("Hello, \(me["name"]?.stringValue ?? "you")!")
+} catch let error as MendError {
+    // Transient errors were already retried (with backoff, within the budget); an expired token was recovered.
+    switch error.category {
+    case .transient:
+        print("\(error.userMessage) — try again \(error.recovery.notBefore.map { "after \($0)" } ?? "later").")
+    case .recoverable:
+        print("\(error.userTitle): \(error.userMessage) [\(error.recoveryOptions.joined(separator: " / "))]")
+    case .other:
+        print("\(error.userMessage) (reference \(error.referenceIDOrNone))")
+    }
+    exit(1)
+}
