@@ -1,4 +1,5 @@
 import Foundation
+import MendTesting
 import Testing
 
 #if canImport(Glibc)
@@ -12,15 +13,7 @@ import Testing
 
 /// `mend emulate` from the built binary: the base URL, the ready line in under 2 seconds, a clean stop on a signal.
 struct EmulateCommandTests {
-    static var binary: URL? {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("mend")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var binary: URL? { BuiltExecutable.url(named: "mend") }
 
     /// Reads standard output until the ready line (at most `timeout` seconds); returns the lines.
     static func readUntilReady(_ handle: FileHandle, timeout: TimeInterval) -> [String] {

@@ -10,15 +10,7 @@ import Testing
 
 /// The built `mend-server` binary, as an operator runs it: configured from the environment, ready line, SIGTERM.
 @Suite struct ExecutableTests {
-    static var binary: URL? {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("mend-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var binary: URL? { BuiltExecutable.url(named: "mend-server") }
 
     static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
