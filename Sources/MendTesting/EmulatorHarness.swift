@@ -16,7 +16,8 @@ public struct RunningEmulator: Sendable {
         URL(string: baseURL.absoluteString + (pathAndQuery.hasPrefix("/") ? "" : "/") + pathAndQuery)!
     }
 
-    /// The Graph base URL with the configured version (`http://127.0.0.1:<port>/v25.0`).
+    /// The versioned Graph URL (`http://127.0.0.1:<port>/v25.0`), for raw HTTP calls. `GraphClient` takes
+    /// ``baseURL`` instead: it adds the version itself.
     public var graphURL: URL { url("/" + emulator.configuration.graphVersion) }
 
     /// Injects a fault and returns it with its id.
@@ -70,7 +71,7 @@ public struct RunningEmulator: Sendable {
 /// try await withEmulator { emulator in
 ///     try await emulator.inject(error: "graph/190/460", path: "/me")
 ///     let token = try await emulator.token()
-///     // … call emulator.graphURL with your client, expect MendError graph/190/460 …
+///     // … give GraphClient `graphURL: emulator.baseURL` (it adds the version), expect MendError graph/190/460 …
 /// }
 /// ```
 public func withEmulator<T>(

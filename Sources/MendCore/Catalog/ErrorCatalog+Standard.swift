@@ -112,7 +112,7 @@ extension ErrorCatalog {
         row(.graphQL, 8, "persistedQueryNotSupported", .other, .changeRequest, .generic, "PERSISTED_QUERY_NOT_SUPPORTED: send full queries.", wire: "PERSISTED_QUERY_NOT_SUPPORTED"),
         row(.graphQL, 9, "operationResolutionFailure", .other, .changeRequest, .generic, "OPERATION_RESOLUTION_FAILURE: the operation to run could not be determined.", wire: "OPERATION_RESOLUTION_FAILURE"),
         row(.graphQL, 10, "badRequest", .other, .changeRequest, .generic, "BAD_REQUEST: the HTTP request was not a valid GraphQL request.", wire: "BAD_REQUEST"),
-        row(.graphQL, 11, "responseHasErrors", .other, .none, .partialContent, "The response carried GraphQL errors; see the errors and the partial data."),
+        row(.graphQL, 11, "responseHasErrors", .other, .none, .partialContent, "The response carried GraphQL errors; see the errors and the partial data. Thrown errors take the category and recovery of the most actionable error."),
         row(.graphQL, 12, "noData", .transient, .retry, .unreadableResponse, "The response had neither data nor errors."),
     ]
 

@@ -3,7 +3,7 @@
 ///
 /// Classification, localization, `mend errors list`, the documentation page and the emulator's fault injection
 /// all read this table. ``standard`` holds Mend's defaults; a provider's error configuration can be merged over
-/// its Graph part with ``merging(providerConfiguration:)``.
+/// its Graph part with `merging(providerConfiguration:)`.
 ///
 /// Lookup order within a domain, as the vendor SDK does it: (code, subcode) → (code, any) → (any, subcode) →
 /// (any, any). An exact code beats a code range. For the ``MendError/Domain/http`` domain, a status with no entry

@@ -66,7 +66,7 @@ extension MendError: CustomNSError {
     /// The `NSError` domain of every bridged Mend error. The Mend domain is under ``UserInfoKey/domain``.
     ///
     /// Swift bridges with one domain per type on every platform, so the Mend domain (login, graph, …) travels in
-    /// `userInfo`; ``init(bridging:)`` restores it.
+    /// `userInfo`; ``init(bridging:catalog:)`` restores it.
     public static let errorDomain = "dev.mend"
 
     /// The code within the Mend domain (302, 190, 409, …).

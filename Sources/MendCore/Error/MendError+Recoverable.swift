@@ -60,7 +60,7 @@ extension MendError: RecoverableError {
         return outcome.value
     }
 
-    /// How long the synchronous ``attemptRecovery(optionIndex:)`` waits before it gives up.
+    /// How long the synchronous `attemptRecovery(optionIndex:)` waits before it gives up.
     public static let synchronousRecoveryTimeout: DispatchTimeInterval = .seconds(120)
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// - **what to tell the person**: ``userTitle`` and ``userMessage``, localized and safe to show (never raw codes),
 ///   and ``referenceID`` to quote to support.
 ///
-/// Create one with ``init(code:subcode:developerMessage:catalog:)`` (or a decoder in MendHTTP, MendGraphAPI or
+/// Create one with ``init(code:subcode:developerMessage:isTransient:catalog:)`` (or a decoder in MendHTTP, MendGraphAPI or
 /// MendGraphQL), which classifies it through the catalog:
 ///
 /// ```swift
@@ -64,7 +64,7 @@ public struct MendError: Error, Sendable {
     public var isSecuritySensitive: Bool
     /// Whether the pipeline may retry this error automatically (false for, e.g., a policy block that lasts hours).
     public var isAutomaticallyRetryable: Bool
-    /// The attempter that ``attemptRecovery(optionIndex:)`` calls, when the app or a Mend module provided one.
+    /// The attempter that `attemptRecovery(optionIndex:)` calls, when the app or a Mend module provided one.
     public var recoveryAttempter: (any ErrorRecoveryAttempter)?
 
     /// The error's domain: login, graph, REST, GraphQL, HTTP or transport.

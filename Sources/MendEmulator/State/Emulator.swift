@@ -11,7 +11,7 @@ import MendCore
 /// ```swift
 /// let emulator = Emulator(configuration: EmulatorConfiguration(seed: 42))
 /// let app = buildApplication(emulator: emulator)
-/// await emulator.injectFault(.error("graph/190/460", path: "/me"))
+/// try await emulator.injectFault(.error("graph/190/460", path: "/me"))
 /// ```
 ///
 /// Everything is in memory and deterministic: the same seed and the same requests give the same ids and tokens.

@@ -15,7 +15,9 @@ public struct GraphRequest: Sendable, Hashable {
         /// Creates flags from bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// No automatic recovery for this request: errors come back as they are (background work sets this).
+        /// No recovery attempt for this request (no re-login, no replay; background work sets this). Transient errors
+        /// are still retried under the client's policy, and a token error still clears the dead token; turn off
+        /// ``GraphClient/Configuration-swift.struct/automaticRecovery`` for no retries at all.
         public static let skipRecovery = Flags(rawValue: 1 << 0)
         /// A token error on this request does not clear the stored token (and therefore is not recovered either).
         public static let doNotInvalidateTokenOnError = Flags(rawValue: 1 << 1)

@@ -2,8 +2,8 @@ public import Foundation
 
 /// Shows the provider's login page and brings back where it redirected.
 ///
-/// ``LoopbackBrowserPresenter`` does it for command-line and desktop apps (RFC 8252); on Apple platforms,
-/// `WebAuthenticationPresenter` uses ASWebAuthenticationSession. Never an embedded web view the app could read.
+/// ``LoopbackBrowserPresenter`` does it for command-line and desktop apps (RFC 8252); an Apple app conforms its
+/// ASWebAuthenticationSession to this protocol. Never an embedded web view the app could read.
 public protocol LoginPresenter: Sendable {
     /// Prepares a presentation: after this, its redirect URI is known (a loopback port is bound, say).
     func begin() async throws -> any LoginPresentation
