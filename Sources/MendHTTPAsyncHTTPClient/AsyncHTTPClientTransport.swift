@@ -10,7 +10,7 @@ import NIOPosix
 /// The AsyncHTTPClient transport: for servers, command-line tools and Linux.
 ///
 /// Responses stream, so the pipeline's size limit bounds memory. Failures below HTTP become transport-domain
-/// ``MendCore/MendError``s; cancelling the task throws `CancellationError`.
+/// `MendError`s; cancelling the task throws `CancellationError`.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client that carries requests.
     public let client: HTTPClient

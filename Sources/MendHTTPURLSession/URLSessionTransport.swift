@@ -13,7 +13,7 @@ import Synchronization
 /// The URLSession transport: for Apple apps (and Linux, through FoundationNetworking).
 ///
 /// Bodies stream through a session delegate, so the pipeline's size limit bounds memory. `URLError`s become
-/// transport-domain ``MendCore/MendError``s; cancelling the task cancels the data task and throws
+/// transport-domain `MendError`s; cancelling the task cancels the data task and throws
 /// `CancellationError`.
 ///
 /// On Linux, prefer `AsyncHTTPClientTransport` against servers you do not control: FoundationNetworking aborts the

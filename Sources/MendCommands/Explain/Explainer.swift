@@ -5,7 +5,7 @@ import MendGraphAPI
 public import MendGraphQL
 import MendHTTP
 
-/// Explains an error response: which API shape it is, and the classified ``MendCore/MendError`` it carries.
+/// Explains an error response: which API shape it is, and the classified `MendError` it carries.
 ///
 /// Pure: bytes, a status and headers in; an ``Explanation`` or an ``ExplainFailure`` out.
 public struct Explainer: Sendable {

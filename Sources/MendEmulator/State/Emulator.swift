@@ -6,7 +6,7 @@ import MendCore
 /// every request.
 ///
 /// ``buildApplication(configuration:)`` creates one; build the application with
-/// ``buildApplication(emulator:onServerRunning:)`` to keep a reference and control it from Swift:
+/// `buildApplication(emulator:onServerRunning:)` to keep a reference and control it from Swift:
 ///
 /// ```swift
 /// let emulator = Emulator(configuration: EmulatorConfiguration(seed: 42))

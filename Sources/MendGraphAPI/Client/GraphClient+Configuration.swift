@@ -14,7 +14,7 @@ extension GraphClient {
         /// Whether token errors are recovered (clear the token, run the attempter, replay once) and transient errors
         /// retried; requests may opt out with ``GraphRequest/Flags-swift.struct/skipRecovery``.
         public var automaticRecovery: Bool
-        /// The retry policy for transient errors (``RetryPolicy/never`` when recovery is off).
+        /// The retry policy for transient errors (`RetryPolicy.never` when recovery is off).
         public var retryPolicy: RetryPolicy
         /// Where the token goes: the `Authorization` header by default, or the `access_token` query parameter.
         public var tokenPlacement: Credential.Placement

@@ -3,9 +3,9 @@ public import HTTPTypes
 public import MendCore
 public import MendHTTP
 
-/// Decodes the Graph API's errors into classified ``MendCore/MendError``s.
+/// Decodes the Graph API's errors into classified `MendError`s.
 ///
-/// - A body with the error envelope becomes a ``MendCore/MendError/Domain/graph`` error, whatever the status: every
+/// - A body with the error envelope becomes a `MendError.Domain.graph` error, whatever the status: every
 ///   field is kept (message → developer message, `error_user_title`/`error_user_msg` → the user's title and
 ///   message, `fbtrace_id` → reference id, `is_transient` → transient), classified through the catalog; permission
 ///   errors name the missing permissions; rate limits carry the wait (`Retry-After`, the business-use-case

@@ -114,7 +114,10 @@ public struct GraphItems<Item: Decodable & Sendable>: AsyncSequence, Sendable {
 extension GraphClient {
     /// The pages of the edge that `request` reads (`GraphRequest(path: "me/friends", parameters: ["limit": "25"])`).
     ///
-    /// - Parameter maximumPages: A bound on the pages fetched, so that a server that never ends cannot loop.
+    /// - Parameters:
+    ///   - request: The edge's first page.
+    ///   - type: The type of the edge's items.
+    ///   - maximumPages: A bound on the pages fetched, so that a server that never ends cannot loop.
     public func pages<Item: Decodable & Sendable>(
         _ request: GraphRequest, of type: Item.Type, maximumPages: Int = 10_000
     ) -> GraphPages<Item> {
@@ -122,6 +125,11 @@ extension GraphClient {
     }
 
     /// The items of the edge that `request` reads, across all pages.
+    ///
+    /// - Parameters:
+    ///   - request: The edge's first page.
+    ///   - type: The type of the edge's items.
+    ///   - maximumPages: A bound on the pages fetched.
     public func items<Item: Decodable & Sendable>(
         _ request: GraphRequest, of type: Item.Type, maximumPages: Int = 10_000
     ) -> GraphItems<Item> {

@@ -7,7 +7,7 @@ public import MendHTTP
 /// A GraphQL client that returns partial data with typed errors.
 ///
 /// Execution errors (network, TLS, HTTP status, an unparsable body) are thrown as classified
-/// ``MendCore/MendError``s. GraphQL errors come back with whatever data the server produced, each error typed
+/// `MendError`s. GraphQL errors come back with whatever data the server produced, each error typed
 /// (``GraphQLError``) and classified by `extensions.code`; what happens to them is the ``ErrorPolicy``'s choice.
 /// `UNAUTHENTICATED` re-authenticates once through the credential provider; transient errors are retried for
 /// queries only (mutations opt in).
@@ -20,7 +20,7 @@ public import MendHTTP
 public final class GraphQLClient: Sendable {
     /// What a request does with GraphQL errors.
     public enum ErrorPolicy: Sendable, Hashable {
-        /// Any GraphQL error throws a ``MendCore/MendError`` (`responseHasErrors`) carrying the errors and the data.
+        /// Any GraphQL error throws a `MendError` (`responseHasErrors`) carrying the errors and the data.
         case none
         /// Data only: errors are dropped.
         case ignore

@@ -10,7 +10,7 @@ public struct GraphQLResponse<Value: Decodable & Sendable>: Sendable {
     public var data: Value?
     /// The data as the server sent it (`nil` when absent, `.null` when null).
     public var rawData: JSONValue?
-    /// The errors, in order, each with its classified ``MendCore/MendError``.
+    /// The errors, in order, each with its classified `MendError`.
     public var errors: [GraphQLError]
     /// Each error classified through the catalog (same order as ``errors``).
     public var classifiedErrors: [MendError]
@@ -36,7 +36,7 @@ public struct GraphQLResponse<Value: Decodable & Sendable>: Sendable {
 }
 
 /// The GraphQL errors and the partial data of a response, as the underlying error of a thrown
-/// ``MendCore/MendError/Code-swift.struct/GraphQL/responseHasErrors``.
+/// `MendError.Code.GraphQL.responseHasErrors`.
 public struct GraphQLErrors: Error, Sendable, CustomStringConvertible {
     /// The errors.
     public var errors: [GraphQLError]

@@ -1,6 +1,6 @@
 public import MendCore
 
-/// Maps GraphQL errors to classified ``MendCore/MendError``s by `extensions.code`.
+/// Maps GraphQL errors to classified `MendError`s by `extensions.code`.
 ///
 /// The standard mapping comes from the catalog's GraphQL rows (`UNAUTHENTICATED` → recoverable re-authentication,
 /// `FORBIDDEN` → recoverable permission, `BAD_USER_INPUT` / `GRAPHQL_VALIDATION_FAILED` → other,

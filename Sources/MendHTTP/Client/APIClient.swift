@@ -3,7 +3,7 @@ public import HTTPTypes
 public import Logging
 public import MendCore
 
-/// Sends requests through Mend's pipeline and returns a response or a classified ``MendCore/MendError``.
+/// Sends requests through Mend's pipeline and returns a response or a classified `MendError`.
 ///
 /// Every failure comes back as a `MendError` (classified through the catalog by the configured ``ErrorDecoder``),
 /// except cancellation, which throws `CancellationError` and is never retried or logged as a failure. A 5xx, an HTML
@@ -69,7 +69,7 @@ public final class APIClient: Sendable {
 
     /// Sends `request` and returns its successful response.
     ///
-    /// - Throws: A classified ``MendCore/MendError`` (with the number of attempts), or `CancellationError` when the
+    /// - Throws: A classified `MendError` (with the number of attempts), or `CancellationError` when the
     ///   task is cancelled.
     public func send(_ request: APIRequest) async throws -> APIResponse {
         try Task.checkCancellation()

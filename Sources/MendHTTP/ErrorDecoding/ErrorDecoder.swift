@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 public import MendCore
 
-/// Turns an HTTP response into the ``MendCore/MendError`` it carries, classified through the catalog.
+/// Turns an HTTP response into the `MendError` it carries, classified through the catalog.
 ///
 /// Each API has its own decoder: the Graph envelope (MendGraphAPI), GraphQL `errors` (MendGraphQL), the REST status
 /// error space (``RESTErrorDecoder``), and ``HTTPStatusErrorDecoder`` for APIs whose error bodies say nothing more.

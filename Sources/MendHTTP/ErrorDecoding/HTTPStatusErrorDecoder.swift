@@ -5,7 +5,7 @@ public import MendCore
 /// The fallback decoder: classifies by HTTP status alone, and refuses unreadable success bodies.
 ///
 /// - 2xx: a success, unless JSON is expected and the body is empty, not JSON, truncated or too large.
-/// - anything else (1xx and 3xx reaching an API client included): an ``MendCore/MendError/Domain/http`` error
+/// - anything else (1xx and 3xx reaching an API client included): an `MendError.Domain.http` error
 ///   for the status.
 public struct HTTPStatusErrorDecoder: ErrorDecoder {
     /// Creates the decoder.

@@ -6,7 +6,7 @@ extension MendError {
     /// An error for an HTTP status whose body says nothing the API's decoder understands.
     ///
     /// 4xx and 5xx statuses without a catalog entry of their own are classified by their class (400, 500).
-    /// `Retry-After` sets ``MendCore/MendError/Recovery/notBefore``; `detail` explains the body (an HTML page…).
+    /// `Retry-After` sets `MendError.Recovery.notBefore`; `detail` explains the body (an HTML page…).
     public static func httpStatus(
         response: HTTPResponse, body: Data, decoded: DecodedBody, context: ErrorDecodingContext, detail: String? = nil
     ) -> MendError {

@@ -3,7 +3,7 @@ public import HTTPTypes
 public import MendCore
 
 /// Decodes the errors of Mend's own services (`mend-server`): the Mend error JSON shape
-/// (``MendCore/MendError/wireBody``), which carries the domain, code and classification the service determined —
+/// (`MendError.wireBody`), which carries the domain, code and classification the service determined —
 /// an upstream provider outage stays transient, a bad authorization code stays `other`.
 ///
 /// Anything else falls back to ``HTTPStatusErrorDecoder``; the reference id comes from the body or `X-Request-Id`.

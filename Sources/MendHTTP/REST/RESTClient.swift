@@ -5,9 +5,9 @@ public import MendCore
 
 /// A client for BaaS-style REST APIs: typed JSON requests and responses, and the REST status error space.
 ///
-/// Errors come back as ``MendCore/MendError``s of the ``MendCore/MendError/Domain/rest`` domain (status → named
+/// Errors come back as `MendError`s of the `MendError.Domain.rest` domain (status → named
 /// error), with `referenceId` from the body or the request-id header, `additionalMessages` from field errors, and
-/// reference id `-1` (``MendCore/MendError/referenceIDOrNone``) for errors that never reached the API.
+/// reference id `-1` (`MendError.referenceIDOrNone`) for errors that never reached the API.
 ///
 /// ```swift
 /// let rest = RESTClient(baseURL: URL(string: "https://api.example/v1/")!, transport: transport)
@@ -63,6 +63,7 @@ public struct RESTClient: Sendable {
     ///   - query: Query parameters.
     ///   - body: A JSON body to encode, if any.
     ///   - options: How the pipeline treats the request (an idempotency key makes a POST retryable).
+    ///   - type: The type the response body decodes into.
     public func send<Response: Decodable & Sendable>(
         _ method: HTTPRequest.Method, _ path: String, query: [String: String] = [:],
         body: (any Encodable & Sendable)? = nil,

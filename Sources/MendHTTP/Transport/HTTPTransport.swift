@@ -8,7 +8,7 @@ public import HTTPTypes
 /// `URLSessionTransport` (MendHTTPURLSession), and `InMemoryTransport` (MendTesting).
 ///
 /// Contract:
-/// - A failure below HTTP throws a ``MendCore/MendError`` of the ``MendCore/MendError/Domain/transport`` domain
+/// - A failure below HTTP throws a `MendError` of the `MendError.Domain.transport` domain
 ///   (`notConnected`, `timedOut`, `secureConnectionFailed`, `cannotFindHost`, `connectionLost`, `cannotConnect`, …).
 /// - Cancelling the calling task throws `CancellationError`, never a `MendError`.
 /// - The `deadline` bounds the whole exchange, body included; passing it throws `Transport.timedOut`.

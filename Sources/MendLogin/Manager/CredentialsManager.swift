@@ -14,7 +14,7 @@ public import MendHTTP
 ///   reason.
 /// - ``logout(revoke:)`` revokes at the issuer, then clears — locally always.
 ///
-/// It is MendHTTP's ``MendHTTP/CredentialProvider`` and MendGraphAPI's ``MendGraphAPI/GraphTokenSource``.
+/// It is MendHTTP's `CredentialProvider` and MendGraphAPI's `GraphTokenSource`.
 public actor CredentialsManager {
     /// The store.
     public let store: any TokenStore

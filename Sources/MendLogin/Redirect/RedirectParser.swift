@@ -11,7 +11,7 @@ public enum RedirectOutcome: Sendable, Hashable {
 
 /// Reads the provider's redirect, refusing anything that is not exactly the answer to this transaction.
 ///
-/// A pure function. It refuses, with a typed ``MendCore/MendError`` and without storing anything:
+/// A pure function. It refuses, with a typed `MendError` and without storing anything:
 /// - another scheme, host, port or path than the transaction's redirect URI (`login/301`);
 /// - a missing or different `state` (`login/308`, a possible forgery; compared in constant time), and an `iss`
 ///   that is not the provider's (RFC 9207 mix-up defence, `login/308`);

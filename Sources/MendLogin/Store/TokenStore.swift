@@ -4,7 +4,7 @@ public import MendCore
 /// Where a session is kept between launches.
 ///
 /// Every operation can throw: a store that cannot be read (a locked keychain, an unreadable file) throws
-/// `login/320` (``MendCore/MendError/Code-swift.struct/Login/tokenStoreUnavailable``), which is retryable and
+/// `login/320` (`MendError.Code.Login.tokenStoreUnavailable`), which is retryable and
 /// never means "logged out" — only ``read()`` returning `nil` does.
 public protocol TokenStore: Sendable {
     /// The stored session, or `nil` when nobody is logged in.

@@ -5,7 +5,7 @@ public import MendHTTP
 import MendHTTPAsyncHTTPClient
 
 /// The state behind `mend-server`'s routes: configuration, database, provider gateway, session signer, rate
-/// limiter and metrics. ``buildApplication(configuration:logger:onServerRunning:)`` opens one; open it yourself
+/// limiter and metrics. `buildApplication(configuration:logger:onServerRunning:)` opens one; open it yourself
 /// with ``open(configuration:logger:metrics:transport:)`` to keep a reference (run the validity check, read
 /// metrics) and build the application with ``buildApplication(backend:onServerRunning:)``.
 ///

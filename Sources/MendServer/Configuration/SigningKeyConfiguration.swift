@@ -40,7 +40,7 @@ public struct SigningKeyConfiguration: Sendable, Hashable {
         return SigningKeyConfiguration(keyID: keyID, algorithm: algorithm, privateKey: Secret(Base64URL.encode(raw)))
     }
 
-    /// `kid:ALG:key` (the form ``parse(list:)`` reads); it contains the private key.
+    /// `kid:ALG:key` (the form `parse(list:)` reads); it contains the private key.
     public var environmentValue: String { "\(keyID):\(algorithm.rawValue):\(privateKey.value)" }
 
     /// Parses `kid:ALG:key[,kid:ALG:key…]`.

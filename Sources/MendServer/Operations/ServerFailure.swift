@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 
-/// An error the server answers with: a ``MendCore/MendError`` (rendered as its wire body, with the request id as
+/// An error the server answers with: a `MendError` (rendered as its wire body, with the request id as
 /// the reference id), the HTTP status, and extra headers (`Retry-After`).
 struct ServerFailure: Error, Sendable {
     var error: MendError
