@@ -28,9 +28,17 @@ struct DemoCommand: AsyncParsableCommand {
         let resolved = LocaleOption.resolve(locale)
         let printsJSON = json
         let say: @Sendable (String) -> Void = { line in
-            if printsJSON { StandardError.write("  \(line)") } else { print("  \(line)") }
+            // Unbuffered: progress shows as it happens, also through a pipe.
+            if printsJSON {
+                StandardError.write("  \(line)")
+            } else {
+                FileHandle.standardOutput.write(Data("  \(line)\n".utf8))
+            }
         }
-        if !json { print("Mend demo: a login without a vendor SDK, real calls, and every kind of failure.\n") }
+        if !json {
+            FileHandle.standardOutput.write(
+                Data("Mend demo: a login without a vendor SDK, real calls, and every kind of failure.\n\n".utf8))
+        }
         let task = Task { try await LiveDemo(locale: resolved, say: say).run() }
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.stop() }
