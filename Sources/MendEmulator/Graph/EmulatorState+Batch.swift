@@ -6,8 +6,10 @@ extension EmulatorState {
     /// The most requests one batch may hold.
     static let maximumBatchSize = 50
 
-    /// `POST /` with `batch=[{"method", "relative_url", "body"}, …]`: each item runs as its own request and answers
-    /// with its status, headers and body (as a string).
+    /// `POST /` with `batch=[{"method", "relative_url", "body", "name", "omit_response_on_success"}, …]`: each item
+    /// runs as its own request and answers with its status, headers and body (as a string). A later item may use an
+    /// earlier named item's result, `{result=name:$.data.0.id}`; a named item's response is omitted (`null`) when it
+    /// succeeds, unless `omit_response_on_success` is false.
     mutating func batch(_ request: EmulatorRequest) -> EmulatorResponse {
         guard let text = request.parameter("batch") else {
             return render(.failure(GraphFailure(code: 100, message: "(#100) The parameter batch is required")))
@@ -24,11 +26,23 @@ extension EmulatorState {
         }
         let includeHeaders = request.parameter("include_headers") != "false"
         var results: [JSONValue] = []
+        var named: [String: JSONValue] = [:]
         for item in items {
             let method = HTTPRequest.Method(item["method"]?.stringValue?.uppercased() ?? "GET") ?? .get
-            var target = item["relative_url"]?.stringValue ?? ""
+            guard var target = Self.resolveReferences(item["relative_url"]?.stringValue ?? "", named),
+                let bodyText = Self.resolveReferences(item["body"]?.stringValue ?? "", named)
+            else {
+                let failed = render(
+                    .failure(GraphFailure(code: 100, message: "(#100) A result this request depends on is missing")))
+                results.append(
+                    .object([
+                        ("code", .int(failed.status.code)),
+                        ("body", .string(String(decoding: failed.body, as: UTF8.self))),
+                    ]))
+                continue
+            }
             if !target.hasPrefix("/") { target = "/" + target }
-            var body = Data((item["body"]?.stringValue ?? "").utf8)
+            var body = Data(bodyText.utf8)
             let itemRequest0 = EmulatorRequest(method: method, target: target, baseURL: request.baseURL)
             if itemRequest0.parameter("access_token") == nil, let token = request.accessToken {
                 let separator = body.isEmpty ? "" : "&"
@@ -59,8 +73,42 @@ extension EmulatorState {
                             })
                     ))
             }
+            if let name = item["name"]?.stringValue {
+                named[name] = (try? JSONValue.parse(response.body).get()) ?? .null
+                if response.status.code < 300, item["omit_response_on_success"]?.boolValue ?? true {
+                    results.append(.null)
+                    continue
+                }
+            }
             results.append(.object(members))
         }
         return render(.success(.array(results)))
+    }
+
+    /// Replaces each `{result=name:$.path.to.value}` in `text` with the value at that path of the named result;
+    /// `nil` when a referenced result or value is missing.
+    static func resolveReferences(_ text: String, _ named: [String: JSONValue]) -> String? {
+        var output = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "{result=") {
+            output += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { return nil }
+            let reference = rest[start.upperBound..<end]
+            rest = rest[rest.index(after: end)...]
+            let parts = reference.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, var value = named[String(parts[0])], parts[1].hasPrefix("$") else { return nil }
+            for step in parts[1].dropFirst().split(separator: ".") {
+                if let index = Int(step), let array = value.arrayValue {
+                    guard index < array.count else { return nil }
+                    value = array[index]
+                } else if let next = value[String(step)] {
+                    value = next
+                } else {
+                    return nil
+                }
+            }
+            output += value.stringValue ?? value.intValue.map(String.init) ?? value.jsonText()
+        }
+        return output + rest
     }
 }
