@@ -38,6 +38,18 @@ let expectedRows: [ExpectedRow] = [
     .init(.Login.invalidIDToken, "invalidIDToken", .other, .reauthenticate),
     .init(.Login.missingAccessToken, "missingAccessToken", .recoverable, .reauthenticate),
     .init(.Login.tokenStoreUnavailable, "tokenStoreUnavailable", .transient, .retry),
+    // Session (mend-server): 1–3 mean "refresh", 10–17 mean "the session ended, and why".
+    .init(.Session.accessTokenExpired, "accessTokenExpired", .recoverable, .reauthenticate),
+    .init(.Session.accessTokenInvalid, "accessTokenInvalid", .recoverable, .reauthenticate),
+    .init(.Session.accessTokenMissing, "accessTokenMissing", .recoverable, .reauthenticate),
+    .init(.Session.sessionEnded, "sessionEnded", .recoverable, .reauthenticate),
+    .init(.Session.loggedOut, "loggedOut", .recoverable, .reauthenticate),
+    .init(.Session.refreshTokenReused, "refreshTokenReused", .recoverable, .reauthenticate),
+    .init(.Session.providerAccessRevoked, "providerAccessRevoked", .recoverable, .reauthenticate),
+    .init(.Session.userDeleted, "userDeleted", .recoverable, .reauthenticate),
+    .init(.Session.sessionExpired, "sessionExpired", .recoverable, .reauthenticate),
+    .init(.Session.refreshTokenUnknown, "refreshTokenUnknown", .recoverable, .reauthenticate),
+    .init(.Session.revoked, "revoked", .recoverable, .reauthenticate),
     // Graph: the reference's code table.
     .init(.Graph.unknown, "unknown", .transient, .retry),
     .init(.Graph.serviceUnavailable, "serviceUnavailable", .transient, .retry),
@@ -184,10 +196,25 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 13), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18), (.transport, 13),
+            (MendError.Domain.login, 13), (.session, 12), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {
         #expect(ErrorCatalog.standard.entries(in: domain).count == count)
+    }
+
+    @Test("Only the session-ended codes (10–19) end a session; 1–9 ask for a refresh")
+    func sessionEndedCodes() {
+        for code in [
+            MendError.Code.Session.accessTokenExpired, .Session.accessTokenInvalid, .Session.accessTokenMissing,
+        ] {
+            #expect(!MendError.Code.Session.endsSession(code), "\(code)")
+        }
+        for raw in 10...17 {
+            #expect(MendError.Code.Session.endsSession(MendError.Code(.session, raw)))
+        }
+        #expect(!MendError.Code.Session.endsSession(.REST.userAuthenticationError))
+        #expect(!MendError.Code.Session.endsSession(.Graph.accessTokenInvalid))
     }
 
     @Test("Temporarily blocked (368) is transient but never retried automatically")

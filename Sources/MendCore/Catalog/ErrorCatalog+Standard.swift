@@ -6,7 +6,7 @@ extension ErrorCatalog {
     private typealias E = Entry
 
     // swift-format-ignore
-    static let standardEntries: [Entry] = login + graph + rest + graphQL + http + transport
+    static let standardEntries: [Entry] = login + session + graph + rest + graphQL + http + transport
 
     private static func row(
         _ domain: MendError.Domain, _ code: Int?, sub subcode: Int? = nil, _ name: String,
@@ -34,6 +34,22 @@ extension ErrorCatalog {
         row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token failed validation (signature, issuer, audience, expiry or nonce).", security: true),
         row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
         row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
+    ]
+
+    // swift-format-ignore
+    private static let session: [Entry] = [
+        row(.session, nil, "sessionError", .other, .contactSupport, .generic, "A session error without a code of its own."),
+        row(.session, 1, "accessTokenExpired", .recoverable, .reauthenticate, .sessionRenewal, "The access token expired: refresh the session, then replay. Never a reason to sign out."),
+        row(.session, 2, "accessTokenInvalid", .recoverable, .reauthenticate, .sessionRenewal, "The access token is not valid (malformed, unverifiable, another audience): refresh the session, then replay."),
+        row(.session, 3, "accessTokenMissing", .recoverable, .reauthenticate, .notLoggedIn, "The request carried no access token."),
+        row(.session, 10, "sessionEnded", .recoverable, .reauthenticate, .signedOut, "The session ended: log in again."),
+        row(.session, 11, "loggedOut", .recoverable, .reauthenticate, .signedOut, "The session ended because the user logged out: log in again."),
+        row(.session, 12, "refreshTokenReused", .recoverable, .reauthenticate, .signedOutForSecurity, "A refresh token was used after its successor: the session was revoked as stolen. Log in again."),
+        row(.session, 13, "providerAccessRevoked", .recoverable, .reauthenticate, .appRemoved, "The provider withdrew the app's access (app removed, password changed, provider token invalid): log in again."),
+        row(.session, 14, "userDeleted", .recoverable, .reauthenticate, .accountDeleted, "The user's account was deleted; a new login creates a new account."),
+        row(.session, 15, "sessionExpired", .recoverable, .reauthenticate, .sessionExpired, "The session reached the end of its lifetime (the refresh token expired): log in again."),
+        row(.session, 16, "refreshTokenUnknown", .recoverable, .reauthenticate, .sessionExpired, "The refresh token is unknown (never issued here, or long gone): log in again."),
+        row(.session, 17, "revoked", .recoverable, .reauthenticate, .signedOut, "The session was revoked (token revocation, or an operator): log in again."),
     ]
 
     // swift-format-ignore

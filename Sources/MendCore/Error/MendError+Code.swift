@@ -82,6 +82,43 @@ extension MendError.Code {
         public static let tokenStoreUnavailable = MendError.Code(.login, 320)
     }
 
+    /// Session codes of the app's backend (`mend-server`), in two groups that a client must never confuse:
+    ///
+    /// - 1–9, **refresh**: this access token is expired, invalid or missing. Refresh the session (a Mend client does
+    ///   it by itself) and replay; the user stays signed in.
+    /// - 10–19, **ended**: the session is over and only a new login helps; the code says why. These, and only these,
+    ///   sign a user out of a backend session.
+    public enum Session {
+        /// 1: the access token expired; refresh the session, then replay.
+        public static let accessTokenExpired = MendError.Code(.session, 1)
+        /// 2: the access token is not valid (malformed, a signature that does not verify, another audience); refresh.
+        public static let accessTokenInvalid = MendError.Code(.session, 2)
+        /// 3: the request carried no access token.
+        public static let accessTokenMissing = MendError.Code(.session, 3)
+        /// 10: the session ended, for a reason the server did not name.
+        public static let sessionEnded = MendError.Code(.session, 10)
+        /// 11: the user logged out (here or on another device sharing the session).
+        public static let loggedOut = MendError.Code(.session, 11)
+        /// 12: a refresh token was used again after its successor was used: the session was revoked as stolen.
+        public static let refreshTokenReused = MendError.Code(.session, 12)
+        /// 13: the provider withdrew the app's access (the user removed the app, changed the password, the provider
+        ///     token was found invalid).
+        public static let providerAccessRevoked = MendError.Code(.session, 13)
+        /// 14: the user's account was deleted.
+        public static let userDeleted = MendError.Code(.session, 14)
+        /// 15: the session reached the end of its lifetime (the refresh token expired).
+        public static let sessionExpired = MendError.Code(.session, 15)
+        /// 16: the refresh token is unknown: never issued here, or long gone.
+        public static let refreshTokenUnknown = MendError.Code(.session, 16)
+        /// 17: the session was revoked (RFC 7009 token revocation, or by an operator).
+        public static let revoked = MendError.Code(.session, 17)
+
+        /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
+        public static func endsSession(_ code: MendError.Code) -> Bool {
+            code.domain == .session && (10..<20).contains(code.rawValue)
+        }
+    }
+
     /// Graph API codes (the provider's own numbers).
     public enum Graph {
         /// 1: an unknown error; often temporary.

@@ -9,6 +9,9 @@ extension MendError {
 
         /// Login errors, with the vendor SDK's codes 300–310.
         public static let login = Domain(rawValue: "login")
+        /// Session errors of the app's backend (`mend-server`): an access token to refresh, or a session that ended
+        /// and why. Only the "ended" codes (10–19) mean that the user must log in again.
+        public static let session = Domain(rawValue: "session")
         /// Graph API errors: the provider's `{"error":{…}}` envelope and its codes.
         public static let graph = Domain(rawValue: "graph")
         /// The BaaS-style REST status error space (400 BadRequest … 512 DataAccessError, 100 UnknownCause).
@@ -21,7 +24,7 @@ extension MendError {
         public static let transport = Domain(rawValue: "transport")
 
         /// The domains that the standard catalog knows, in display order.
-        public static let known: [Domain] = [.login, .graph, .rest, .graphQL, .http, .transport]
+        public static let known: [Domain] = [.login, .session, .graph, .rest, .graphQL, .http, .transport]
 
         /// The domain's stable name.
         public var description: String { rawValue }

@@ -55,6 +55,14 @@ extension MendError {
         public static let userMismatch = MessageKey(rawValue: "userMismatch")
         /// The device's system account cannot be used.
         public static let systemAccountUnavailable = MessageKey(rawValue: "systemAccountUnavailable")
+        /// The session is being renewed: try again (an access token to refresh; never "log in again").
+        public static let sessionRenewal = MessageKey(rawValue: "sessionRenewal")
+        /// The user was signed out (a logout, a revoked session) and must log in again.
+        public static let signedOut = MessageKey(rawValue: "signedOut")
+        /// The user was signed out everywhere because the session looked stolen.
+        public static let signedOutForSecurity = MessageKey(rawValue: "signedOutForSecurity")
+        /// The user's account was deleted.
+        public static let accountDeleted = MessageKey(rawValue: "accountDeleted")
         /// The user must log in first.
         public static let notLoggedIn = MessageKey(rawValue: "notLoggedIn")
         /// The subscription is invalid or expired.
