@@ -226,7 +226,17 @@ let package = Package(
                 "MendLogin", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
+        ),
+        // A client process of the session torture test (MendLoginTests): several managers sharing one file store.
+        .executableTarget(
+            name: "MendSessionTortureClient",
+            dependencies: [
+                "MendLogin", "MendTesting", "MendHTTPAsyncHTTPClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/SessionTortureClient"
         ),
         .testTarget(
             name: "MendGraphQLTests",

@@ -72,15 +72,28 @@ struct ProcessTests {
         #expect(session.generation >= 1)
     }
 
-    @Test("Two processes refreshing one stored session at once make one refresh")
-    func twoProcessesOneRefresh() async throws {
-        let refreshes = RefreshCounter()
+    /// Three processes find the stored access token expired at once (the defaults: `validToken()`'s 60 s margin, a
+    /// 900 s token from the server), or are told to refresh at once (`mend token refresh`). The backend rotates
+    /// strictly — a replaced refresh token is refused as reuse — so a process that presented a token another had
+    /// replaced would fail (the old lock shortcut did exactly that with 900 s tokens).
+    @Test(
+        "Three processes needing a fresh token at once never present a replaced refresh token, and converge",
+        arguments: [["_refresh-once"], ["token", "refresh"]])
+    func threeProcessesConverge(command: [String]) async throws {
+        let rotation = StrictRotation(first: "refresh-EAAsampleTokenAAAAAAAAAAAAAAA1")
         try await LoopbackHTTPServer.withServer({ request in
             guard request.path.hasSuffix("/v1/session/refresh") else { return .json(404, "{}") }
-            let count = refreshes.increment()
+            let presented = (try? JSONSerialization.jsonObject(with: request.body) as? [String: String])?[
+                "refresh_token"]
+            guard let count = rotation.rotate(presented) else {
+                return .json(
+                    401,
+                    #"{"error":{"domain":"session","code":12,"message":"refresh token reuse detected","category":"recoverable","recovery":"reauthenticate"}}"#
+                )
+            }
             return .json(
                 200,
-                #"{"access_token":"EAArefreshed\#(count)","token_type":"Bearer","expires_in":7200,"refresh_token":"r\#(count)","user":{"id":"u1"}}"#
+                #"{"access_token":"EAArefreshed\#(count)","token_type":"Bearer","expires_in":900,"refresh_token":"r\#(count)","session_id":"ses_1","user":{"id":"u1"}}"#
             )
         }) { server in
             let directory = temporaryDirectory()
@@ -88,18 +101,28 @@ struct ProcessTests {
             try JSONSerialization.data(withJSONObject: [
                 "provider": "facebook", "appID": "1", "backend": backend, "version": "v25.0",
             ]).write(to: directory.appendingPathComponent("profile.json"))
-            try await FileTokenStore(url: directory.appendingPathComponent("session.json"))
-                .write(sampleSession(expiresIn: 60))
-            let first = try MendExecutable.start(["_refresh-once", "--state-directory", directory.path])
-            let second = try MendExecutable.start(["_refresh-once", "--state-directory", directory.path])
-            for (process, _) in [first, second] { await MendExecutable.wait(process) }
-            #expect(first.0.terminationStatus == 0)
-            #expect(second.0.terminationStatus == 0)
-            #expect(refreshes.value == 1)
+            var expired = sampleSession(expiresIn: -1)
+            expired.accessToken.refreshDate = Date().addingTimeInterval(-901)
+            expired.familyID = "ses_1"
+            try await FileTokenStore(url: directory.appendingPathComponent("session.json")).write(expired)
+            let processes = try (0..<3).map { _ in
+                try MendExecutable.start(command + ["--state-directory", directory.path])
+            }
+            for (process, _) in processes { await MendExecutable.wait(process) }
+            for (process, _) in processes { #expect(process.terminationStatus == 0) }
+            #expect(rotation.refused == 0)
             let stored = try #require(
                 try await FileTokenStore(url: directory.appendingPathComponent("session.json")).read())
-            #expect(stored.accessToken.tokenString == "EAArefreshed1")
-            #expect(stored.refreshToken == "r1")
+            if command == ["_refresh-once"] {
+                // The others find a fresh token in the store: one refresh.
+                #expect(rotation.rotations == 1)
+            } else {
+                // A forced refresh adopts one finished after it was asked for, or refreshes again from the store.
+                #expect((1...3).contains(rotation.rotations))
+            }
+            #expect(stored.accessToken.tokenString == "EAArefreshed\(rotation.rotations)")
+            #expect(stored.refreshToken == "r\(rotation.rotations)")
+            #expect(stored.familyID == "ses_1")
         }
     }
 
@@ -127,14 +150,30 @@ struct ProcessTests {
     }
 }
 
-final class RefreshCounter: @unchecked Sendable {
-    // Safe: guarded by the lock.
+/// A refresh endpoint's rotation, as strict as `mend-server`'s reuse detection without a grace window: only the
+/// current refresh token rotates; any other is counted as refused.
+final class StrictRotation: @unchecked Sendable {
+    // Safe: every field is only touched under the lock.
     private let lock = NSLock()
+    private var current: String
     private var count = 0
-    func increment() -> Int {
+    private var refusedCount = 0
+
+    init(first: String) { current = first }
+
+    /// The new token's number, or `nil` when `presented` is not the current token.
+    func rotate(_ presented: String?) -> Int? {
         lock.withLock {
-            count += 1; return count
+            guard presented == current else {
+                refusedCount += 1
+                return nil
+            }
+            count += 1
+            current = "r\(count)"
+            return count
         }
     }
-    var value: Int { lock.withLock { count } }
+
+    var rotations: Int { lock.withLock { count } }
+    var refused: Int { lock.withLock { refusedCount } }
 }

@@ -21,14 +21,19 @@ struct WhoAmICommand: AsyncParsableCommand {
         }
         do {
             guard try await credentials.checkValidity(force: true) else {
-                print("Not logged in any more: the provider ended the session. Run `mend login`.")
+                let reason = await credentials.lastSignOut
+                let locale = Locale(identifier: MendLocalization.preferredLanguage)
+                let why =
+                    reason?.error.map { "\($0.userMessage(locale: locale)) (\($0.name), \($0.code))" }
+                    ?? "the session was ended elsewhere."
+                print("Not logged in any more: \(why) Run `mend login`.")
                 throw ExitCode(1)
             }
         } catch let error as MendError {
             throw Failure.report(error)
         }
-        print(
-            "\(session.user?.name ?? "?") (\(session.user?.id ?? "?"))\(session.user?.email.map { " <\($0)>" } ?? "")")
+        let user = try await credentials.currentSession()?.user ?? session.user
+        print("\(user?.name ?? "?") (\(user?.id ?? "?"))\(user?.email.map { " <\($0)>" } ?? "")")
     }
 }
 

@@ -32,11 +32,12 @@ struct StoreWriterCommand: AsyncParsableCommand {
     }
 }
 
-/// `mend _refresh-once`: refreshes the stored session through its backend once, for the two-process test. Hidden.
+/// `mend _refresh-once`: gets a usable token from the stored session (refreshing it through its backend when it is
+/// expired or about to be), with the defaults an app gets, for the several-process test. Hidden.
 struct RefreshOnceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "_refresh-once",
-        abstract: "Get a token valid for an hour from a stored session (a test instrument).",
+        abstract: "Get a usable token from a stored session, refreshing it if needed (a test instrument).",
         shouldDisplay: false)
 
     @Option(name: .long, help: "Where the session is kept.")
@@ -47,7 +48,7 @@ struct RefreshOnceCommand: AsyncParsableCommand {
         else {
             throw ExitCode(2)
         }
-        let token = try await credentials.validToken(minTTL: 3600)
+        let token = try await credentials.validToken()
         print(token.expirationDate.map { "valid until \($0.timeIntervalSince1970)" } ?? "valid")
     }
 }

@@ -41,9 +41,11 @@ struct BackendSessionResponse: Decodable, Sendable {
     var grantedScopes: [String]?
     var declinedScopes: [String]?
     var providerToken: String?
+    var sessionID: String?
 
     enum CodingKeys: String, CodingKey {
         case user
+        case sessionID = "session_id"
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
@@ -66,6 +68,6 @@ struct BackendSessionResponse: Decodable, Sendable {
                 Session.User(
                     id: $0.id, providerUserID: $0.providerUserID, name: $0.name, email: $0.email, picture: $0.picture)
             },
-            providerAccessToken: providerToken, generation: generation)
+            providerAccessToken: providerToken, generation: generation, familyID: sessionID)
     }
 }

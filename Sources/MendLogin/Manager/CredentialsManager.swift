@@ -6,13 +6,23 @@ public import MendHTTP
 /// The one owner of the current session: it loads and stores it, keeps it fresh, checks it, ends it, and reports
 /// every change.
 ///
-/// - ``validToken(minTTL:)`` returns a token good for at least `minTTL`, refreshing when needed — one refresh in
-///   flight per process, and, across processes, a re-read of the store under its lock first (another process may
-///   have refreshed already). A refresh result is applied only if the session it started from is still current,
-///   so a late refresh never overwrites the next user's session.
-/// - ``checkValidity(force:)`` asks the issuer (daily by default); a rejected token signs the user out with the
-///   reason.
-/// - ``logout(revoke:)`` revokes at the issuer, then clears — locally always.
+/// **The store is the truth.** Every refresh, login and logout happens under the store's lock
+/// (``TokenStore/withExclusiveAccess(_:)``), which excludes the other managers of this process and — for a file or
+/// a shared Keychain item — other processes. Under the lock the manager reads the store first: a session that
+/// another manager or process refreshed meanwhile is adopted (and refreshed from, if its access token is also too
+/// old), so a refresh token that the store has replaced is never presented again; the result is written only if
+/// the store still holds what the refresh started from (``TokenStore/write(_:replacing:)``). Two managers in one
+/// process, two processes, and a process that slept for an hour all converge on the same session.
+///
+/// **What signs a user out** — only these:
+/// - ``logout(revoke:)``, here or in another process sharing the store (the store is then empty);
+/// - an answer that the ``authority`` says ends the session (``SessionAuthority/endsSession(_:)``: for `mend-server`
+///   the `session/10`–`19` codes — logged out, revoked, reuse detected, provider access withdrawn, user deleted,
+///   session expired), to a refresh, a validity check or a request.
+///
+/// **What never does**: an expired or invalid access token (it is refreshed first), a transient failure (a 5xx, a
+/// timeout, a dropped connection: the error is thrown and the session kept), an unreadable store (`login/320`), a
+/// refresh whose answer was lost (the backend answers the repeated refresh token with the same successor).
 ///
 /// It is MendHTTP's `CredentialProvider` and MendGraphAPI's `GraphTokenSource`.
 public actor CredentialsManager {
@@ -22,22 +32,29 @@ public actor CredentialsManager {
     public let authority: (any SessionAuthority)?
     /// How often ``checkValidity(force:)`` really asks the issuer.
     public let validityCheckInterval: TimeInterval
+    /// How long a token must still be valid for requests and validity checks to use it without a refresh first
+    /// (60 s; capped at half the token's lifetime, since no refresh gives more).
+    public let refreshMargin: TimeInterval
     private let now: @Sendable () -> Date
 
     private var session: Session?
     private var loaded = false
-    private var refreshing: (generation: Int, task: Task<Session, any Error>)?
+    /// The refresh in flight, keyed by the issue it started from.
+    private var refreshing: (start: Session, task: Task<RefreshOutcome, any Error>)?
     private var lastValidityCheck: Date?
     private var subscribers: [UUID: AsyncStream<SessionEvent>.Continuation] = [:]
+    /// Why the last sign-out happened, if this manager saw one (``SessionEvent/signedOut(_:)`` reports it too).
+    public private(set) var lastSignOut: SignOutReason?
 
     /// Creates a manager.
     public init(
         store: any TokenStore, authority: (any SessionAuthority)? = nil, validityCheckInterval: TimeInterval = 86_400,
-        now: @escaping @Sendable () -> Date = { Date() }
+        refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
         self.authority = authority
         self.validityCheckInterval = validityCheckInterval
+        self.refreshMargin = refreshMargin
         self.now = now
     }
 
@@ -52,6 +69,14 @@ public actor CredentialsManager {
         return session
     }
 
+    /// Reads the store again: the session another manager or process may have refreshed, replaced or ended.
+    @discardableResult
+    public func reload() async throws -> Session? {
+        let stored = try await store.read()
+        adopt(stored)
+        return stored
+    }
+
     /// Stores a new session (after a login) and reports ``SessionEvent/signedIn(_:)``.
     public func signIn(_ newSession: Session) async throws {
         try await store.withExclusiveAccess { try await self.store.write(newSession) }
@@ -62,124 +87,229 @@ public actor CredentialsManager {
         publish(.signedIn(newSession))
     }
 
-    /// A token good for at least `minTTL` seconds, refreshing the session when it is not.
+    /// A token good for at least `minTTL` seconds, refreshing the session when it is not. A `minTTL` longer than
+    /// half the token's lifetime is capped there: no refresh gives more.
     ///
-    /// - Throws: `login/310` when nobody is logged in; the refresh's error when refreshing fails (a rejected refresh
-    ///   also signs the user out).
+    /// - Throws: `login/310` when nobody is logged in (or another process logged out); the issuer's error when the
+    ///   refresh fails — after signing the user out only if that error ends the session.
     public func validToken(minTTL: TimeInterval = 60) async throws -> AccessToken {
         guard let current = try await currentSession() else {
             throw MendError.login(.Login.missingAccessToken, "Nobody is logged in.")
         }
-        if current.accessToken.isValid(for: minTTL, at: now()) { return current.accessToken }
-        return try await refreshed(from: current, minTTL: minTTL).accessToken
+        let need = Self.cappedTTL(minTTL, for: current.accessToken)
+        if current.accessToken.isValid(for: need, at: now()) { return current.accessToken }
+        return try await refreshed(from: current, need: .validFor(need)).accessToken
     }
 
-    /// Refreshes the session now (whatever its expiry), sharing a refresh already in flight.
+    /// Refreshes the session now (whatever its expiry), sharing a refresh already in flight — or adopting one that
+    /// another manager or process finished while this one waited for the store's lock.
     @discardableResult
     public func refresh() async throws -> Session {
         guard let current = try await currentSession() else {
             throw MendError.login(.Login.missingAccessToken, "Nobody is logged in.")
         }
-        return try await refreshed(from: current, minTTL: .infinity)
+        return try await refreshed(from: current, need: .refreshedSince(now()))
     }
 
-    private func refreshed(from start: Session, minTTL: TimeInterval) async throws -> Session {
-        if let refreshing, refreshing.generation == start.generation { return try await refreshing.task.value }
-        guard let authority else {
-            throw MendError(
-                code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
-                developerMessage: "The session expired and nothing can refresh it: log in again.")
+    /// What a refresh must produce.
+    enum Need: Sendable {
+        /// An access token valid for this long.
+        case validFor(TimeInterval)
+        /// A session issued at or after this time.
+        case refreshedSince(Date)
+
+        /// Whether `session`, found in the store, already meets the need — it does when it was refreshed after the
+        /// need arose (another refresh is as good as this one would be), or when its token lasts long enough.
+        func isMet(by session: Session, at now: Date, askedAt: Date) -> Bool {
+            if session.accessToken.refreshDate >= askedAt { return true }
+            switch self {
+            case .validFor(let ttl): return session.accessToken.isValid(for: ttl, at: now)
+            case .refreshedSince(let date): return session.accessToken.refreshDate >= date
+            }
+        }
+    }
+
+    /// How a refresh ended.
+    enum RefreshOutcome: Sendable {
+        /// The session to use: refreshed here, or adopted from the store.
+        case session(Session)
+        /// The store is empty: someone logged out.
+        case loggedOut
+        /// The issuer said the session is over; the store no longer holds it.
+        case ended(MendError)
+    }
+
+    private func refreshed(from start: Session, need: Need) async throws -> Session {
+        if let refreshing, refreshing.start.isSameIssue(as: start) {
+            return try await apply(refreshing.task.value, startedFrom: start)
         }
         let store = self.store
+        let authority = self.authority
         let now = self.now
-        let task = Task<Session, any Error> {
+        let askedAt = now()
+        let task = Task<RefreshOutcome, any Error> {
             try await store.withExclusiveAccess {
-                // Another process may have refreshed while this one waited for the lock.
-                if let stored = try await store.read(), stored.generation > start.generation,
-                    stored.user?.id == start.user?.id, stored.accessToken.isValid(for: min(minTTL, 3600), at: now())
-                {
-                    return stored
+                // The store is the truth: another manager or process may have refreshed, logged out or logged in.
+                guard let base = try await store.read() else { return .loggedOut }
+                if !base.isSameIssue(as: start), need.isMet(by: base, at: now(), askedAt: askedAt) {
+                    return .session(base)
                 }
-                let fresh = try await authority.refresh(start)
-                try await store.write(fresh)
-                return fresh
+                guard let authority, base.refreshToken != nil || base.issuer == .provider else {
+                    throw MendError(
+                        code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
+                        developerMessage: "The session expired and nothing can refresh it: log in again.")
+                }
+                do {
+                    let fresh = try await authority.refresh(base)
+                    guard try await store.write(fresh, replacing: base) else {
+                        // Only a store whose lock does not exclude everyone gets here: its newer session wins.
+                        return try await store.read().map(RefreshOutcome.session) ?? .loggedOut
+                    }
+                    return .session(fresh)
+                } catch let error as MendError where authority.endsSession(error) {
+                    if try await store.read().map({ $0.isSameIssue(as: base) }) ?? false {
+                        try await store.delete()
+                    }
+                    return .ended(error)
+                }
             }
         }
-        refreshing = (start.generation, task)
-        do {
-            let fresh = try await task.value
-            if refreshing?.generation == start.generation { refreshing = nil }
-            // Apply only if the session it started from is still the current one.
-            guard let current = session, current.generation == start.generation, current.user?.id == start.user?.id
-            else { return fresh }
-            session = fresh
-            publish(.refreshed(fresh))
+        refreshing = (start, task)
+        defer {
+            if let refreshing, refreshing.start.isSameIssue(as: start) { self.refreshing = nil }
+        }
+        return try await apply(task.value, startedFrom: start)
+    }
+
+    /// Applies a refresh's outcome to the cached session — only if the session it started from is still the current
+    /// one, so a late refresh never overwrites the next user's session.
+    private func apply(_ outcome: RefreshOutcome, startedFrom start: Session) throws -> Session {
+        let isCurrent = session.map { $0.isSameIssue(as: start) } ?? false
+        switch outcome {
+        case .session(let fresh):
+            if isCurrent, !fresh.isSameIssue(as: start) {
+                session = fresh
+                publish(fresh.isSameFamily(as: start) ? .refreshed(fresh) : .signedIn(fresh))
+            }
             return fresh
-        } catch let error as MendError {
-            if refreshing?.generation == start.generation { refreshing = nil }
-            if error.category == .recoverable, session?.generation == start.generation {
-                try? await clear()
+        case .loggedOut:
+            if isCurrent {
+                forget()
+                publish(.signedOut(.userLoggedOut))
+            }
+            throw MendError.login(.Login.missingAccessToken, "Nobody is logged in: the session was ended elsewhere.")
+        case .ended(let error):
+            if isCurrent {
+                forget()
                 publish(.signedOut(.refreshFailed(error)))
             }
-            throw error
-        } catch {
-            if refreshing?.generation == start.generation { refreshing = nil }
             throw error
         }
     }
 
     /// Asks the issuer whether the session is still valid — at most once per ``validityCheckInterval`` unless
-    /// `force`. A rejected token signs the user out with the reason.
+    /// `force`. An access token that is expired or about to be is refreshed first; only an answer that ends the
+    /// session (``SessionAuthority/endsSession(_:)``) signs the user out. A transient failure is thrown and changes
+    /// nothing.
     ///
     /// - Returns: `false` when nobody is (or is any longer) logged in.
     @discardableResult
     public func checkValidity(force: Bool = false) async throws -> Bool {
-        guard let current = try await currentSession() else { return false }
+        guard try await currentSession() != nil else { return false }
         if !force, let last = lastValidityCheck, now().timeIntervalSince(last) < validityCheckInterval { return true }
         guard let authority else { return true }
         do {
-            try await authority.checkValidity(of: current)
+            _ = try await validToken(minTTL: refreshMargin)
+            guard var checked = session else { return false }
+            do {
+                try await authority.checkValidity(of: checked)
+            } catch let error as MendError where Self.asksForRefresh(error) {
+                // The issuer's clock ran ahead of ours: refresh once, then ask again.
+                checked = try await refreshed(from: checked, need: .refreshedSince(now()))
+                try await authority.checkValidity(of: checked)
+            }
             lastValidityCheck = now()
             return true
-        } catch let error as MendError where error.category == .recoverable {
-            try await signOut(current, because: error)
+        } catch let error as MendError where authority.endsSession(error) {
+            if let current = session { try await signOut(current, because: error) }
             return false
+        } catch let error as MendError where error.matches(.Login.missingAccessToken) && session == nil {
+            return false  // another process logged out
         }
     }
 
-    /// Logs out: revokes at the issuer (when `revoke`), then clears the session — locally even when revocation
-    /// fails, which the outcome reports.
+    /// Logs out: under the store's lock, ends the stored session at the issuer (when `revoke`) with whatever
+    /// credential still works — `mend-server` revokes it with the refresh token, however old the access token —
+    /// then clears the store; locally always, even when revocation fails, which the outcome reports.
     @discardableResult
     public func logout(revoke: Bool = true) async throws -> LogoutOutcome {
-        guard let current = try await currentSession() else {
-            return LogoutOutcome(revoked: false, revocationError: nil)
-        }
-        var outcome = LogoutOutcome(revoked: false, revocationError: nil)
-        if revoke, let authority {
-            do {
-                try await authority.revoke(current)
-                outcome.revoked = true
-            } catch let error as MendError {
-                outcome.revocationError = error
+        let cached = try await currentSession()
+        let store = self.store
+        let authority = revoke ? self.authority : nil
+        let outcome = try await store.withExclusiveAccess { () async throws -> LogoutOutcome in
+            guard let stored = try await store.read() ?? cached else {
+                return LogoutOutcome(revoked: false, revocationError: nil)
             }
+            var outcome = LogoutOutcome(revoked: false, revocationError: nil)
+            if let authority {
+                do {
+                    try await authority.revoke(stored)
+                    outcome.revoked = true
+                } catch let error as MendError {
+                    outcome.revocationError = error
+                }
+            }
+            try await store.delete()
+            return outcome
         }
-        try await clear()
-        publish(.signedOut(.userLoggedOut))
+        let hadSession = cached != nil
+        forget()
+        if hadSession { publish(.signedOut(.userLoggedOut)) }
         return outcome
     }
 
-    /// Signs out because the issuer rejected `rejected` — if it is still the current session.
+    /// Signs out because the issuer said `rejected` is over — if it is still the stored and current session.
     func signOut(_ rejected: Session, because error: MendError) async throws {
-        guard let current = session, current.accessToken.tokenString == rejected.accessToken.tokenString else { return }
-        try await clear()
+        let store = self.store
+        try await store.withExclusiveAccess {
+            if let stored = try await store.read(), stored.isSameIssue(as: rejected) { try await store.delete() }
+        }
+        guard let current = session, current.isSameIssue(as: rejected) else { return }
+        forget()
         publish(.signedOut(.tokenRejected(error)))
     }
 
-    private func clear() async throws {
-        try await store.withExclusiveAccess { try await self.store.delete() }
+    private func forget() {
         session = nil
+        loaded = true
         refreshing = nil
         lastValidityCheck = nil
+    }
+
+    /// Takes `stored` as the current session, reporting the change.
+    private func adopt(_ stored: Session?) {
+        let previous = session
+        session = stored
+        loaded = true
+        switch (previous, stored) {
+        case (nil, let stored?): publish(.signedIn(stored))
+        case (_?, nil): publish(.signedOut(.userLoggedOut))
+        case (let previous?, let stored?) where !previous.isSameIssue(as: stored):
+            publish(stored.isSameFamily(as: previous) ? .refreshed(stored) : .signedIn(stored))
+        default: break
+        }
+    }
+
+    /// Whether `error` asks for a refresh (an expired or invalid access token) rather than a new login.
+    static func asksForRefresh(_ error: MendError) -> Bool {
+        error.matches(.Session.accessTokenExpired) || error.matches(.Session.accessTokenInvalid)
+    }
+
+    /// `minTTL`, capped at half the token's lifetime.
+    static func cappedTTL(_ minTTL: TimeInterval, for token: AccessToken) -> TimeInterval {
+        guard let expiration = token.expirationDate else { return minTTL }
+        let lifetime = expiration.timeIntervalSince(token.refreshDate)
+        return lifetime > 0 ? min(minTTL, lifetime / 2) : minTTL
     }
 
     /// A stream of every session change from now on. Each call returns a stream of its own.
@@ -197,30 +327,43 @@ public actor CredentialsManager {
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
     private func publish(_ event: SessionEvent) {
+        switch event {
+        case .signedOut(let reason): lastSignOut = reason
+        case .signedIn: lastSignOut = nil
+        case .refreshed: break
+        }
         for continuation in subscribers.values { continuation.yield(event) }
     }
 }
 
 extension CredentialsManager: CredentialProvider {
-    /// The current token as a bearer credential (refreshed when it expires within a minute); `nil` when nobody is
-    /// logged in.
+    /// The current token as a bearer credential (refreshed first when it expires within ``refreshMargin``); `nil`
+    /// when nobody is logged in.
     public func currentCredential() async throws -> Credential? {
         guard try await currentSession() != nil else { return nil }
-        return Credential(token: try await validToken(minTTL: 60).tokenString)
+        return Credential(token: try await validToken(minTTL: refreshMargin).tokenString)
     }
 
-    /// Refreshes after the server rejected `rejected`; a session that cannot be refreshed is signed out with the
-    /// reason, and `error` is rethrown.
+    /// The server rejected `rejected`: refreshes (sharing a refresh in flight, or adopting one another process made)
+    /// and returns the fresh token. When `error` itself ends the session, or the refresh says it ended, the user is
+    /// signed out with the reason and the error is thrown.
     public func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
         guard let current = try await currentSession() else { throw error }
         if current.accessToken.tokenString != rejected.token {
             return Credential(token: current.accessToken.tokenString)  // already replaced
         }
-        guard current.refreshToken != nil else {
+        if let authority, authority.endsSession(error) {
             try await signOut(current, because: error)
             throw error
         }
-        return Credential(token: try await refreshed(from: current, minTTL: .infinity).accessToken.tokenString)
+        guard current.refreshToken != nil else {
+            if authority == nil || ProviderSessionAuthority.providerEndsSession(error) {
+                try await signOut(current, because: error)
+            }
+            throw error
+        }
+        return Credential(
+            token: try await refreshed(from: current, need: .refreshedSince(now())).accessToken.tokenString)
     }
 }
 
@@ -228,12 +371,17 @@ extension CredentialsManager: GraphTokenSource {
     /// The current access token, or `nil` when nobody is logged in.
     public func currentAccessToken() async throws -> String? {
         guard try await currentSession() != nil else { return nil }
-        return try await validToken(minTTL: 60).tokenString
+        return try await validToken(minTTL: refreshMargin).tokenString
     }
 
-    /// The provider rejected `token`: sign the user out with the reason, if it is the current token.
+    /// The provider rejected `token`: sign the user out with the reason, if it is the current token and the error
+    /// ends the session for its issuer (a backend session is never ended by the provider's verdict on a token).
     public func invalidate(token: String, because error: MendError) async {
         guard let current = try? await currentSession(), current.accessToken.tokenString == token else { return }
+        let ends =
+            authority?.endsSession(error)
+            ?? (current.issuer == .provider && ProviderSessionAuthority.providerEndsSession(error))
+        guard ends else { return }
         try? await signOut(current, because: error)
     }
 }

@@ -11,14 +11,27 @@ public enum SessionEvent: Sendable {
 }
 
 /// Why a session ended.
-public enum SignOutReason: Sendable {
+public enum SignOutReason: Sendable, CustomStringConvertible {
     /// The user logged out.
     case userLoggedOut
     /// The provider or the backend rejected the token; the error says why (expired, password changed, app removed,
     /// checkpointed…).
     case tokenRejected(MendError)
-    /// The session could not be refreshed.
+    /// The issuer answered a refresh saying that the session is over (and why).
     case refreshFailed(MendError)
+
+    /// The issuer's error, when the issuer ended the session.
+    public var error: MendError? {
+        switch self {
+        case .userLoggedOut: nil
+        case .tokenRejected(let error), .refreshFailed(let error): error
+        }
+    }
+
+    /// `logged out`, or the issuer's error name and code (`loggedOut (session/11)`).
+    public var description: String {
+        error.map { "\($0.name) (\($0.code))" } ?? "logged out"
+    }
 }
 
 /// What logging out did.

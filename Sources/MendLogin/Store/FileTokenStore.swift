@@ -17,8 +17,8 @@ public import MendCore
 /// - Crash safety: a write goes to a temporary file in the same folder, is `fsync`ed, renamed over the old file
 ///   (atomic), and the folder is `fsync`ed: a writer killed at any point leaves the old session or the new one,
 ///   never a half-written file.
-/// - Concurrency: ``withExclusiveAccess(_:)`` holds an advisory `flock` on `<name>.lock`, so that two processes
-///   never write or refresh at once.
+/// - Concurrency: ``withExclusiveAccess(_:)`` holds a ``StoreLock`` (within the process, and an advisory `flock` on
+///   `<name>.lock` across processes), so that no two managers or processes ever write or refresh at once.
 /// - Encryption (optional): AES-GCM with a key the caller supplies (from the platform's secret store, say).
 public final class FileTokenStore: TokenStore {
     /// The session file.
@@ -115,34 +115,14 @@ public final class FileTokenStore: TokenStore {
         Self.syncDirectory(url.deletingLastPathComponent())
     }
 
-    /// Holds an exclusive `flock` on `<file>.lock` while `body` runs (waiting on a thread of its own, so that no
-    /// task thread blocks).
+    /// Holds the store's lock while `body` runs: a lock within this process (managers and tasks wait their turn
+    /// without blocking a thread) and an exclusive `flock` on `<file>.lock` across processes.
     public func withExclusiveAccess<Result: Sendable>(
         _ body: @Sendable () async throws -> Result
     ) async throws -> Result {
         try Self.createDirectory(url.deletingLastPathComponent())
-        let lockPath = url.path + ".lock"
-        let descriptor: Int32 = try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o600)
-                guard descriptor >= 0 else {
-                    continuation.resume(throwing: MendError.storeUnavailable("the lock file cannot be opened"))
-                    return
-                }
-                guard flock(descriptor, LOCK_EX) == 0 else {
-                    close(descriptor)
-                    continuation.resume(throwing: MendError.storeUnavailable("the lock cannot be taken"))
-                    return
-                }
-                continuation.resume(returning: descriptor)
-            }
-            thread.start()
-        }
-        defer {
-            flock(descriptor, LOCK_UN)
-            close(descriptor)
-        }
-        return try await body()
+        let lockFile = URL(fileURLWithPath: url.path + ".lock")
+        return try await StoreLock(named: "file:\(lockFile.standardizedFileURL.path)", file: lockFile).withLock(body)
     }
 
     private static func createDirectory(_ directory: URL) throws(MendError) {

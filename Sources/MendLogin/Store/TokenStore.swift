@@ -13,17 +13,30 @@ public protocol TokenStore: Sendable {
     func write(_ session: Session) async throws
     /// Removes the stored session.
     func delete() async throws
-    /// Runs `body` while holding the store's lock across processes, so that two processes never refresh or write
-    /// at once. Stores without processes to coordinate run `body` directly.
+    /// Runs `body` while holding the store's lock — across processes where the store is shared between processes
+    /// (a file, a Keychain item an app shares with its extensions), and always across the managers and tasks of this
+    /// process — so that no two refreshes, logins or logouts of one stored session ever overlap.
+    ///
+    /// Re-entrant within the task that holds it. A store without a lock of its own can use a ``StoreLock``.
     func withExclusiveAccess<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result
+    /// Compare-and-swap: writes `session` only if the store still holds `expected` (`nil`: holds nothing), and says
+    /// whether it wrote. Call it inside ``withExclusiveAccess(_:)``.
+    ///
+    /// The default reads, compares with ``Session/isSameIssue(as:)`` and writes.
+    func write(_ session: Session, replacing expected: Session?) async throws -> Bool
 }
 
 extension TokenStore {
-    /// Runs `body` directly.
-    public func withExclusiveAccess<Result: Sendable>(
-        _ body: @Sendable () async throws -> Result
-    ) async throws -> Result {
-        try await body()
+    /// Reads, compares with ``Session/isSameIssue(as:)``, and writes only when the store holds `expected`.
+    public func write(_ session: Session, replacing expected: Session?) async throws -> Bool {
+        let stored = try await read()
+        switch (stored, expected) {
+        case (nil, nil): break
+        case (let stored?, let expected?) where stored.isSameIssue(as: expected): break
+        default: return false
+        }
+        try await write(session)
+        return true
     }
 }
 
@@ -35,11 +48,22 @@ extension MendError {
 }
 
 /// A store in memory, for tests and for apps that log in every launch.
+///
+/// Managers that share one instance exclude each other as managers sharing a file do (``withExclusiveAccess(_:)``
+/// is a lock of this instance's own), so they converge on one session.
 public actor InMemoryTokenStore: TokenStore {
     private var session: Session?
+    private nonisolated let lock = StoreLock(named: "memory:\(UUID().uuidString)")
 
     /// Creates a store, optionally holding a session.
     public init(_ session: Session? = nil) { self.session = session }
+
+    /// Runs `body` while holding this store's lock.
+    public nonisolated func withExclusiveAccess<Result: Sendable>(
+        _ body: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await lock.withLock(body)
+    }
 
     /// The session.
     public func read() async throws -> Session? { session }

@@ -118,11 +118,15 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     public var providerAccessToken: String?
     /// A counter that grows with every refresh (to tell a stale refresh result from a current one).
     public var generation: Int
+    /// The issuer's id for the session as a whole — the refresh-token family that every refresh of one login
+    /// continues (`session_id` from `mend-server`); `nil` when the issuer names none.
+    public var familyID: String?
 
     /// Creates a session.
     public init(
         issuer: Issuer, accessToken: AccessToken, refreshToken: String? = nil, refreshExpirationDate: Date? = nil,
-        user: User? = nil, idToken: String? = nil, providerAccessToken: String? = nil, generation: Int = 0
+        user: User? = nil, idToken: String? = nil, providerAccessToken: String? = nil, generation: Int = 0,
+        familyID: String? = nil
     ) {
         self.issuer = issuer
         self.accessToken = accessToken
@@ -132,6 +136,20 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
         self.idToken = idToken
         self.providerAccessToken = providerAccessToken
         self.generation = generation
+        self.familyID = familyID
+    }
+
+    /// Whether `other` is this very issue of the session: the same access token and the same refresh token (a
+    /// refresh, here or in another process, makes a new issue).
+    public func isSameIssue(as other: Session) -> Bool {
+        accessToken.tokenString == other.accessToken.tokenString && refreshToken == other.refreshToken
+    }
+
+    /// Whether `other` continues the same login: the same family when both name one, otherwise the same issuer and
+    /// user.
+    public func isSameFamily(as other: Session) -> Bool {
+        if let familyID, let otherFamily = other.familyID { return familyID == otherFamily }
+        return issuer == other.issuer && user?.id == other.user?.id
     }
 
     /// `Session(backend, user …, AccessToken(<redacted>…), refreshable)`: no secret.

@@ -1,0 +1,171 @@
+import Foundation
+import MendCore
+import MendLogin
+import Testing
+
+/// A Keychain in a dictionary: what `KeychainTokenStore` sees of the system's, with failures on demand.
+final class FakeKeychain: KeychainItemAccess, @unchecked Sendable {
+    // Safe: every field is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [KeychainItem: Data] = [:]
+    private var failure: Int32?
+
+    /// Makes every call fail with `status` (`-25308`, errSecInteractionNotAllowed: a locked device), or succeed.
+    func fail(with status: Int32?) { lock.withLock { failure = status } }
+
+    private var currentFailure: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return failure
+    }
+
+    private func update(_ item: KeychainItem, _ data: Data?) {
+        lock.lock()
+        defer { lock.unlock() }
+        items[item] = data
+    }
+
+    private func stored(_ item: KeychainItem) -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
+        return items[item]
+    }
+
+    func data(for item: KeychainItem) throws(KeychainFailure) -> Data? {
+        if let status = currentFailure { throw KeychainFailure(status: status) }
+        return stored(item)
+    }
+
+    func setData(_ data: Data, for item: KeychainItem) throws(KeychainFailure) {
+        if let status = currentFailure { throw KeychainFailure(status: status) }
+        update(item, data)
+    }
+
+    func removeData(for item: KeychainItem) throws(KeychainFailure) {
+        if let status = currentFailure { throw KeychainFailure(status: status) }
+        update(item, nil)
+    }
+}
+
+/// Records the order in which holders entered and left a lock.
+actor Trace {
+    private(set) var events: [String] = []
+    func record(_ event: String) { events.append(event) }
+}
+
+@Suite("Store locks: the Keychain store through its seam, the in-memory store, timeouts")
+struct StoreLockTests {
+    @Test("The Keychain store round-trips a session; a locked Keychain is login/320, never logged out")
+    func keychainThroughItsSeam() async throws {
+        let keychain = FakeKeychain()
+        let store = KeychainTokenStore(service: "dev.mend.tests", keychain: keychain)
+        #expect(try await store.read() == nil)
+        let session = sampleSession()
+        try await store.write(session)
+        #expect(try await store.read()?.isSameIssue(as: session) == true)
+        keychain.fail(with: -25308)
+        let error = try await #require(throws: MendError.self) { try await store.read() }
+        #expect(error.matches(.Login.tokenStoreUnavailable))
+        #expect(error.category == .transient)
+        keychain.fail(with: nil)
+        #expect(try await store.write(sampleSession(token: "EAAnext"), replacing: session))
+        #expect(try await store.write(sampleSession(token: "EAAother"), replacing: session) == false)
+        try await store.delete()
+        #expect(try await store.read() == nil)
+    }
+
+    /// Holds the lock of `first` while `second` tries to take its own; `second` must enter only after `first` left.
+    static func excludes(_ first: any TokenStore, _ second: any TokenStore) async throws -> [String] {
+        let trace = Trace()
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        async let holder: Void = first.withExclusiveAccess {
+            await trace.record("first in")
+            signal.yield()
+            for _ in 0..<50 { await Task.yield() }
+            await trace.record("first out")
+        }
+        var iterator = entered.makeAsyncIterator()
+        await iterator.next()
+        try await second.withExclusiveAccess { await trace.record("second in") }
+        try await holder
+        return await trace.events
+    }
+
+    @Test("Two Keychain stores of one item exclude each other within the process (no shared container)")
+    func keychainProcessLocalLock() async throws {
+        let keychain = FakeKeychain()
+        let events = try await Self.excludes(
+            KeychainTokenStore(service: "dev.mend.tests.local", keychain: keychain),
+            KeychainTokenStore(service: "dev.mend.tests.local", keychain: keychain))
+        #expect(events == ["first in", "first out", "second in"])
+    }
+
+    @Test("Managers sharing one in-memory store exclude each other")
+    func inMemoryLock() async throws {
+        let store = InMemoryTokenStore()
+        #expect(try await Self.excludes(store, store) == ["first in", "first out", "second in"])
+    }
+
+    @Test("The lock is re-entrant within the task that holds it")
+    func reentrant() async throws {
+        let store = InMemoryTokenStore()
+        let value = try await store.withExclusiveAccess {
+            try await store.withExclusiveAccess { 42 }
+        }
+        #expect(value == 42)
+    }
+
+    @Test(
+        "With a shared container the Keychain store's lock excludes another process (flock on a file there)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/flock")))
+    func keychainSharedContainerLock() async throws {
+        let container = temporaryDirectory()
+        let store = KeychainTokenStore(
+            service: "dev.mend.tests.shared", accessGroup: "TEAM.group.dev.mend", sharedContainer: container,
+            keychain: FakeKeychain())
+        let lockFile = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: container.path).isEmpty
+                ? container.appendingPathComponent(".mend-keychain-dev.mend.tests.shared.session.lock") : nil)
+        let marker = container.appendingPathComponent("released")
+        // Another process takes the lock, says so, holds it, and writes the marker just before it lets go.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [lockFile.path, "-c", "echo locked; sleep 1; touch '\(marker.path)'"]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        let reader = output.fileHandleForReading
+        await withCheckedContinuation { continuation in
+            Thread {
+                _ = reader.availableData
+                continuation.resume()
+            }.start()
+        }
+        let markerSeen = try await store.withExclusiveAccess {
+            FileManager.default.fileExists(atPath: marker.path)
+        }
+        #expect(markerSeen, "the store entered while the other process held the lock")
+        holder.waitUntilExit()
+    }
+
+    @Test("A lock held past the timeout gives login/320 (retryable), not a hang")
+    func timeout() async throws {
+        let name = "tests:\(UUID().uuidString)"
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        let (release, releaser) = AsyncStream<Void>.makeStream()
+        async let holder: Void = StoreLock(named: name).withLock {
+            signal.yield()
+            var iterator = release.makeAsyncIterator()
+            await iterator.next()
+        }
+        var iterator = entered.makeAsyncIterator()
+        await iterator.next()
+        let error = try await #require(throws: MendError.self) {
+            try await StoreLock(named: name, timeout: .milliseconds(100)).withLock {}
+        }
+        #expect(error.matches(.Login.tokenStoreUnavailable))
+        releaser.yield()
+        try await holder
+        try await StoreLock(named: name, timeout: .milliseconds(100)).withLock {}
+    }
+}
