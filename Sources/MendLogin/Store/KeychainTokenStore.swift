@@ -129,7 +129,7 @@ public struct KeychainFailure: Error, Sendable, Hashable {
 }
 
 /// What ``KeychainTokenStore`` needs of a Keychain: the seam between the store's logic and the system's
-/// `SecItem` functions (``SystemKeychain`` on Apple platforms), which tests replace with an item dictionary.
+/// `SecItem` functions (`SystemKeychain` on Apple platforms), which tests replace with an item dictionary.
 public protocol KeychainItemAccess: Sendable {
     /// The item's data, or `nil` when there is no item (`errSecItemNotFound`).
     func data(for item: KeychainItem) throws(KeychainFailure) -> Data?
