@@ -19,6 +19,7 @@ import Testing
             var email: String?
             var picture: String?
         }
+        var sessionId: String
         var accessToken: String
         var tokenType: String
         var expiresIn: Int
@@ -46,6 +47,7 @@ import Testing
             #expect(session.expiresIn == 900)
             #expect(session.user.providerUserId == "100000000000001")
             #expect(session.providerToken == nil)
+            #expect(session.sessionId.hasPrefix("ses_"))
 
             let refresh = APIRequest(
                 method: .post, url: stack.server.url("/v1/session/refresh"),
@@ -53,6 +55,7 @@ import Testing
                 body: Data(#"{"refresh_token":"\#(session.refreshToken)"}"#.utf8))
             let rotated = try await client.send(refresh).decode(Session.self, decoder: decoder)
             #expect(rotated.refreshToken != session.refreshToken)
+            #expect(rotated.sessionId == session.sessionId)
 
             do {
                 _ = try await client.send(refresh)

@@ -101,13 +101,14 @@ enum OpenAPIDocument {
             ], required: ["id", "provider_user_id", "name", "email", "picture"]),
         "Session": object(
             [
-                "access_token": string, "token_type": string, "expires_in": integer, "refresh_token": string,
+                "session_id": string, "access_token": string, "token_type": string, "expires_in": integer,
+                "refresh_token": string,
                 "refresh_expires_in": integer, "user": ref("User"), "granted_scopes": strings,
                 "declined_scopes": strings, "provider_token": string,
             ],
             required: [
-                "access_token", "token_type", "expires_in", "refresh_token", "refresh_expires_in", "user",
-                "granted_scopes", "declined_scopes",
+                "session_id", "access_token", "token_type", "expires_in", "refresh_token", "refresh_expires_in",
+                "user", "granted_scopes", "declined_scopes",
             ]),
         "Introspection": object(
             ["valid": boolean, "user_id": string, "scopes": strings, "expires_at": integer, "session_id": string],

@@ -13,7 +13,7 @@ struct IssuedSession: Sendable {
 
     func body(providerToken: String?, accessLifetime: Int) -> SessionBody {
         SessionBody(
-            accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
+            sessionID: sessionID, accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
             refreshExpiresIn: refreshExpiresIn, user: UserBody(user), grantedScopes: user.grantedScopes,
             declinedScopes: user.declinedScopes, providerToken: providerToken)
     }

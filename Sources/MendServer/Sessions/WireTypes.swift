@@ -58,6 +58,8 @@ struct UserBody: Encodable, Sendable, Equatable {
 
 /// The session response of login and refresh.
 struct SessionBody: Encodable, Sendable {
+    /// The session (refresh-token family) id: the access token's `sid`.
+    var sessionID: String
     var accessToken: String
     var tokenType = "Bearer"
     var expiresIn: Int
@@ -70,7 +72,7 @@ struct SessionBody: Encodable, Sendable {
     var providerToken: String?
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+        case sessionID = "session_id", accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
         case refreshToken = "refresh_token", refreshExpiresIn = "refresh_expires_in", user
         case grantedScopes = "granted_scopes", declinedScopes = "declined_scopes", providerToken = "provider_token"
     }
