@@ -122,8 +122,10 @@ import Testing
             #expect(replay?.category == .other)
 
             let revoked = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(revoked?.code == .REST.userAuthenticationError)
+            #expect(revoked?.isSession(.Session.revoked) == true)
             #expect(revoked?.developerMessage.contains("replayed") == true)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.revoked) == true)
         }
     }
 

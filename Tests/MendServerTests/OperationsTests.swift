@@ -61,11 +61,12 @@ import Testing
                 ("/nowhere", .get, nil, .notFound, "rest/404"),
                 ("/v1/session", .delete, nil, .notFound, "rest/404"),
                 ("/v1/login/code", .post, ByteBuffer(string: "{not json"), .badRequest, "rest/400"),
-                ("/v1/session", .get, nil, .unauthorized, "rest/421"),
+                ("/v1/session", .get, nil, .unauthorized, "session/3"),
                 (
                     "/v1/session/refresh", .post, ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#), .unauthorized,
-                    "rest/421"
+                    "session/16"
                 ),
+                ("/v1/session/logout", .post, nil, .unauthorized, "session/3"),
                 (
                     "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)),
                     .contentTooLarge,

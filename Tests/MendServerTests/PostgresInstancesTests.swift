@@ -86,15 +86,12 @@ struct PostgresInstancesTests {
                         ).json()
                         _ = stale
                         clock.advance(by: 11)
-                        let reuse = await clients[0].failure {
-                            try await clients[0].post(
-                                "/v1/session/refresh", json: .object(["refresh_token": current["refresh_token"]!]))
-                        }
-                        #expect(reuse?.code == .REST.userAuthenticationError)
+                        let reuse = await clients[0].failure { try await clients[0].refresh(current["refresh_token"]) }
+                        #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
                         let revoked = await clients[1].failure {
                             try await clients[1].get("/v1/session", bearer: stale["access_token"]!.stringValue!)
                         }
-                        #expect(revoked?.developerMessage.contains("reuse") == true)
+                        #expect(revoked?.isSession(.Session.refreshTokenReused) == true)
                     }
                 }
             }

@@ -1,10 +1,12 @@
 import Foundation
 import HTTPTypes
 import JWTKit
+import Logging
 import MendCore
 import MendEmulator
 import MendHTTP
 import MendTesting
+import SQLKit
 import Testing
 
 @testable import MendServer
@@ -44,17 +46,17 @@ import Testing
                 try await stack.client.post(
                     "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
             }
-            #expect(reuse?.code == .REST.userAuthenticationError)
-            #expect(reuse?.httpStatus == 401)
-            #expect(reuse?.category == .recoverable)
+            #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
+            #expect(reuse?.name == "refreshTokenReused")
+            #expect(reuse.map { MendError.Code.Session.endsSession($0.code) } == true)
             let family = await stack.client.failure {
                 try await stack.client.post(
                     "/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
             }
-            #expect(family?.code == .REST.userAuthenticationError)
-            #expect(family?.developerMessage.contains("reuse") == true)
+            #expect(family?.isSession(.Session.refreshTokenReused) == true)
+            #expect(family?.developerMessage.contains("reused") == true)
             let introspection = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(introspection?.code == .REST.userAuthenticationError)
+            #expect(introspection?.isSession(.Session.refreshTokenReused) == true)
         }
     }
 
@@ -86,18 +88,14 @@ import Testing
 
     @Test func unknownAndExpiredRefreshTokensAreRefused() async throws {
         try await TestStack.run { stack in
-            let unknown = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_nope")]))
-            }
-            #expect(unknown?.code == .REST.userAuthenticationError)
+            let unknown = await stack.client.failure { try await stack.client.refresh(.string("mrt_nope")) }
+            #expect(unknown?.isSession(.Session.refreshTokenUnknown) == true)
             let session = try await stack.login()
             stack.clock.advance(by: 2_592_000 + 1)
-            let expired = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
-            #expect(expired?.code == .REST.userAuthenticationError)
+            let expired = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(expired?.isSession(.Session.sessionExpired) == true)
+            let missing = await stack.client.failure { try await stack.client.refresh(.string("")) }
+            #expect(missing?.code == .REST.badRequest)
         }
     }
 
@@ -110,18 +108,39 @@ import Testing
             #expect(body["valid"] == .bool(true))
             #expect(body["user_id"] == session["user"]?["id"])
             #expect(Set(body["scopes"]?.strings ?? []) == ["public_profile", "email"])
-            #expect(body["session_id"]?.stringValue?.hasPrefix("ses_") == true)
+            #expect(body["session_id"] == session["session_id"])
             let expiresAt = try #require(body["expires_at"]?.intValue)
             #expect(abs(expiresAt - Int(stack.clock.now.timeIntervalSince1970) - 900) <= 2)
 
-            for bad in [nil, "garbage", access + "x", String(access.dropLast(4))] {
-                let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
-                #expect(error?.code == .REST.userAuthenticationError)
-                #expect(error?.httpStatus == 401)
+            // No token, or no bearer: session/3.
+            for headers: HTTPFields in [[:], [.authorization: "Basic dXNlcjpwYXNz"], [.authorization: "Bearer  "]] {
+                let missing = await stack.client.failure {
+                    try await stack.client.get("/v1/session", headers: headers)
+                }
+                #expect(missing?.isSession(.Session.accessTokenMissing) == true, "\(headers)")
+                #expect(missing.map { MendError.Code.Session.endsSession($0.code) } == false)
             }
+            // A token that is not valid: session/2 (refresh, never sign out).
+            let foreign = try await SessionSigner(
+                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                audience: stack.server.backend.configuration.appID
+            ).sign(
+                AccessTokenClaims(
+                    issuer: "mend-server", audience: stack.server.backend.configuration.appID, subject: "u",
+                    sessionID: "ses_x", scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
+            for bad in ["garbage", access + "x", String(access.dropLast(4)), foreign] {
+                let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
+                #expect(error?.isSession(.Session.accessTokenInvalid) == true)
+                #expect(error.map { MendError.Code.Session.endsSession($0.code) } == false)
+            }
+            // Expired: session/1; a refresh gives a working one.
             stack.clock.advance(by: 901)
             let expired = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(expired?.developerMessage.contains("expired") == true)
+            #expect(expired?.isSession(.Session.accessTokenExpired) == true)
+            #expect(expired?.name == "accessTokenExpired")
+            #expect(expired.map { MendError.Code.Session.endsSession($0.code) } == false)
+            let refreshed = try await stack.client.refresh(session["refresh_token"])
+            _ = try await stack.client.get("/v1/session", bearer: refreshed["access_token"]!.stringValue!)
         }
     }
 
@@ -138,19 +157,20 @@ import Testing
                 bearer: access)
             #expect(response.head.status.code == 204)
             let after = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(after?.isSession(.Session.loggedOut) == true)
             #expect(after?.developerMessage.contains("logged out") == true)
-            let refresh = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
-            #expect(refresh?.code == .REST.userAuthenticationError)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
             // Another session of the same user stays.
             _ = try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
-            // Logging out without a valid token is refused.
+            // Logging out without a token is refused: session/3.
             let anonymous = await stack.client.failure {
                 try await stack.client.post("/v1/session/logout", json: .object([:]))
             }
-            #expect(anonymous?.httpStatus == 401)
+            #expect(anonymous?.isSession(.Session.accessTokenMissing) == true)
+            let row = try #require(
+                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+            #expect(row.revokedReason == "logged_out")
         }
     }
 
@@ -166,13 +186,49 @@ import Testing
             let me = await stack.emulator.emulator.handle(
                 EmulatorRequest(method: .get, target: "/v25.0/me?access_token=\(providerToken)"))
             #expect(me.json?["error"]?["code"]?.intValue == 190)
-            // Every session of the user ended.
+            // Every session of the user ended: this one logged out, the other by the permissions' revocation.
             let error = await stack.client.failure {
                 try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
             }
-            #expect(error?.developerMessage.contains("permissions revoked") == true)
+            #expect(error?.isSession(.Session.providerAccessRevoked) == true)
+            #expect(error?.developerMessage.contains("permissions were revoked") == true)
+            let own = await stack.client.failure {
+                try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
+            }
+            #expect(own?.isSession(.Session.loggedOut) == true)
             let log = await stack.emulator.requestLog()
             #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aVersion1DatabaseUpgradesAndKeepsItsSessions(_ database: TestDatabase) async throws {
+        try await database.withURL { url in
+            let opened = try await ServerDatabase.open(
+                try DatabaseLocation.parse(url),
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            // The schema as migration 1 left it, with a session revoked for a reason of that time.
+            try await opened.sql.raw(
+                "CREATE TABLE mend_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+            ).run()
+            for statement in Migrations.all[0].statements { try await opened.sql.raw("\(unsafeRaw: statement)").run() }
+            try await opened.sql.raw("INSERT INTO mend_schema_migrations VALUES (1, 'v1', 0)").run()
+            try await opened.sql.raw(
+                """
+                INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason)
+                VALUES ('ses_old', 'u1', 'email', 0, 99999999999, 5, 'refresh token reuse detected')
+                """
+            ).run()
+            #expect(try await Migrations.run(on: opened, now: Date()) == [2])
+            #expect(try await Migrations.run(on: opened, now: Date()) == [])
+            let store = ServerStore(database: opened, cipher: TokenCipher(key: nil))
+            let legacy = try #require(try await store.session(id: "ses_old"))
+            #expect(legacy.revokedDetail == nil)
+            let failure = ServerFailure.sessionEnded(legacy)
+            #expect(failure.error.code == .Session.sessionEnded)
+            #expect(failure.error.developerMessage.contains("refresh token reuse detected"))
+            #expect(failure.status == .unauthorized)
+            await opened.close()
         }
     }
 
@@ -203,6 +259,7 @@ import Testing
             let dead = await stack.client.failure { try await stack.client.get("/v1/me", bearer: access) }
             #expect(dead?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
             let ended = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(ended?.isSession(.Session.providerAccessRevoked) == true)
             #expect(ended?.developerMessage.contains("190") == true)
         }
     }

@@ -71,25 +71,30 @@ extension LoginBackend {
                 token: record, session: session ?? nil, now: now,
                 graceSeconds: Int64(configuration.refreshReuseGrace.seconds))
             switch decision {
-            case .unknown, .expired:
-                metrics.refresh(outcome: "invalid")
-                throw ServerFailure.unauthenticated("The refresh token is unknown or expired; log in again.")
+            case .unknown:
+                metrics.refresh(outcome: "unknown")
+                throw ServerFailure.session(
+                    .Session.refreshTokenUnknown, "The refresh token is unknown; log in again.")
+            case .expired:
+                metrics.refresh(outcome: "expired")
+                throw ServerFailure.session(
+                    .Session.sessionExpired, "The refresh token or its session has expired; log in again.")
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")
-                throw ServerFailure.unauthenticated("The session ended (\(reason ?? "expired")); log in again.")
+                if let session = session ?? nil, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
+                throw ServerFailure.sessionEnded(reason)
             case .concurrentRefresh:
                 metrics.refresh(outcome: "concurrent")
                 throw ServerFailure.concurrentRefresh()
             case .reuseDetected(let sessionID):
-                let revoked = try await store.revokeSession(
-                    id: sessionID, reason: "refresh token reuse detected", now: now)
+                let reason = SessionEndReason.refreshTokenReused
+                let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
                 metrics.refresh(outcome: "reuse_detected")
-                if revoked { metrics.sessionsEnded(reason: "refresh_reuse", count: 1) }
+                if revoked { metrics.sessionsEnded(reason: reason.metricsLabel, count: 1) }
                 logger.warning(
                     "refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)]
                 )
-                throw ServerFailure.unauthenticated(
-                    "The refresh token was used before: the session is revoked (refresh token reuse detected).")
+                throw ServerFailure.sessionEnded(reason)
             case .rotate:
                 guard let record, let session = session ?? nil else { continue }
                 if let issued = try await rotate(record, session: session, clientAddress: clientAddress) {
@@ -113,7 +118,7 @@ extension LoginBackend {
             try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
         }
         guard let user = try await store.user(id: session.userID) else {
-            throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
+            throw ServerFailure.sessionEnded(.userDeleted)
         }
         let current = now
         let next = OpaqueToken.make(prefix: "mrt_")
@@ -135,30 +140,48 @@ extension LoginBackend {
 
     // MARK: Authentication
 
-    /// The claims and session of a valid `Authorization: Bearer` access token, or 401.
-    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+    /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
+    static func bearerToken(_ headers: HTTPFields) -> String? {
         guard let authorization = headers[.authorization], authorization.count > 7,
             authorization.prefix(7).lowercased() == "bearer "
-        else { throw ServerFailure.unauthenticated("Authorization: Bearer <access token> is required.") }
+        else { return nil }
         let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// The claims and session of a valid `Authorization: Bearer` access token, or 401 with a session code:
+    /// session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
+    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+        guard let token = Self.bearerToken(headers) else {
+            throw ServerFailure.session(
+                .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
+        }
         let claims: AccessTokenClaims
         switch await signer.verify(token, now: configuration.now()) {
         case .success(let verified): claims = verified
         case .failure(.expired):
-            throw ServerFailure.unauthenticated("The access token has expired; refresh the session.")
-        case .failure: throw ServerFailure.unauthenticated("The access token is not valid.")
+            throw ServerFailure.session(
+                .Session.accessTokenExpired, "The access token has expired; refresh the session, then retry.")
+        case .failure(let rejection):
+            throw ServerFailure.session(
+                .Session.accessTokenInvalid,
+                "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
+        return (claims, try await activeSession(of: claims))
+    }
+
+    /// The session an access token names, if it is still active; otherwise 401 with why it ended.
+    private func activeSession(of claims: AccessTokenClaims) async throws -> SessionRecord {
         guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
-            throw ServerFailure.unauthenticated("The session no longer exists; log in again.")
+            // A session row goes with its user (data deletion), or is purged long after it expired.
+            if try await store.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
+            throw ServerFailure.sessionEnded(nil, detail: "the session no longer exists")
         }
-        if session.revokedAt != nil {
-            throw ServerFailure.unauthenticated(
-                "The session ended (\(session.revokedReason ?? "revoked")); log in again.")
-        }
+        if session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
         guard now < session.expiresAt else {
-            throw ServerFailure.unauthenticated("The session has expired; log in again.")
+            throw ServerFailure.session(.Session.sessionExpired, "The session has expired; log in again.")
         }
-        return (claims, session)
+        return session
     }
 
     /// `GET /v1/session`.
@@ -175,15 +198,15 @@ extension LoginBackend {
     /// optionally revoke the provider permissions, which ends every session of the user.
     func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
         let (claims, session) = try await authenticate(headers)
-        if try await store.revokeSession(id: session.id, reason: "logged out", now: now) {
-            metrics.sessionsEnded(reason: "logout", count: 1)
+        if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+            metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
         }
         if let refreshToken = body.refreshToken, !refreshToken.isEmpty,
             let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
             record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
             other.userID == claims.subject
         {
-            try await store.revokeSession(id: other.id, reason: "logged out", now: now)
+            try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
         }
         guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else {
             return
@@ -192,8 +215,9 @@ extension LoginBackend {
             try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
         }
         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
-        let ended = try await store.revokeSessions(userID: user.id, reason: "provider permissions revoked", now: now)
-        metrics.sessionsEnded(reason: "permissions_revoked", count: ended)
+        let reason = SessionEndReason.permissionsRevoked
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
     }
 }

@@ -2,11 +2,11 @@
 /// without I/O (RFC 9700 §4.14: rotation with reuse detection and a short grace window for a legitimate retry).
 ///
 /// ```
-/// unknown token                      → unknown            (401)
-/// session revoked or expired         → sessionEnded       (401, with the reason)
+/// unknown token                      → unknown            (session/16)
+/// session gone or revoked            → sessionEnded       (its reason: session/10–17)
 /// already rotated, within the grace  → concurrentRefresh  (409: another refresh of the same token won)
-/// already rotated, after the grace   → reuseDetected      (revoke the whole family, 401)
-/// past its expiry                    → expired            (401)
+/// already rotated, after the grace   → reuseDetected      (revoke the whole family: session/12)
+/// past its expiry, or the session's  → expired            (session/15)
 /// otherwise                          → rotate             (claim it atomically; if the claim loses, decide again)
 /// ```
 enum RefreshRotation {
@@ -14,7 +14,8 @@ enum RefreshRotation {
         case rotate(sessionID: String)
         case unknown
         case expired
-        case sessionEnded(reason: String?)
+        /// The session is over; `nil` when it is gone or its stored reason is unknown (session/10).
+        case sessionEnded(reason: SessionEndReason?)
         case concurrentRefresh
         case reuseDetected(sessionID: String)
     }
@@ -24,7 +25,7 @@ enum RefreshRotation {
     ) -> Decision {
         guard let token else { return .unknown }
         guard let session, session.id == token.sessionID else { return .sessionEnded(reason: nil) }
-        if session.revokedAt != nil { return .sessionEnded(reason: session.revokedReason) }
+        if session.revokedAt != nil { return .sessionEnded(reason: SessionEndReason(stored: session.revokedReason)) }
         if let rotatedAt = token.rotatedAt {
             return now - rotatedAt <= graceSeconds ? .concurrentRefresh : .reuseDetected(sessionID: session.id)
         }

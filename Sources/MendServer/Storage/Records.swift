@@ -28,7 +28,10 @@ struct SessionRecord: Sendable, Hashable {
     var createdAt: Int64
     var expiresAt: Int64
     var revokedAt: Int64?
+    /// A ``SessionEndReason`` raw value (or, in rows older than migration 2, free text).
     var revokedReason: String?
+    /// A human detail of the end (the provider's error), for the developer message only.
+    var revokedDetail: String?
 }
 
 /// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection.

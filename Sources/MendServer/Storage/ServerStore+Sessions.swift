@@ -17,7 +17,7 @@ extension ServerStore {
     func session(id: String) async throws -> SessionRecord? {
         try await sql.raw(
             """
-            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason
+            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail
             FROM mend_sessions WHERE id = \(bind: id)
             """
         ).first().map { row in
@@ -25,7 +25,8 @@ extension ServerStore {
                 id: try row.text("id"), userID: try row.text("user_id"),
                 scopes: ScopeList.decode(try row.text("scopes")),
                 createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
-                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"))
+                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"),
+                revokedDetail: try row.optionalText("revoked_detail"))
         }
     }
 
@@ -36,23 +37,28 @@ extension ServerStore {
         ).run()
     }
 
-    /// Revokes one session (the whole refresh-token family); returns whether it was active.
+    /// Revokes one session (the whole refresh-token family) for `reason`; returns whether it was active. A session
+    /// revoked before keeps its first reason.
     @discardableResult
-    func revokeSession(id: String, reason: String, now: Int64) async throws -> Bool {
+    func revokeSession(id: String, reason: SessionEndReason, detail: String? = nil, now: Int64) async throws -> Bool {
         try await !sql.raw(
             """
-            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
+                revoked_detail = \(bind: detail)
             WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id
             """
         ).all().isEmpty
     }
 
-    /// Revokes every active session of a user; returns how many.
+    /// Revokes every active session of a user for `reason`; returns how many.
     @discardableResult
-    func revokeSessions(userID: String, reason: String, now: Int64) async throws -> Int {
+    func revokeSessions(
+        userID: String, reason: SessionEndReason, detail: String? = nil, now: Int64
+    ) async throws -> Int {
         try await sql.raw(
             """
-            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
+                revoked_detail = \(bind: detail)
             WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id
             """
         ).all().count
