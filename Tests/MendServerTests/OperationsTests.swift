@@ -237,19 +237,22 @@ import Testing
             let refreshed = try await stack.client.post(
                 "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!])
             ).json()
-            _ = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
+            // A replay within the grace, then reuse after it: both paths log, neither logs a token.
+            let replayed = try await stack.client.refresh(session["refresh_token"])
+            stack.clock.advance(by: 61)
+            _ = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
             try await stack.emulator.inject(error: "graph/190/460", path: "/me")
             _ = await stack.client.failure { try await stack.login() }
             let text = capture.text
             #expect(text.contains("request"))
             #expect(text.contains("request_id"))
+            #expect(text.contains("refresh replayed within the grace window"))
+            #expect(text.contains("refresh token reuse detected"))
             let secrets = [
                 code, "0123456789abcdef0123456789abcdef", session["access_token"]!.stringValue!,
                 session["refresh_token"]!.stringValue!, session["provider_token"]!.stringValue!,
                 refreshed["access_token"]!.stringValue!, refreshed["refresh_token"]!.stringValue!,
+                replayed["access_token"]!.stringValue!,
             ]
             for secret in secrets { #expect(!text.contains(secret)) }
         }

@@ -11,78 +11,134 @@ import Testing
 
 @testable import MendServer
 
-/// Refresh rotation with reuse detection, logout, introspection, the profile and the JWKS, on SQLite and
-/// PostgreSQL.
+/// Refresh rotation (idempotent within the grace, reuse detection after it), the session codes, logout,
+/// introspection, the profile and the JWKS, on SQLite and PostgreSQL.
 @Suite struct SessionTests {
     @Test(arguments: TestDatabase.available)
-    func refreshRotatesAndDetectsReuse(_ database: TestDatabase) async throws {
+    func refreshIsIdempotentWithinTheGraceAndDetectsReuse(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
             let first = try await stack.login()
+            let sessionID = try #require(first["session_id"]?.stringValue)
+            #expect(sessionID.hasPrefix("ses_"))
             let firstRefresh = try #require(first["refresh_token"]?.stringValue)
-            let second = try await stack.client.post(
-                "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)])
-            ).json()
+            let second = try await stack.client.refresh(.string(firstRefresh))
             let secondRefresh = try #require(second["refresh_token"]?.stringValue)
             #expect(secondRefresh != firstRefresh)
             #expect(second["access_token"] != first["access_token"])
+            #expect(second["session_id"]?.stringValue == sessionID)
             #expect(second["user"] == first["user"])
             #expect(second["token_type"]?.stringValue == "Bearer")
             #expect(second["provider_token"] == nil)
 
-            // The old token again, within the grace window: a concurrent refresh won (409), nothing revoked.
-            let conflict = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
-            }
-            #expect(conflict?.code == .REST.updateConflict)
-            #expect(conflict?.httpStatus == 409)
-            #expect(conflict?.developerMessage.contains("concurrent refresh") == true)
-            let access = try #require(second["access_token"]?.stringValue)
-            _ = try await stack.client.get("/v1/session", bearer: access)
+            // The same token again (the answer was lost): the same successor, with a fresh access token.
+            stack.clock.advance(by: 30)
+            let replayed = try await stack.client.refresh(.string(firstRefresh))
+            #expect(replayed["refresh_token"]?.stringValue == secondRefresh)
+            #expect(replayed["session_id"]?.stringValue == sessionID)
+            #expect(replayed["user"] == first["user"])
+            let replayedAccess = try #require(replayed["access_token"]?.stringValue)
+            #expect(replayedAccess != second["access_token"]?.stringValue)
+            #expect(
+                try await stack.client.get("/v1/session", bearer: replayedAccess).json()["session_id"]
+                    == .string(sessionID))
+            #expect(try #require(replayed["refresh_expires_in"]?.intValue) <= 2_592_000 - 30)
 
-            // After the window: reuse, and the whole family is revoked.
-            stack.clock.advance(by: 11)
-            let reuse = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
-            }
+            // The successor is used; the old token after that is reuse, and the whole family is revoked.
+            let third = try await stack.client.refresh(.string(secondRefresh))
+            let reuse = await stack.client.failure { try await stack.client.refresh(.string(firstRefresh)) }
             #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
             #expect(reuse?.name == "refreshTokenReused")
             #expect(reuse.map { MendError.Code.Session.endsSession($0.code) } == true)
-            let family = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
-            }
+            let family = await stack.client.failure { try await stack.client.refresh(third["refresh_token"]) }
             #expect(family?.isSession(.Session.refreshTokenReused) == true)
             #expect(family?.developerMessage.contains("reused") == true)
-            let introspection = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            let introspection = await stack.client.failure {
+                try await stack.client.get("/v1/session", bearer: third["access_token"]!.stringValue!)
+            }
             #expect(introspection?.isSession(.Session.refreshTokenReused) == true)
+            let row = try #require(try await stack.server.backend.store.session(id: sessionID))
+            #expect(row.revokedReason == "refresh_token_reused")
         }
     }
 
     @Test(arguments: TestDatabase.available)
-    func concurrentRefreshesOfOneTokenHaveOneWinner(_ database: TestDatabase) async throws {
+    func anOldTokenAfterTheGraceIsReuse(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            #expect(stack.server.backend.configuration.refreshReuseGrace == .seconds(60))
+            let first = try await stack.login()
+            let second = try await stack.client.refresh(first["refresh_token"])
+            // The successor is unused, but the grace is over.
+            stack.clock.advance(by: 61)
+            let reuse = await stack.client.failure { try await stack.client.refresh(first["refresh_token"]) }
+            #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
+            let successor = await stack.client.failure { try await stack.client.refresh(second["refresh_token"]) }
+            #expect(successor?.isSession(.Session.refreshTokenReused) == true)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentRefreshesOfOneTokenAllGetTheSameSuccessor(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
             let session = try await stack.login()
             let refresh = try #require(session["refresh_token"]?.stringValue)
-            let results = await withTaskGroup(of: Int.self) { group in
+            let results = await withTaskGroup(of: Result<JSONValue, MendError>.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
                         do {
-                            _ = try await stack.client.post(
-                                "/v1/session/refresh", json: .object(["refresh_token": .string(refresh)]))
-                            return 200
+                            return .success(try await stack.client.refresh(.string(refresh)))
                         } catch let error as MendError {
-                            return error.httpStatus ?? -1
+                            return .failure(error)
                         } catch {
-                            return -1
+                            return .failure(MendError(code: .Transport.invalidRequest, developerMessage: "\(error)"))
                         }
                     }
                 }
-                return await group.reduce(into: [Int]()) { $0.append($1) }
+                return await group.reduce(into: [Result<JSONValue, MendError>]()) { $0.append($1) }
             }
-            #expect(results.filter { $0 == 200 }.count == 1)
-            #expect(results.filter { $0 == 409 }.count == 7)
+            let bodies = results.compactMap { try? $0.get() }
+            #expect(bodies.count == 8, "\(results)")
+            let successors = Set(bodies.compactMap { $0["refresh_token"]?.stringValue })
+            #expect(successors.count == 1)
+            #expect(successors.first != refresh)
+            #expect(Set(bodies.compactMap { $0["access_token"]?.stringValue }).count == 8)
+            #expect(Set(bodies.compactMap { $0["session_id"]?.stringValue }) == [session["session_id"]!.stringValue!])
+            // One successor row was written: the family holds the first token and that one.
+            let rows = try await stack.server.backend.database.sql.raw(
+                "SELECT token_hash FROM mend_refresh_tokens WHERE session_id = \(bind: session["session_id"]!.stringValue!)"
+            ).all()
+            #expect(rows.count == 2)
+            // The successor works.
+            let next = try await stack.client.refresh(.string(try #require(successors.first)))
+            #expect(next["refresh_token"]?.stringValue != successors.first)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theDatabaseNeverHoldsAUsableRefreshToken(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let first = try #require(try await stack.login()["refresh_token"]?.stringValue)
+            let second = try #require(try await stack.client.refresh(.string(first))["refresh_token"]?.stringValue)
+            let sql = stack.server.backend.database.sql
+            let row = try #require(
+                try await sql.raw(
+                    "SELECT replaced_by, successor_sealed FROM mend_refresh_tokens WHERE token_hash = \(bind: OpaqueToken.hash(first))"
+                ).first())
+            let sealed = try #require(try row.decode(column: "successor_sealed", as: String?.self))
+            #expect(sealed != second)
+            #expect(!sealed.contains(second))
+            #expect(!sealed.contains(String(second.dropFirst(4))))
+            #expect(try row.decode(column: "replaced_by", as: String.self) == OpaqueToken.hash(second))
+            // Only the old token opens it.
+            #expect(SuccessorSeal.open(sealed, with: first) == second)
+            #expect(SuccessorSeal.open(sealed, with: OpaqueToken.hash(first)) == nil)
+            // No column of any row holds either token.
+            let columns = "token_hash, session_id, replaced_by, successor_sealed"
+            for row in try await sql.raw("SELECT \(unsafeRaw: columns) FROM mend_refresh_tokens").all() {
+                for column in ["token_hash", "session_id", "replaced_by", "successor_sealed"] {
+                    let value = try row.decode(column: column, as: String?.self) ?? ""
+                    #expect(!value.contains(first) && !value.contains(second), "\(column)")
+                }
+            }
         }
     }
 

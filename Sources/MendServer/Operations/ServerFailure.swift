@@ -50,15 +50,6 @@ struct ServerFailure: Error, Sendable {
         ServerFailure(MendError(code: .REST.notFound, developerMessage: message), status: .notFound)
     }
 
-    /// rest/409: the refresh token was just rotated by a concurrent refresh.
-    static func concurrentRefresh() -> ServerFailure {
-        ServerFailure(
-            MendError(
-                code: .REST.updateConflict,
-                developerMessage: "A concurrent refresh of the same refresh token won; use the session it returned."),
-            status: .conflict)
-    }
-
     /// http/429 with `Retry-After`.
     static func rateLimited(retryAfter seconds: Int, scope: String) -> ServerFailure {
         var error = MendError(

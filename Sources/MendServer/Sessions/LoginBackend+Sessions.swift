@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 import MendCore
 
-/// A session just opened or rotated: what the session response needs.
+/// A session just opened, rotated or replayed: what the session response needs.
 struct IssuedSession: Sendable {
     var sessionID: String
     var accessToken: String
@@ -19,9 +19,18 @@ struct IssuedSession: Sendable {
     }
 }
 
+/// A presented refresh token's row, its successor's (once rotated) and its session's: what
+/// ``RefreshRotation/decide(token:successor:session:now:graceSeconds:)`` needs.
+struct RefreshState: Sendable {
+    var token: RefreshTokenRecord?
+    var successor: RefreshTokenRecord?
+    var session: SessionRecord?
+}
+
 extension LoginBackend {
     var accessLifetime: Int64 { Int64(configuration.accessTokenLifetime.seconds) }
     var refreshLifetime: Int64 { Int64(configuration.refreshTokenLifetime.seconds) }
+    var refreshGrace: Int64 { Int64(configuration.refreshReuseGrace.seconds) }
 
     /// Opens a session (a new refresh-token family) for `user`.
     func openSession(for user: UserRecord) async throws -> IssuedSession {
@@ -55,7 +64,8 @@ extension LoginBackend {
 
     // MARK: Refresh
 
-    /// `POST /v1/session/refresh`: rotate the refresh token (see ``RefreshRotation``).
+    /// `POST /v1/session/refresh`: rotate the refresh token, or — for a token rotated within the grace window whose
+    /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         if let rule = configuration.rateLimits.refreshPerAddress {
             try await enforce(rule, key: "refresh:ip:\(clientAddress)", scope: "refresh per address")
@@ -64,12 +74,13 @@ extension LoginBackend {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
         }
         let hash = OpaqueToken.hash(body.refreshToken)
+        var user: UserRecord?
+        // Twice at most: a refresh that loses the claim to a concurrent one decides again, and replays the winner's.
         for _ in 0..<2 {
-            let record = try await store.refreshToken(hash: hash)
-            let session = try await record.asyncMap { try await store.session(id: $0.sessionID) }
+            let state = try await refreshState(hash: hash)
             let decision = RefreshRotation.decide(
-                token: record, session: session ?? nil, now: now,
-                graceSeconds: Int64(configuration.refreshReuseGrace.seconds))
+                token: state.token, successor: state.successor, session: state.session, now: now,
+                graceSeconds: refreshGrace)
             switch decision {
             case .unknown:
                 metrics.refresh(outcome: "unknown")
@@ -81,11 +92,8 @@ extension LoginBackend {
                     .Session.sessionExpired, "The refresh token or its session has expired; log in again.")
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")
-                if let session = session ?? nil, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
+                if let session = state.session, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
                 throw ServerFailure.sessionEnded(reason)
-            case .concurrentRefresh:
-                metrics.refresh(outcome: "concurrent")
-                throw ServerFailure.concurrentRefresh()
             case .reuseDetected(let sessionID):
                 let reason = SessionEndReason.refreshTokenReused
                 let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
@@ -95,47 +103,92 @@ extension LoginBackend {
                     "refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)]
                 )
                 throw ServerFailure.sessionEnded(reason)
+            case .replaySuccessor:
+                guard let token = state.token, let successor = state.successor, let session = state.session else {
+                    continue
+                }
+                guard let sealed = token.successorSealed,
+                    let successorToken = SuccessorSeal.open(sealed, with: body.refreshToken),
+                    OpaqueToken.hash(successorToken) == successor.tokenHash
+                else { throw ServerFailure.internalFailure("The stored successor of the refresh token is unreadable.") }
+                let owner: UserRecord
+                if let user { owner = user } else { owner = try await refreshingUser(of: session) }
+                let issued = try await issue(
+                    session: session, user: owner, refreshToken: successorToken,
+                    refreshExpiresAt: successor.expiresAt)
+                metrics.refresh(outcome: "replayed")
+                logger.info(
+                    "refresh replayed within the grace window: the same successor again",
+                    metadata: ["session_id": .string(session.id)])
+                return sessionBody(issued, providerToken: nil)
             case .rotate:
-                guard let record, let session = session ?? nil else { continue }
-                if let issued = try await rotate(record, session: session, clientAddress: clientAddress) {
+                guard let token = state.token, let session = state.session else { continue }
+                let owner: UserRecord
+                if let user { owner = user } else { owner = try await refreshingUser(of: session) }
+                user = owner
+                if let issued = try await rotate(token, presented: body.refreshToken, session: session, user: owner) {
                     metrics.refresh(outcome: "rotated")
                     return sessionBody(issued, providerToken: nil)
                 }
             // Lost the claim to a concurrent refresh: decide again on what the winner wrote.
             }
         }
-        metrics.refresh(outcome: "concurrent")
-        throw ServerFailure.concurrentRefresh()
+        metrics.refresh(outcome: "failed")
+        throw ServerFailure.internalFailure("The refresh token could not be rotated; try again.")
     }
 
-    /// Claims `record` and writes its successor; `nil` when a concurrent refresh claimed it first.
-    private func rotate(
-        _ record: RefreshTokenRecord, session: SessionRecord, clientAddress: String
-    ) async throws
-        -> IssuedSession?
-    {
+    /// What the database holds about the refresh token with this hash.
+    func refreshState(hash: String) async throws -> RefreshState {
+        guard let token = try await store.refreshToken(hash: hash) else { return RefreshState() }
+        let successor = try await token.replacedBy.asyncMap { try await store.refreshToken(hash: $0) } ?? nil
+        return RefreshState(token: token, successor: successor, session: try await store.session(id: token.sessionID))
+    }
+
+    /// The session's user, counted against the per-user refresh limit.
+    private func refreshingUser(of session: SessionRecord) async throws -> UserRecord {
         if let rule = configuration.rateLimits.refreshPerUser {
             try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
         }
         guard let user = try await store.user(id: session.userID) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
+        return user
+    }
+
+    /// Claims `record` and writes its successor (sealed on `record`'s row under a key derived from `presented`);
+    /// `nil` when a concurrent refresh claimed it first.
+    private func rotate(
+        _ record: RefreshTokenRecord, presented: String, session: SessionRecord, user: UserRecord
+    ) async throws -> IssuedSession? {
         let current = now
         let next = OpaqueToken.make(prefix: "mrt_")
         let nextHash = OpaqueToken.hash(next)
+        // The successor's row exists before the claim, so that a refresh losing the claim finds it.
         try await store.insertRefreshToken(
             RefreshTokenRecord(
                 tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
-        guard try await store.claimRefreshToken(hash: record.tokenHash, replacement: nextHash, now: current) else {
+        let claimed = try await store.claimRefreshToken(
+            hash: record.tokenHash, replacement: nextHash,
+            sealedSuccessor: try SuccessorSeal.seal(next, under: presented),
+            now: current)
+        guard claimed else {
             try await store.deleteRefreshToken(hash: nextHash)
             return nil
         }
         try await store.extendSession(id: session.id, until: current + refreshLifetime)
-        var rotated = session
-        rotated.scopes = user.grantedScopes
+        return try await issue(
+            session: session, user: user, refreshToken: next, refreshExpiresAt: current + refreshLifetime)
+    }
+
+    /// The session response for `refreshToken`, with a new access token carrying the user's current scopes.
+    private func issue(
+        session: SessionRecord, user: UserRecord, refreshToken: String, refreshExpiresAt: Int64
+    ) async throws -> IssuedSession {
+        var scoped = session
+        scoped.scopes = user.grantedScopes
         return IssuedSession(
-            sessionID: session.id, accessToken: try await accessToken(user: user, session: rotated),
-            refreshToken: next, refreshExpiresIn: Int(refreshLifetime), user: user)
+            sessionID: session.id, accessToken: try await accessToken(user: user, session: scoped),
+            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user)
     }
 
     // MARK: Authentication

@@ -69,9 +69,10 @@ extension ServerStore {
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO mend_refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at, replaced_by)
+            INSERT INTO mend_refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at, replaced_by,
+                successor_sealed)
             VALUES (\(bind: token.tokenHash), \(bind: token.sessionID), \(bind: token.createdAt),
-                \(bind: token.expiresAt), NULL, NULL)
+                \(bind: token.expiresAt), NULL, NULL, NULL)
             """
         ).run()
     }
@@ -79,23 +80,28 @@ extension ServerStore {
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         try await sql.raw(
             """
-            SELECT token_hash, session_id, created_at, expires_at, rotated_at, replaced_by
+            SELECT token_hash, session_id, created_at, expires_at, rotated_at, replaced_by, successor_sealed
             FROM mend_refresh_tokens WHERE token_hash = \(bind: hash)
             """
         ).first().map { row in
             RefreshTokenRecord(
                 tokenHash: try row.text("token_hash"), sessionID: try row.text("session_id"),
                 createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
-                rotatedAt: try row.optionalInteger("rotated_at"), replacedBy: try row.optionalText("replaced_by"))
+                rotatedAt: try row.optionalInteger("rotated_at"), replacedBy: try row.optionalText("replaced_by"),
+                successorSealed: try row.optionalText("successor_sealed"))
         }
     }
 
-    /// Marks `hash` rotated (replaced by `replacement`) if and only if nobody rotated it before: the one atomic step
-    /// of a refresh. Of any number of concurrent callers, on any number of instances, exactly one gets `true`.
-    func claimRefreshToken(hash: String, replacement: String, now: Int64) async throws -> Bool {
+    /// Marks `hash` rotated — replaced by `replacement`, whose token it keeps sealed (``SuccessorSeal``) — if and only
+    /// if nobody rotated it before: the one atomic step of a refresh. Of any number of concurrent callers, on any
+    /// number of instances, exactly one gets `true`; the others read the winner's successor from the row.
+    func claimRefreshToken(
+        hash: String, replacement: String, sealedSuccessor: String, now: Int64
+    ) async throws -> Bool {
         try await !sql.raw(
             """
-            UPDATE mend_refresh_tokens SET rotated_at = \(bind: now), replaced_by = \(bind: replacement)
+            UPDATE mend_refresh_tokens SET rotated_at = \(bind: now), replaced_by = \(bind: replacement),
+                successor_sealed = \(bind: sealedSuccessor)
             WHERE token_hash = \(bind: hash) AND rotated_at IS NULL RETURNING token_hash
             """
         ).all().isEmpty
