@@ -68,6 +68,10 @@ import Testing
                 ),
                 ("/v1/session/logout", .post, nil, .unauthorized, "session/3"),
                 (
+                    "/v1/session/revoke", .post, ByteBuffer(string: "token_type_hint=access_token"), .badRequest,
+                    "rest/400"
+                ),
+                (
                     "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)),
                     .contentTooLarge,
                     "http/413"
@@ -138,7 +142,8 @@ import Testing
                 }
             }
             let expected: Set<String> = [
-                "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout", "GET /v1/session",
+                "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout",
+                "POST /v1/session/revoke", "GET /v1/session",
                 "GET /v1/me", "GET /.well-known/jwks.json", "POST /v1/provider/deauthorize",
                 "POST /v1/provider/data-deletion", "GET /v1/provider/deletion/{code}", "GET /health/live",
                 "GET /health/ready", "GET /metrics", "GET /openapi.json",

@@ -11,8 +11,8 @@ import Testing
 
 @testable import MendServer
 
-/// Refresh rotation (idempotent within the grace, reuse detection after it), the session codes, logout,
-/// introspection, the profile and the JWKS, on SQLite and PostgreSQL.
+/// Refresh rotation (idempotent within the grace, reuse detection after it), the session codes, logout, token
+/// revocation, introspection, the profile and the JWKS, on SQLite and PostgreSQL.
 @Suite struct SessionTests {
     @Test(arguments: TestDatabase.available)
     func refreshIsIdempotentWithinTheGraceAndDetectsReuse(_ database: TestDatabase) async throws {
@@ -219,14 +219,43 @@ import Testing
             #expect(refresh?.isSession(.Session.loggedOut) == true)
             // Another session of the same user stays.
             _ = try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
-            // Logging out without a token is refused: session/3.
+            // Logging out without any usable credential is refused: session/3.
             let anonymous = await stack.client.failure {
                 try await stack.client.post("/v1/session/logout", json: .object([:]))
             }
             #expect(anonymous?.isSession(.Session.accessTokenMissing) == true)
+            let unknown = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/logout", json: .object(["refresh_token": .string("mrt_nope")]), bearer: "garbage")
+            }
+            #expect(unknown?.isSession(.Session.accessTokenMissing) == true)
+            // A logout repeated with the same (now ended) session's refresh token is no error.
+            let again = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": session["refresh_token"]!]))
+            #expect(again.head.status.code == 204)
             let row = try #require(
                 try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
             #expect(row.revokedReason == "logged_out")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func logoutWithTheRefreshTokenAloneWhenTheAccessTokenExpired(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let bare = try await stack.login()
+            stack.clock.advance(by: 901)  // past MEND_ACCESS_TOKEN_TTL
+            let expired = try #require(session["access_token"]?.stringValue)
+            let response = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": session["refresh_token"]!]), bearer: expired)
+            #expect(response.head.status.code == 204)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
+            // No Authorization header at all works the same.
+            _ = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": bare["refresh_token"]!]))
+            let bareRefresh = await stack.client.failure { try await stack.client.refresh(bare["refresh_token"]) }
+            #expect(bareRefresh?.isSession(.Session.loggedOut) == true)
         }
     }
 
@@ -254,6 +283,119 @@ import Testing
             #expect(own?.isSession(.Session.loggedOut) == true)
             let log = await stack.emulator.requestLog()
             #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+        }
+    }
+
+    @Test func logoutWithTheRefreshTokenAloneCanRevokeTheProviderPermissions() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            stack.clock.advance(by: 901)
+            _ = try await stack.client.post(
+                "/v1/session/logout",
+                json: .object(["refresh_token": session["refresh_token"]!, "revoke_provider_permissions": .bool(true)]))
+            let log = await stack.emulator.requestLog()
+            #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+            let refresh = await stack.client.failure { try await stack.client.refresh(other["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.providerAccessRevoked) == true)
+        }
+    }
+
+    // MARK: Revocation (RFC 7009)
+
+    enum Presented: String, CaseIterable, Sendable {
+        case refreshForm, refreshJSON, earlierRefreshForm, accessForm, expiredAccessJSON
+    }
+
+    @Test(arguments: TestDatabase.available, Presented.allCases)
+    func revocationEndsTheWholeSession(_ database: TestDatabase, _ presented: Presented) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            var current = session
+            let token: String
+            switch presented {
+            case .refreshForm, .refreshJSON: token = session["refresh_token"]!.stringValue!
+            case .earlierRefreshForm:
+                current = try await stack.client.refresh(session["refresh_token"])
+                stack.clock.advance(by: 61)
+                token = session["refresh_token"]!.stringValue!
+            case .accessForm: token = session["access_token"]!.stringValue!
+            case .expiredAccessJSON:
+                stack.clock.advance(by: 901)
+                token = session["access_token"]!.stringValue!
+            }
+            let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let response: APIResponse
+            switch presented {
+            case .refreshJSON:
+                response = try await stack.client.post(
+                    "/v1/session/revoke", json: .object(["token": .string(token)]), expectsJSON: false)
+            case .expiredAccessJSON:
+                response = try await stack.client.post(
+                    "/v1/session/revoke",
+                    json: .object(["token": .string(token), "token_type_hint": .string("access_token")]),
+                    expectsJSON: false)
+            case .accessForm:
+                // A wrong hint is only advisory.
+                response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token=\(encoded)&token_type_hint=refresh_token", expectsJSON: false)
+            default:
+                response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token_type_hint=refresh_token&token=\(encoded)", expectsJSON: false)
+            }
+            #expect(response.head.status.code == 200)
+            #expect(response.body.isEmpty)
+            let refresh = await stack.client.failure { try await stack.client.refresh(current["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
+            let row = try #require(
+                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+            #expect(row.revokedAt != nil)
+            #expect(row.revokedReason == "logged_out")
+            // Idempotent; the user's other session stays.
+            let again = try await stack.client.postForm(
+                "/v1/session/revoke", form: "token=\(encoded)", expectsJSON: false)
+            #expect(again.head.status.code == 200)
+            _ = try await stack.client.refresh(other["refresh_token"])
+        }
+    }
+
+    @Test func revocationAnswers200ForWhatItDoesNotKnowAnd400WithoutAToken() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let foreign = try await SessionSigner(
+                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                audience: stack.server.backend.configuration.appID
+            ).sign(
+                AccessTokenClaims(
+                    issuer: "mend-server", audience: stack.server.backend.configuration.appID,
+                    subject: session["user"]!["id"]!.stringValue!, sessionID: session["session_id"]!.stringValue!,
+                    scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
+            for token in ["mrt_unknown", "garbage", String(repeating: "x", count: 10_000), foreign] {
+                let response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token=\(token)", expectsJSON: false)
+                #expect(response.head.status.code == 200)
+                #expect(response.body.isEmpty)
+            }
+            // A token signed by another key named this session: nothing was revoked.
+            _ = try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
+            for (body, json) in [
+                ("", false), ("token_type_hint=refresh_token", false), ("token=", false), ("{\"token\": 7}", true),
+                ("{not json", true),
+            ] {
+                let error = await stack.client.failure {
+                    if json {
+                        return try await stack.client.client.send(
+                            APIRequest(
+                                method: .post, url: stack.client.url("/v1/session/revoke"),
+                                headers: [.contentType: "application/json"], body: Data(body.utf8)))
+                    }
+                    return try await stack.client.postForm("/v1/session/revoke", form: body, expectsJSON: false)
+                }
+                #expect(error?.code == .REST.badRequest, "\(body)")
+                #expect(error?.httpStatus == 400)
+                #expect(error?.referenceID?.isEmpty == false)
+            }
         }
     }
 

@@ -52,12 +52,25 @@ enum OpenAPIDocument {
             "default": .object(["$ref": .string("#/components/responses/Error")]),
         ])
         if let schema = endpoint.requestSchema {
-            let content: JSONValue =
-                schema == "SignedRequestForm"
-                ? .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])]) : json(ref(schema))
+            let content: JSONValue
+            switch schema {
+            case "SignedRequestForm":
+                content = .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])])
+            case "RevocationRequest":
+                content = .object([
+                    "application/x-www-form-urlencoded": .object(["schema": ref(schema)]),
+                    "application/json": .object(["schema": ref(schema)]),
+                ])
+            default:
+                content = json(ref(schema))
+            }
             operation["requestBody"] = .object(["required": .bool(schema != "LogoutRequest"), "content": content])
         }
-        if endpoint.authenticated { operation["security"] = .array([.object(["bearer": .array([])])]) }
+        if endpoint.authenticated {
+            // An empty requirement makes the bearer optional.
+            operation["security"] = .array(
+                [.object(["bearer": .array([])])] + (endpoint.bearerOptional ? [.object([:])] : []))
+        }
         if endpoint.path.contains(":") {
             operation["parameters"] = .array(
                 endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
@@ -94,6 +107,13 @@ enum OpenAPIDocument {
             ["code": string, "code_verifier": string, "redirect_uri": string], required: ["code", "redirect_uri"]),
         "RefreshRequest": object(["refresh_token": string], required: ["refresh_token"]),
         "LogoutRequest": object(["refresh_token": string, "revoke_provider_permissions": boolean], required: []),
+        "RevocationRequest": object(
+            [
+                "token": string,
+                "token_type_hint": .object([
+                    "type": .string("string"), "enum": .array([.string("refresh_token"), .string("access_token")]),
+                ]),
+            ], required: ["token"]),
         "User": object(
             [
                 "id": string, "provider_user_id": string, "name": string, "email": nullableString,

@@ -249,21 +249,54 @@ extension LoginBackend {
 
     /// `POST /v1/session/logout`: revoke the session (and the refresh token's, if it is another of the same user);
     /// optionally revoke the provider permissions, which ends every session of the user.
+    ///
+    /// The session comes from a valid bearer or, without one (an expired access token must not stop a logout), from
+    /// `refresh_token` alone. A refresh token of a session that already ended answers 204 too (logout is idempotent),
+    /// but revokes the provider permissions only while the session is active and the token current.
     func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
-        let (claims, session) = try await authenticate(headers)
-        if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
-            metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
+        let refreshToken = body.refreshToken.flatMap { $0.isEmpty || $0.utf8.count > 512 ? nil : $0 }
+        let authenticated: (claims: AccessTokenClaims, session: SessionRecord)?
+        do {
+            authenticated = try await authenticate(headers)
+        } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
+            authenticated = nil
         }
-        if let refreshToken = body.refreshToken, !refreshToken.isEmpty,
-            let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
-            record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
-            other.userID == claims.subject
-        {
-            try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
+        let userID: String
+        if let authenticated {
+            let (claims, session) = authenticated
+            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
+            }
+            if let refreshToken, let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
+                record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
+                other.userID == claims.subject
+            {
+                try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
+            }
+            userID = claims.subject
+        } else {
+            let state = try await refreshToken.asyncMap { try await refreshState(hash: OpaqueToken.hash($0)) }
+            guard let state, let session = state.session else {
+                throw ServerFailure.session(
+                    .Session.accessTokenMissing,
+                    "Logout needs a valid access token (Authorization: Bearer) or a known refresh_token.")
+            }
+            let decision = RefreshRotation.decide(
+                token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace)
+            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
+            }
+            switch decision {
+            case .rotate, .replaySuccessor:
+                userID = session.userID
+            default:
+                logger.info(
+                    "logout with the refresh token of a session that had ended",
+                    metadata: ["session_id": .string(session.id)])
+                return
+            }
         }
-        guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else {
-            return
-        }
+        guard body.revokeProviderPermissions == true, let user = try await store.user(id: userID) else { return }
         if let token = user.providerToken {
             try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
         }
@@ -272,6 +305,43 @@ extension LoginBackend {
         let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
+    }
+
+    // MARK: Revocation
+
+    /// `POST /v1/session/revoke` (RFC 7009): a refresh token (current or any earlier one of its family) or an access
+    /// token (expired or not, if its signature verifies) ends its whole session. Anything else — unknown, malformed,
+    /// already revoked or expired — is no error (§2.2): the answer is 200 either way.
+    func revoke(_ body: RevocationRequestBody, logger: Logger) async throws {
+        let accessFirst = body.tokenTypeHint == "access_token"
+        var sessionID: String?
+        for tryAccess in accessFirst ? [true, false] : [false, true] where sessionID == nil {
+            sessionID =
+                try await tryAccess ? sessionNamed(byAccessToken: body.token) : sessionNamed(byRefreshToken: body.token)
+        }
+        guard let sessionID else {
+            metrics.revocation(outcome: "unknown_token")
+            return
+        }
+        let revoked = try await store.revokeSession(
+            id: sessionID, reason: .loggedOut, detail: "token revocation", now: now)
+        metrics.revocation(outcome: revoked ? "revoked" : "already_ended")
+        if revoked {
+            metrics.sessionsEnded(reason: "revocation", count: 1)
+            logger.info("session revoked (token revocation)", metadata: ["session_id": .string(sessionID)])
+        }
+    }
+
+    private func sessionNamed(byRefreshToken token: String) async throws -> String? {
+        guard token.utf8.count <= 512 else { return nil }
+        return try await store.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
+    }
+
+    private func sessionNamed(byAccessToken token: String) async throws -> String? {
+        guard token.utf8.count <= 8192, case .success(let claims) = await signer.verifyIgnoringExpiry(token),
+            let session = try await store.session(id: claims.sessionID), session.userID == claims.subject
+        else { return nil }
+        return session.id
     }
 }
 

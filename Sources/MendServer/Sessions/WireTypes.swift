@@ -18,7 +18,8 @@ struct RefreshRequestBody: Decodable, Sendable {
     enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
 }
 
-/// `POST /v1/session/logout`.
+/// `POST /v1/session/logout`: with a valid bearer, or with the refresh token alone (an expired access token must not
+/// stop a logout).
 struct LogoutRequestBody: Decodable, Sendable {
     var refreshToken: String?
     var revokeProviderPermissions: Bool?
@@ -54,6 +55,13 @@ struct UserBody: Encodable, Sendable, Equatable {
         try container.encode(email, forKey: .email)
         try container.encode(picture, forKey: .picture)
     }
+}
+
+/// `POST /v1/session/revoke` (RFC 7009), from a form or a JSON object.
+struct RevocationRequestBody: Sendable, Equatable {
+    var token: String
+    /// `refresh_token` or `access_token`; advisory: the other kind is tried too.
+    var tokenTypeHint: String?
 }
 
 /// The session response of login and refresh.
