@@ -42,7 +42,10 @@ import Testing
                 let error = await stack.client.failure {
                     try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
                 }
+                #expect(error?.isSession(.Session.providerAccessRevoked) == true)
                 #expect(error?.developerMessage.contains("removed the app") == true)
+                let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+                #expect(refresh?.isSession(.Session.providerAccessRevoked) == true)
             }
             _ = try await stack.client.get("/v1/session", bearer: bob["access_token"]!.stringValue!)
             // An unknown user is fine (nothing to do).
@@ -104,11 +107,11 @@ import Testing
             let error = await stack.client.failure {
                 try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
             }
-            #expect(error?.code == .REST.userAuthenticationError)
+            #expect(error?.isSession(.Session.userDeleted) == true)
             let me = await stack.client.failure {
                 try await stack.client.get("/v1/me", bearer: session["access_token"]!.stringValue!)
             }
-            #expect(me?.httpStatus == 401)
+            #expect(me?.isSession(.Session.userDeleted) == true)
             let unknown = await stack.client.failure { try await stack.client.get("/v1/provider/deletion/NOPE") }
             #expect(unknown?.code == .REST.notFound)
             // A JSON body works too, and the public URL is used when configured.

@@ -23,7 +23,7 @@ import Testing
         #expect(configuration.databaseURL == "sqlite://mend.sqlite")
         #expect(configuration.accessTokenLifetime == .seconds(900))
         #expect(configuration.refreshTokenLifetime == .seconds(2_592_000))
-        #expect(configuration.refreshReuseGrace == .seconds(10))
+        #expect(configuration.refreshReuseGrace == .seconds(60))
         #expect(configuration.returnsProviderToken == false)
         #expect(configuration.validityCheckInterval == .seconds(86400))
     }

@@ -24,6 +24,13 @@ import Testing
             #expect(session["access_token"]?.stringValue?.split(separator: ".").count == 3)
             #expect(session["refresh_token"]?.stringValue?.hasPrefix("mrt_") == true)
             #expect(session["provider_token"] == nil)
+            // session_id is the family id: the access token's sid.
+            let payload = try #require(
+                session["access_token"]?.stringValue?.split(separator: ".").dropFirst().first
+                    .flatMap { Base64URL.decode(String($0)) }
+                    .flatMap { try? JSONValue.parse($0).get() })
+            #expect(session["session_id"]?.stringValue?.hasPrefix("ses_") == true)
+            #expect(session["session_id"] == payload["sid"])
             let user = try #require(session["user"])
             #expect(user["provider_user_id"]?.stringValue == "100000000000001")
             #expect(user["name"]?.stringValue == "Alice Example")
@@ -115,8 +122,10 @@ import Testing
             #expect(replay?.category == .other)
 
             let revoked = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(revoked?.code == .REST.userAuthenticationError)
+            #expect(revoked?.isSession(.Session.revoked) == true)
             #expect(revoked?.developerMessage.contains("replayed") == true)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.revoked) == true)
         }
     }
 

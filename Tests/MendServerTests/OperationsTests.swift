@@ -61,10 +61,15 @@ import Testing
                 ("/nowhere", .get, nil, .notFound, "rest/404"),
                 ("/v1/session", .delete, nil, .notFound, "rest/404"),
                 ("/v1/login/code", .post, ByteBuffer(string: "{not json"), .badRequest, "rest/400"),
-                ("/v1/session", .get, nil, .unauthorized, "rest/421"),
+                ("/v1/session", .get, nil, .unauthorized, "session/3"),
                 (
                     "/v1/session/refresh", .post, ByteBuffer(string: #"{"refresh_token":"mrt_x"}"#), .unauthorized,
-                    "rest/421"
+                    "session/16"
+                ),
+                ("/v1/session/logout", .post, nil, .unauthorized, "session/3"),
+                (
+                    "/v1/session/revoke", .post, ByteBuffer(string: "token_type_hint=access_token"), .badRequest,
+                    "rest/400"
                 ),
                 (
                     "/v1/login/code", .post, ByteBuffer(string: String(repeating: "x", count: 70_000)),
@@ -137,7 +142,8 @@ import Testing
                 }
             }
             let expected: Set<String> = [
-                "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout", "GET /v1/session",
+                "POST /v1/login/code", "POST /v1/session/refresh", "POST /v1/session/logout",
+                "POST /v1/session/revoke", "GET /v1/session",
                 "GET /v1/me", "GET /.well-known/jwks.json", "POST /v1/provider/deauthorize",
                 "POST /v1/provider/data-deletion", "GET /v1/provider/deletion/{code}", "GET /health/live",
                 "GET /health/ready", "GET /metrics", "GET /openapi.json",
@@ -236,19 +242,22 @@ import Testing
             let refreshed = try await stack.client.post(
                 "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!])
             ).json()
-            _ = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
+            // A replay within the grace, then reuse after it: both paths log, neither logs a token.
+            let replayed = try await stack.client.refresh(session["refresh_token"])
+            stack.clock.advance(by: 61)
+            _ = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
             try await stack.emulator.inject(error: "graph/190/460", path: "/me")
             _ = await stack.client.failure { try await stack.login() }
             let text = capture.text
             #expect(text.contains("request"))
             #expect(text.contains("request_id"))
+            #expect(text.contains("refresh replayed within the grace window"))
+            #expect(text.contains("refresh token reuse detected"))
             let secrets = [
                 code, "0123456789abcdef0123456789abcdef", session["access_token"]!.stringValue!,
                 session["refresh_token"]!.stringValue!, session["provider_token"]!.stringValue!,
                 refreshed["access_token"]!.stringValue!, refreshed["refresh_token"]!.stringValue!,
+                replayed["access_token"]!.stringValue!,
             ]
             for secret in secrets { #expect(!text.contains(secret)) }
         }

@@ -1,103 +1,157 @@
 import Foundation
 import HTTPTypes
 import JWTKit
+import Logging
 import MendCore
 import MendEmulator
 import MendHTTP
 import MendTesting
+import SQLKit
 import Testing
 
 @testable import MendServer
 
-/// Refresh rotation with reuse detection, logout, introspection, the profile and the JWKS, on SQLite and
-/// PostgreSQL.
+/// Refresh rotation (idempotent within the grace, reuse detection after it), the session codes, logout, token
+/// revocation, introspection, the profile and the JWKS, on SQLite and PostgreSQL.
 @Suite struct SessionTests {
     @Test(arguments: TestDatabase.available)
-    func refreshRotatesAndDetectsReuse(_ database: TestDatabase) async throws {
+    func refreshIsIdempotentWithinTheGraceAndDetectsReuse(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
             let first = try await stack.login()
+            let sessionID = try #require(first["session_id"]?.stringValue)
+            #expect(sessionID.hasPrefix("ses_"))
             let firstRefresh = try #require(first["refresh_token"]?.stringValue)
-            let second = try await stack.client.post(
-                "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)])
-            ).json()
+            let second = try await stack.client.refresh(.string(firstRefresh))
             let secondRefresh = try #require(second["refresh_token"]?.stringValue)
             #expect(secondRefresh != firstRefresh)
             #expect(second["access_token"] != first["access_token"])
+            #expect(second["session_id"]?.stringValue == sessionID)
             #expect(second["user"] == first["user"])
             #expect(second["token_type"]?.stringValue == "Bearer")
             #expect(second["provider_token"] == nil)
 
-            // The old token again, within the grace window: a concurrent refresh won (409), nothing revoked.
-            let conflict = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
-            }
-            #expect(conflict?.code == .REST.updateConflict)
-            #expect(conflict?.httpStatus == 409)
-            #expect(conflict?.developerMessage.contains("concurrent refresh") == true)
-            let access = try #require(second["access_token"]?.stringValue)
-            _ = try await stack.client.get("/v1/session", bearer: access)
+            // The same token again (the answer was lost): the same successor, with a fresh access token.
+            stack.clock.advance(by: 30)
+            let replayed = try await stack.client.refresh(.string(firstRefresh))
+            #expect(replayed["refresh_token"]?.stringValue == secondRefresh)
+            #expect(replayed["session_id"]?.stringValue == sessionID)
+            #expect(replayed["user"] == first["user"])
+            let replayedAccess = try #require(replayed["access_token"]?.stringValue)
+            #expect(replayedAccess != second["access_token"]?.stringValue)
+            #expect(
+                try await stack.client.get("/v1/session", bearer: replayedAccess).json()["session_id"]
+                    == .string(sessionID))
+            #expect(try #require(replayed["refresh_expires_in"]?.intValue) <= 2_592_000 - 30)
 
-            // After the window: reuse, and the whole family is revoked.
-            stack.clock.advance(by: 11)
-            let reuse = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(firstRefresh)]))
+            // The successor is used; the old token after that is reuse, and the whole family is revoked.
+            let third = try await stack.client.refresh(.string(secondRefresh))
+            let reuse = await stack.client.failure { try await stack.client.refresh(.string(firstRefresh)) }
+            #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
+            #expect(reuse?.name == "refreshTokenReused")
+            #expect(reuse.map { MendError.Code.Session.endsSession($0.code) } == true)
+            let family = await stack.client.failure { try await stack.client.refresh(third["refresh_token"]) }
+            #expect(family?.isSession(.Session.refreshTokenReused) == true)
+            #expect(family?.developerMessage.contains("reused") == true)
+            let introspection = await stack.client.failure {
+                try await stack.client.get("/v1/session", bearer: third["access_token"]!.stringValue!)
             }
-            #expect(reuse?.code == .REST.userAuthenticationError)
-            #expect(reuse?.httpStatus == 401)
-            #expect(reuse?.category == .recoverable)
-            let family = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string(secondRefresh)]))
-            }
-            #expect(family?.code == .REST.userAuthenticationError)
-            #expect(family?.developerMessage.contains("reuse") == true)
-            let introspection = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(introspection?.code == .REST.userAuthenticationError)
+            #expect(introspection?.isSession(.Session.refreshTokenReused) == true)
+            let row = try #require(try await stack.server.backend.store.session(id: sessionID))
+            #expect(row.revokedReason == "refresh_token_reused")
         }
     }
 
     @Test(arguments: TestDatabase.available)
-    func concurrentRefreshesOfOneTokenHaveOneWinner(_ database: TestDatabase) async throws {
+    func anOldTokenAfterTheGraceIsReuse(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            #expect(stack.server.backend.configuration.refreshReuseGrace == .seconds(60))
+            let first = try await stack.login()
+            let second = try await stack.client.refresh(first["refresh_token"])
+            // The successor is unused, but the grace is over.
+            stack.clock.advance(by: 61)
+            let reuse = await stack.client.failure { try await stack.client.refresh(first["refresh_token"]) }
+            #expect(reuse?.isSession(.Session.refreshTokenReused) == true)
+            let successor = await stack.client.failure { try await stack.client.refresh(second["refresh_token"]) }
+            #expect(successor?.isSession(.Session.refreshTokenReused) == true)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentRefreshesOfOneTokenAllGetTheSameSuccessor(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
             let session = try await stack.login()
             let refresh = try #require(session["refresh_token"]?.stringValue)
-            let results = await withTaskGroup(of: Int.self) { group in
+            let results = await withTaskGroup(of: Result<JSONValue, MendError>.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
                         do {
-                            _ = try await stack.client.post(
-                                "/v1/session/refresh", json: .object(["refresh_token": .string(refresh)]))
-                            return 200
+                            return .success(try await stack.client.refresh(.string(refresh)))
                         } catch let error as MendError {
-                            return error.httpStatus ?? -1
+                            return .failure(error)
                         } catch {
-                            return -1
+                            return .failure(MendError(code: .Transport.invalidRequest, developerMessage: "\(error)"))
                         }
                     }
                 }
-                return await group.reduce(into: [Int]()) { $0.append($1) }
+                return await group.reduce(into: [Result<JSONValue, MendError>]()) { $0.append($1) }
             }
-            #expect(results.filter { $0 == 200 }.count == 1)
-            #expect(results.filter { $0 == 409 }.count == 7)
+            let bodies = results.compactMap { try? $0.get() }
+            #expect(bodies.count == 8, "\(results)")
+            let successors = Set(bodies.compactMap { $0["refresh_token"]?.stringValue })
+            #expect(successors.count == 1)
+            #expect(successors.first != refresh)
+            #expect(Set(bodies.compactMap { $0["access_token"]?.stringValue }).count == 8)
+            #expect(Set(bodies.compactMap { $0["session_id"]?.stringValue }) == [session["session_id"]!.stringValue!])
+            // One successor row was written: the family holds the first token and that one.
+            let rows = try await stack.server.backend.database.sql.raw(
+                "SELECT token_hash FROM mend_refresh_tokens WHERE session_id = \(bind: session["session_id"]!.stringValue!)"
+            ).all()
+            #expect(rows.count == 2)
+            // The successor works.
+            let next = try await stack.client.refresh(.string(try #require(successors.first)))
+            #expect(next["refresh_token"]?.stringValue != successors.first)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theDatabaseNeverHoldsAUsableRefreshToken(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let first = try #require(try await stack.login()["refresh_token"]?.stringValue)
+            let second = try #require(try await stack.client.refresh(.string(first))["refresh_token"]?.stringValue)
+            let sql = stack.server.backend.database.sql
+            let row = try #require(
+                try await sql.raw(
+                    "SELECT replaced_by, successor_sealed FROM mend_refresh_tokens WHERE token_hash = \(bind: OpaqueToken.hash(first))"
+                ).first())
+            let sealed = try #require(try row.decode(column: "successor_sealed", as: String?.self))
+            #expect(sealed != second)
+            #expect(!sealed.contains(second))
+            #expect(!sealed.contains(String(second.dropFirst(4))))
+            #expect(try row.decode(column: "replaced_by", as: String.self) == OpaqueToken.hash(second))
+            // Only the old token opens it.
+            #expect(SuccessorSeal.open(sealed, with: first) == second)
+            #expect(SuccessorSeal.open(sealed, with: OpaqueToken.hash(first)) == nil)
+            // No column of any row holds either token.
+            let columns = "token_hash, session_id, replaced_by, successor_sealed"
+            for row in try await sql.raw("SELECT \(unsafeRaw: columns) FROM mend_refresh_tokens").all() {
+                for column in ["token_hash", "session_id", "replaced_by", "successor_sealed"] {
+                    let value = try row.decode(column: column, as: String?.self) ?? ""
+                    #expect(!value.contains(first) && !value.contains(second), "\(column)")
+                }
+            }
         }
     }
 
     @Test func unknownAndExpiredRefreshTokensAreRefused() async throws {
         try await TestStack.run { stack in
-            let unknown = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_nope")]))
-            }
-            #expect(unknown?.code == .REST.userAuthenticationError)
+            let unknown = await stack.client.failure { try await stack.client.refresh(.string("mrt_nope")) }
+            #expect(unknown?.isSession(.Session.refreshTokenUnknown) == true)
             let session = try await stack.login()
             stack.clock.advance(by: 2_592_000 + 1)
-            let expired = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
-            #expect(expired?.code == .REST.userAuthenticationError)
+            let expired = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(expired?.isSession(.Session.sessionExpired) == true)
+            let missing = await stack.client.failure { try await stack.client.refresh(.string("")) }
+            #expect(missing?.code == .REST.badRequest)
         }
     }
 
@@ -110,18 +164,39 @@ import Testing
             #expect(body["valid"] == .bool(true))
             #expect(body["user_id"] == session["user"]?["id"])
             #expect(Set(body["scopes"]?.strings ?? []) == ["public_profile", "email"])
-            #expect(body["session_id"]?.stringValue?.hasPrefix("ses_") == true)
+            #expect(body["session_id"] == session["session_id"])
             let expiresAt = try #require(body["expires_at"]?.intValue)
             #expect(abs(expiresAt - Int(stack.clock.now.timeIntervalSince1970) - 900) <= 2)
 
-            for bad in [nil, "garbage", access + "x", String(access.dropLast(4))] {
-                let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
-                #expect(error?.code == .REST.userAuthenticationError)
-                #expect(error?.httpStatus == 401)
+            // No token, or no bearer: session/3.
+            for headers: HTTPFields in [[:], [.authorization: "Basic dXNlcjpwYXNz"], [.authorization: "Bearer  "]] {
+                let missing = await stack.client.failure {
+                    try await stack.client.get("/v1/session", headers: headers)
+                }
+                #expect(missing?.isSession(.Session.accessTokenMissing) == true, "\(headers)")
+                #expect(missing.map { MendError.Code.Session.endsSession($0.code) } == false)
             }
+            // A token that is not valid: session/2 (refresh, never sign out).
+            let foreign = try await SessionSigner(
+                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                audience: stack.server.backend.configuration.appID
+            ).sign(
+                AccessTokenClaims(
+                    issuer: "mend-server", audience: stack.server.backend.configuration.appID, subject: "u",
+                    sessionID: "ses_x", scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
+            for bad in ["garbage", access + "x", String(access.dropLast(4)), foreign] {
+                let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
+                #expect(error?.isSession(.Session.accessTokenInvalid) == true)
+                #expect(error.map { MendError.Code.Session.endsSession($0.code) } == false)
+            }
+            // Expired: session/1; a refresh gives a working one.
             stack.clock.advance(by: 901)
             let expired = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
-            #expect(expired?.developerMessage.contains("expired") == true)
+            #expect(expired?.isSession(.Session.accessTokenExpired) == true)
+            #expect(expired?.name == "accessTokenExpired")
+            #expect(expired.map { MendError.Code.Session.endsSession($0.code) } == false)
+            let refreshed = try await stack.client.refresh(session["refresh_token"])
+            _ = try await stack.client.get("/v1/session", bearer: refreshed["access_token"]!.stringValue!)
         }
     }
 
@@ -138,19 +213,49 @@ import Testing
                 bearer: access)
             #expect(response.head.status.code == 204)
             let after = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(after?.isSession(.Session.loggedOut) == true)
             #expect(after?.developerMessage.contains("logged out") == true)
-            let refresh = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!]))
-            }
-            #expect(refresh?.code == .REST.userAuthenticationError)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
             // Another session of the same user stays.
             _ = try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
-            // Logging out without a valid token is refused.
+            // Logging out without any usable credential is refused: session/3.
             let anonymous = await stack.client.failure {
                 try await stack.client.post("/v1/session/logout", json: .object([:]))
             }
-            #expect(anonymous?.httpStatus == 401)
+            #expect(anonymous?.isSession(.Session.accessTokenMissing) == true)
+            let unknown = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/logout", json: .object(["refresh_token": .string("mrt_nope")]), bearer: "garbage")
+            }
+            #expect(unknown?.isSession(.Session.accessTokenMissing) == true)
+            // A logout repeated with the same (now ended) session's refresh token is no error.
+            let again = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": session["refresh_token"]!]))
+            #expect(again.head.status.code == 204)
+            let row = try #require(
+                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+            #expect(row.revokedReason == "logged_out")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func logoutWithTheRefreshTokenAloneWhenTheAccessTokenExpired(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let bare = try await stack.login()
+            stack.clock.advance(by: 901)  // past MEND_ACCESS_TOKEN_TTL
+            let expired = try #require(session["access_token"]?.stringValue)
+            let response = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": session["refresh_token"]!]), bearer: expired)
+            #expect(response.head.status.code == 204)
+            let refresh = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
+            // No Authorization header at all works the same.
+            _ = try await stack.client.post(
+                "/v1/session/logout", json: .object(["refresh_token": bare["refresh_token"]!]))
+            let bareRefresh = await stack.client.failure { try await stack.client.refresh(bare["refresh_token"]) }
+            #expect(bareRefresh?.isSession(.Session.loggedOut) == true)
         }
     }
 
@@ -166,13 +271,162 @@ import Testing
             let me = await stack.emulator.emulator.handle(
                 EmulatorRequest(method: .get, target: "/v25.0/me?access_token=\(providerToken)"))
             #expect(me.json?["error"]?["code"]?.intValue == 190)
-            // Every session of the user ended.
+            // Every session of the user ended: this one logged out, the other by the permissions' revocation.
             let error = await stack.client.failure {
                 try await stack.client.get("/v1/session", bearer: other["access_token"]!.stringValue!)
             }
-            #expect(error?.developerMessage.contains("permissions revoked") == true)
+            #expect(error?.isSession(.Session.providerAccessRevoked) == true)
+            #expect(error?.developerMessage.contains("permissions were revoked") == true)
+            let own = await stack.client.failure {
+                try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
+            }
+            #expect(own?.isSession(.Session.loggedOut) == true)
             let log = await stack.emulator.requestLog()
             #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+        }
+    }
+
+    @Test func logoutWithTheRefreshTokenAloneCanRevokeTheProviderPermissions() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            stack.clock.advance(by: 901)
+            _ = try await stack.client.post(
+                "/v1/session/logout",
+                json: .object(["refresh_token": session["refresh_token"]!, "revoke_provider_permissions": .bool(true)]))
+            let log = await stack.emulator.requestLog()
+            #expect(log.contains { $0.method == "DELETE" && $0.path.hasSuffix("/me/permissions") })
+            let refresh = await stack.client.failure { try await stack.client.refresh(other["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.providerAccessRevoked) == true)
+        }
+    }
+
+    // MARK: Revocation (RFC 7009)
+
+    enum Presented: String, CaseIterable, Sendable {
+        case refreshForm, refreshJSON, earlierRefreshForm, accessForm, expiredAccessJSON
+    }
+
+    @Test(arguments: TestDatabase.available, Presented.allCases)
+    func revocationEndsTheWholeSession(_ database: TestDatabase, _ presented: Presented) async throws {
+        try await TestStack.run(database: database) { stack in
+            let session = try await stack.login()
+            let other = try await stack.login()
+            var current = session
+            let token: String
+            switch presented {
+            case .refreshForm, .refreshJSON: token = session["refresh_token"]!.stringValue!
+            case .earlierRefreshForm:
+                current = try await stack.client.refresh(session["refresh_token"])
+                stack.clock.advance(by: 61)
+                token = session["refresh_token"]!.stringValue!
+            case .accessForm: token = session["access_token"]!.stringValue!
+            case .expiredAccessJSON:
+                stack.clock.advance(by: 901)
+                token = session["access_token"]!.stringValue!
+            }
+            let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let response: APIResponse
+            switch presented {
+            case .refreshJSON:
+                response = try await stack.client.post(
+                    "/v1/session/revoke", json: .object(["token": .string(token)]), expectsJSON: false)
+            case .expiredAccessJSON:
+                response = try await stack.client.post(
+                    "/v1/session/revoke",
+                    json: .object(["token": .string(token), "token_type_hint": .string("access_token")]),
+                    expectsJSON: false)
+            case .accessForm:
+                // A wrong hint is only advisory.
+                response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token=\(encoded)&token_type_hint=refresh_token", expectsJSON: false)
+            default:
+                response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token_type_hint=refresh_token&token=\(encoded)", expectsJSON: false)
+            }
+            #expect(response.head.status.code == 200)
+            #expect(response.body.isEmpty)
+            let refresh = await stack.client.failure { try await stack.client.refresh(current["refresh_token"]) }
+            #expect(refresh?.isSession(.Session.loggedOut) == true)
+            let row = try #require(
+                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+            #expect(row.revokedAt != nil)
+            #expect(row.revokedReason == "logged_out")
+            // Idempotent; the user's other session stays.
+            let again = try await stack.client.postForm(
+                "/v1/session/revoke", form: "token=\(encoded)", expectsJSON: false)
+            #expect(again.head.status.code == 200)
+            _ = try await stack.client.refresh(other["refresh_token"])
+        }
+    }
+
+    @Test func revocationAnswers200ForWhatItDoesNotKnowAnd400WithoutAToken() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let foreign = try await SessionSigner(
+                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                audience: stack.server.backend.configuration.appID
+            ).sign(
+                AccessTokenClaims(
+                    issuer: "mend-server", audience: stack.server.backend.configuration.appID,
+                    subject: session["user"]!["id"]!.stringValue!, sessionID: session["session_id"]!.stringValue!,
+                    scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
+            for token in ["mrt_unknown", "garbage", String(repeating: "x", count: 10_000), foreign] {
+                let response = try await stack.client.postForm(
+                    "/v1/session/revoke", form: "token=\(token)", expectsJSON: false)
+                #expect(response.head.status.code == 200)
+                #expect(response.body.isEmpty)
+            }
+            // A token signed by another key named this session: nothing was revoked.
+            _ = try await stack.client.get("/v1/session", bearer: session["access_token"]!.stringValue!)
+            for (body, json) in [
+                ("", false), ("token_type_hint=refresh_token", false), ("token=", false), ("{\"token\": 7}", true),
+                ("{not json", true),
+            ] {
+                let error = await stack.client.failure {
+                    if json {
+                        return try await stack.client.client.send(
+                            APIRequest(
+                                method: .post, url: stack.client.url("/v1/session/revoke"),
+                                headers: [.contentType: "application/json"], body: Data(body.utf8)))
+                    }
+                    return try await stack.client.postForm("/v1/session/revoke", form: body, expectsJSON: false)
+                }
+                #expect(error?.code == .REST.badRequest, "\(body)")
+                #expect(error?.httpStatus == 400)
+                #expect(error?.referenceID?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aVersion1DatabaseUpgradesAndKeepsItsSessions(_ database: TestDatabase) async throws {
+        try await database.withURL { url in
+            let opened = try await ServerDatabase.open(
+                try DatabaseLocation.parse(url),
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            // The schema as migration 1 left it, with a session revoked for a reason of that time.
+            try await opened.sql.raw(
+                "CREATE TABLE mend_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+            ).run()
+            for statement in Migrations.all[0].statements { try await opened.sql.raw("\(unsafeRaw: statement)").run() }
+            try await opened.sql.raw("INSERT INTO mend_schema_migrations VALUES (1, 'v1', 0)").run()
+            try await opened.sql.raw(
+                """
+                INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason)
+                VALUES ('ses_old', 'u1', 'email', 0, 99999999999, 5, 'refresh token reuse detected')
+                """
+            ).run()
+            #expect(try await Migrations.run(on: opened, now: Date()) == [2])
+            #expect(try await Migrations.run(on: opened, now: Date()) == [])
+            let store = ServerStore(database: opened, cipher: TokenCipher(key: nil))
+            let legacy = try #require(try await store.session(id: "ses_old"))
+            #expect(legacy.revokedDetail == nil)
+            let failure = ServerFailure.sessionEnded(legacy)
+            #expect(failure.error.code == .Session.sessionEnded)
+            #expect(failure.error.developerMessage.contains("refresh token reuse detected"))
+            #expect(failure.status == .unauthorized)
+            await opened.close()
         }
     }
 
@@ -203,6 +457,7 @@ import Testing
             let dead = await stack.client.failure { try await stack.client.get("/v1/me", bearer: access) }
             #expect(dead?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
             let ended = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(ended?.isSession(.Session.providerAccessRevoked) == true)
             #expect(ended?.developerMessage.contains("190") == true)
         }
     }

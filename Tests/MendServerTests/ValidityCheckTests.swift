@@ -25,13 +25,14 @@ import Testing
             let error = await stack.client.failure {
                 try await stack.client.get("/v1/session", bearer: alice["access_token"]!.stringValue!)
             }
-            #expect(error?.code == .REST.userAuthenticationError)
+            #expect(error?.isSession(.Session.providerAccessRevoked) == true)
             #expect(error?.developerMessage.contains("provider token invalid (graph.190.460") == true)
             _ = try await stack.client.get("/v1/session", bearer: bob["access_token"]!.stringValue!)
             let refresh = await stack.client.failure {
                 try await stack.client.post(
                     "/v1/session/refresh", json: .object(["refresh_token": alice["refresh_token"]!]))
             }
+            #expect(refresh?.isSession(.Session.providerAccessRevoked) == true)
             #expect(refresh?.developerMessage.contains("190") == true)
 
             // Alice's token is gone: she is not checked again; a day later Bob is.

@@ -19,6 +19,7 @@ import Testing
             var email: String?
             var picture: String?
         }
+        var sessionId: String
         var accessToken: String
         var tokenType: String
         var expiresIn: Int
@@ -46,6 +47,7 @@ import Testing
             #expect(session.expiresIn == 900)
             #expect(session.user.providerUserId == "100000000000001")
             #expect(session.providerToken == nil)
+            #expect(session.sessionId.hasPrefix("ses_"))
 
             let refresh = APIRequest(
                 method: .post, url: stack.server.url("/v1/session/refresh"),
@@ -53,14 +55,40 @@ import Testing
                 body: Data(#"{"refresh_token":"\#(session.refreshToken)"}"#.utf8))
             let rotated = try await client.send(refresh).decode(Session.self, decoder: decoder)
             #expect(rotated.refreshToken != session.refreshToken)
+            #expect(rotated.sessionId == session.sessionId)
 
+            // The same refresh again (its answer was lost): the same successor, never a conflict.
+            let again = try await client.send(refresh).decode(Session.self, decoder: decoder)
+            #expect(again.refreshToken == rotated.refreshToken)
+            #expect(again.accessToken != rotated.accessToken)
+
+            // Session errors: 401, the session domain, and whether the session is over.
+            let expired = APIRequest(
+                method: .get, url: stack.server.url("/v1/session"),
+                headers: [.authorization: "Bearer \(session.accessToken)"])
+            stack.clock.advance(by: 901)
             do {
-                _ = try await client.send(refresh)
-                Issue.record("a reused refresh token was accepted")
+                _ = try await client.send(expired)
+                Issue.record("an expired access token was accepted")
             } catch let error as MendError {
-                #expect(error.code == .REST.updateConflict)
-                #expect(error.name == "updateConflict")
+                #expect(error.code == .Session.accessTokenExpired)
+                #expect(error.domain == .session)
+                #expect(error.name == "accessTokenExpired")
+                #expect(error.httpStatus == 401)
+                #expect(!MendError.Code.Session.endsSession(error.code))
+                #expect(error.referenceID?.count == 24)
+            }
+            let unknown = APIRequest(
+                method: .post, url: stack.server.url("/v1/session/refresh"),
+                headers: [.contentType: "application/json"], body: Data(#"{"refresh_token":"mrt_unknown"}"#.utf8))
+            do {
+                _ = try await client.send(unknown)
+                Issue.record("an unknown refresh token was accepted")
+            } catch let error as MendError {
+                #expect(error.code == .Session.refreshTokenUnknown)
+                #expect(error.name == "refreshTokenUnknown")
                 #expect(error.category == .recoverable)
+                #expect(MendError.Code.Session.endsSession(error.code))
                 #expect(error.referenceID?.count == 24)
                 #expect(error.userMessage.isEmpty == false)
             }

@@ -54,7 +54,7 @@ extension LoginBackend {
                         metrics.validityCheck(outcome: "invalid")
                         try await endProviderAccess(
                             user: user,
-                            reason: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
+                            detail: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
                             logger: logger)
                     }
                 } catch {

@@ -31,10 +31,11 @@ extension LoginBackend {
     func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
         let payload = try verifiedCallback(signedRequest)
         guard let user = try await store.user(providerUserID: payload.userID) else { return 0 }
-        let reason = "the user removed the app (deauthorize callback)"
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: reason)
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
-        metrics.sessionsEnded(reason: "deauthorized", count: ended)
+        let detail = "the user removed the app (deauthorize callback)"
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
+        let reason = SessionEndReason.deauthorized
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("deauthorized", metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended)])
         return ended
     }
@@ -44,8 +45,10 @@ extension LoginBackend {
         let payload = try verifiedCallback(signedRequest)
         let current = now
         if let user = try await store.user(providerUserID: payload.userID) {
-            let ended = try await store.revokeSessions(userID: user.id, reason: "data deletion requested", now: current)
-            metrics.sessionsEnded(reason: "data_deletion", count: ended)
+            let reason = SessionEndReason.userDeleted
+            let ended = try await store.revokeSessions(
+                userID: user.id, reason: reason, detail: "data deletion requested", now: current)
+            metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
             _ = try await store.deleteUser(id: user.id)
             logger.info("user data deleted", metadata: ["user_id": .string(user.id)])
         }

@@ -19,7 +19,7 @@ extension ServerConfiguration {
         ("MEND_ISSUER", "the access tokens' iss (mend-server)"),
         ("MEND_ACCESS_TOKEN_TTL", "access token lifetime (900s)"),
         ("MEND_REFRESH_TOKEN_TTL", "refresh token lifetime (30d)"),
-        ("MEND_REFRESH_REUSE_GRACE", "grace window for a concurrent refresh (10s)"),
+        ("MEND_REFRESH_REUSE_GRACE", "how long a rotated refresh token answers its unused successor again (60s)"),
         ("MEND_RETURN_PROVIDER_TOKEN", "true: the login response carries provider_token (false)"),
         ("MEND_LONG_LIVED_EXCHANGE", "false: keep the short-lived provider token (true)"),
         ("MEND_RATE_LIMIT_LOGIN_IP", "login limit per client address (30/60s; off)"),

@@ -41,8 +41,16 @@ public struct ServerConfiguration: Sendable {
     public var accessTokenLifetime: Duration
     /// How long a refresh token is valid (30 days by default).
     public var refreshTokenLifetime: Duration
-    /// How long after a rotation the old refresh token answers 409 (a concurrent refresh won) rather than being
-    /// treated as stolen (10 s by default).
+    /// How long after a rotation the old refresh token still answers its successor again — the same refresh token,
+    /// with a new access token — as long as that successor is unused, rather than being treated as stolen (60 s by
+    /// default).
+    ///
+    /// This makes a refresh idempotent for a client whose answer was lost (a timeout, a connection dropped after the
+    /// server committed) and for several processes refreshing the same token at once. It must be at least as long as
+    /// a client's whole refresh attempt including its retries (a Mend client caps that at about 30 s): a client that
+    /// lost the answer and retries only after the grace presents a spent token, which is reuse and ends the session
+    /// (session/12). Longer is safe against that but leaves a stolen, already rotated token usable for as long, and
+    /// only while its successor is unused.
     public var refreshReuseGrace: Duration
     /// Whether the login response carries the provider's long-lived token (`provider_token`); off by default.
     public var returnsProviderToken: Bool
@@ -92,7 +100,7 @@ public struct ServerConfiguration: Sendable {
         self.issuer = "mend-server"
         self.accessTokenLifetime = .seconds(900)
         self.refreshTokenLifetime = .seconds(30 * 86400)
-        self.refreshReuseGrace = .seconds(10)
+        self.refreshReuseGrace = .seconds(60)
         self.returnsProviderToken = false
         self.exchangesForLongLivedToken = true
         self.rateLimits = RateLimits()

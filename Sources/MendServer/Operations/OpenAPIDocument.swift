@@ -52,12 +52,25 @@ enum OpenAPIDocument {
             "default": .object(["$ref": .string("#/components/responses/Error")]),
         ])
         if let schema = endpoint.requestSchema {
-            let content: JSONValue =
-                schema == "SignedRequestForm"
-                ? .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])]) : json(ref(schema))
+            let content: JSONValue
+            switch schema {
+            case "SignedRequestForm":
+                content = .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])])
+            case "RevocationRequest":
+                content = .object([
+                    "application/x-www-form-urlencoded": .object(["schema": ref(schema)]),
+                    "application/json": .object(["schema": ref(schema)]),
+                ])
+            default:
+                content = json(ref(schema))
+            }
             operation["requestBody"] = .object(["required": .bool(schema != "LogoutRequest"), "content": content])
         }
-        if endpoint.authenticated { operation["security"] = .array([.object(["bearer": .array([])])]) }
+        if endpoint.authenticated {
+            // An empty requirement makes the bearer optional.
+            operation["security"] = .array(
+                [.object(["bearer": .array([])])] + (endpoint.bearerOptional ? [.object([:])] : []))
+        }
         if endpoint.path.contains(":") {
             operation["parameters"] = .array(
                 endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
@@ -94,6 +107,13 @@ enum OpenAPIDocument {
             ["code": string, "code_verifier": string, "redirect_uri": string], required: ["code", "redirect_uri"]),
         "RefreshRequest": object(["refresh_token": string], required: ["refresh_token"]),
         "LogoutRequest": object(["refresh_token": string, "revoke_provider_permissions": boolean], required: []),
+        "RevocationRequest": object(
+            [
+                "token": string,
+                "token_type_hint": .object([
+                    "type": .string("string"), "enum": .array([.string("refresh_token"), .string("access_token")]),
+                ]),
+            ], required: ["token"]),
         "User": object(
             [
                 "id": string, "provider_user_id": string, "name": string, "email": nullableString,
@@ -101,13 +121,14 @@ enum OpenAPIDocument {
             ], required: ["id", "provider_user_id", "name", "email", "picture"]),
         "Session": object(
             [
-                "access_token": string, "token_type": string, "expires_in": integer, "refresh_token": string,
+                "session_id": string, "access_token": string, "token_type": string, "expires_in": integer,
+                "refresh_token": string,
                 "refresh_expires_in": integer, "user": ref("User"), "granted_scopes": strings,
                 "declined_scopes": strings, "provider_token": string,
             ],
             required: [
-                "access_token", "token_type", "expires_in", "refresh_token", "refresh_expires_in", "user",
-                "granted_scopes", "declined_scopes",
+                "session_id", "access_token", "token_type", "expires_in", "refresh_token", "refresh_expires_in",
+                "user", "granted_scopes", "declined_scopes",
             ]),
         "Introspection": object(
             ["valid": boolean, "user_id": string, "scopes": strings, "expires_at": integer, "session_id": string],

@@ -20,27 +20,34 @@ struct ServerFailure: Error, Sendable {
         ServerFailure(MendError(code: .REST.badRequest, developerMessage: message), status: .badRequest)
     }
 
-    /// rest/421: no valid session (a missing, expired, revoked or unknown token).
-    static func unauthenticated(_ message: String) -> ServerFailure {
+    /// 401 with a session code (session/1–3: refresh or send a token; session/10–19: the session is over) and
+    /// `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750 §3; `invalid_request` when no token came).
+    static func session(_ code: MendError.Code, _ message: String) -> ServerFailure {
         var headers = HTTPFields()
-        headers[.wwwAuthenticate] = "Bearer"
-        return ServerFailure(
-            MendError(code: .REST.userAuthenticationError, developerMessage: message), status: .unauthorized,
-            headers: headers)
+        headers[.wwwAuthenticate] =
+            code == .Session.accessTokenMissing ? #"Bearer error="invalid_request""# : #"Bearer error="invalid_token""#
+        return ServerFailure(MendError(code: code, developerMessage: message), status: .unauthorized, headers: headers)
+    }
+
+    /// 401 session/10–17: the session ended for `reason` (`nil`: gone, or a reason stored before reasons were
+    /// named: session/10); `detail` goes into the developer message only.
+    static func sessionEnded(_ reason: SessionEndReason?, detail: String? = nil) -> ServerFailure {
+        var message = "The session ended"
+        if let reason { message += ": \(reason.summary)" }
+        if let detail, !detail.isEmpty { message += " (\(detail))" }
+        return session(reason?.code ?? .Session.sessionEnded, message + ". Log in again.")
+    }
+
+    /// 401 session/10–17 for a revoked session, from its stored reason and detail.
+    static func sessionEnded(_ session: SessionRecord) -> ServerFailure {
+        let reason = SessionEndReason(stored: session.revokedReason)
+        // A reason stored before reasons were named is free text: keep it as the detail.
+        return sessionEnded(reason, detail: reason == nil ? session.revokedReason : session.revokedDetail)
     }
 
     /// rest/404.
     static func notFound(_ message: String) -> ServerFailure {
         ServerFailure(MendError(code: .REST.notFound, developerMessage: message), status: .notFound)
-    }
-
-    /// rest/409: the refresh token was just rotated by a concurrent refresh.
-    static func concurrentRefresh() -> ServerFailure {
-        ServerFailure(
-            MendError(
-                code: .REST.updateConflict,
-                developerMessage: "A concurrent refresh of the same refresh token won; use the session it returned."),
-            status: .conflict)
     }
 
     /// http/429 with `Retry-After`.

@@ -60,6 +60,10 @@ public final class ServerMetrics: Sendable {
         Counter(label: "mend_refreshes_total", dimensions: [("outcome", outcome)], factory: factory).increment()
     }
 
+    func revocation(outcome: String) {
+        Counter(label: "mend_revocations_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
     func rateLimited(scope: String) {
         Counter(label: "mend_rate_limited_total", dimensions: [("scope", scope)], factory: factory).increment()
     }

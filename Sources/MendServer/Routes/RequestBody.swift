@@ -46,6 +46,30 @@ enum RequestBody {
         return nil
     }
 
+    /// The fields of a form (`application/x-www-form-urlencoded`) or the string members of a JSON object (by
+    /// `Content-Type`, or a body that starts with `{`); the first of a repeated form field wins. A JSON body that is
+    /// not an object is refused with rest/400.
+    static func fields(from request: Request, limit: Int, expecting fields: String) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: limit)
+        let text = String(buffer: buffer)
+        let isJSON =
+            request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
+            || text.drop { $0.isWhitespace }.hasPrefix("{")
+        if isJSON {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                throw ServerFailure.badRequest("The body must be a form or a JSON object with \(fields).")
+            }
+            return object.compactMapValues { $0 as? String }
+        }
+        var values: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decode(parts[0])
+            if values[name] == nil { values[name] = parts.count == 2 ? decode(parts[1]) : "" }
+        }
+        return values
+    }
+
     private static func decode(_ text: Substring) -> String {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
     }

@@ -10,6 +10,8 @@ enum RouteTable {
         var summary: String
         var operationID: String
         var authenticated: Bool = false
+        /// Whether the bearer may be left out (logout with the refresh token alone).
+        var bearerOptional: Bool = false
         var requestSchema: String?
         var responseSchema: String?
         var successStatus: Int = 200
@@ -30,8 +32,14 @@ enum RouteTable {
         operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session")
     static let logout = Endpoint(
         method: .post, path: "/v1/session/logout",
-        summary: "End the session (optionally revoke the provider permissions)",
-        operationID: "logout", authenticated: true, requestSchema: "LogoutRequest", successStatus: 204)
+        summary:
+            "End the session, by its access token or its refresh token alone (optionally revoke the provider permissions)",
+        operationID: "logout", authenticated: true, bearerOptional: true, requestSchema: "LogoutRequest",
+        successStatus: 204)
+    static let revoke = Endpoint(
+        method: .post, path: "/v1/session/revoke",
+        summary: "Revoke a token and its whole session (RFC 7009); 200 for an unknown or already revoked token too",
+        operationID: "revokeToken", requestSchema: "RevocationRequest")
     static let session = Endpoint(
         method: .get, path: "/v1/session", summary: "Introspect the session of the access token",
         operationID: "introspectSession", authenticated: true, responseSchema: "Introspection")
@@ -62,7 +70,8 @@ enum RouteTable {
         method: .get, path: "/openapi.json", summary: "This document", operationID: "openAPI")
 
     static let all: [Endpoint] = [
-        loginCode, refresh, logout, session, me, jwks, deauthorize, dataDeletion, deletionStatus, live, ready, metrics,
+        loginCode, refresh, logout, revoke, session, me, jwks, deauthorize, dataDeletion, deletionStatus, live, ready,
+        metrics,
         openAPI,
     ]
 }

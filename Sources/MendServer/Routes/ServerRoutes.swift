@@ -32,6 +32,16 @@ enum ServerRoutes {
             try await backend.logout(request.headers, body: body, logger: context.logger)
             return Response(status: .noContent)
         }
+        router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
+            let fields = try await RequestBody.fields(
+                from: request, limit: limit, expecting: "token and optional token_type_hint")
+            guard let token = fields["token"], !token.isEmpty else {
+                throw ServerFailure.badRequest("token is missing (RFC 7009 §2.1).")
+            }
+            try await backend.revoke(
+                RevocationRequestBody(token: token, tokenTypeHint: fields["token_type_hint"]), logger: context.logger)
+            return Response(status: .ok, headers: [.cacheControl: "no-store"])
+        }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
             try WireResponse.json(try await backend.introspect(request.headers))
         }

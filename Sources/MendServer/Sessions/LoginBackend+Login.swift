@@ -105,8 +105,9 @@ extension LoginBackend {
     private func replayedCode(hash: String, logger: Logger) async throws -> ServerFailure {
         metrics.login(outcome: "code_replayed")
         if let sessionID = try await store.sessionIssued(byCodeHash: hash) {
-            let revoked = try await store.revokeSession(id: sessionID, reason: "authorization code replayed", now: now)
-            if revoked { metrics.sessionsEnded(reason: "code_replayed", count: 1) }
+            let reason = SessionEndReason.codeReplayed
+            let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
+            if revoked { metrics.sessionsEnded(reason: reason.metricsLabel, count: 1) }
             logger.warning(
                 "authorization code replayed: the session it issued is revoked",
                 metadata: ["session_id": .string(sessionID)])

@@ -9,7 +9,7 @@ extension LoginBackend {
     func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
         let (claims, _) = try await authenticate(headers)
         guard var user = try await store.user(id: claims.subject) else {
-            throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
+            throw ServerFailure.sessionEnded(.userDeleted)
         }
         guard now - user.profileRefreshedAt >= Int64(configuration.profileMaxAge.seconds),
             let token = user.providerToken
@@ -25,8 +25,8 @@ extension LoginBackend {
             where error.matches(.Graph.accessTokenInvalid) || error.matches(.Graph.sessionInvalid)
         {
             metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
-            let reason = "provider token invalid (\(error.shortDescription))"
-            try await endProviderAccess(user: user, reason: reason, logger: logger)
+            let detail = "provider token invalid (\(error.shortDescription))"
+            try await endProviderAccess(user: user, detail: detail, logger: logger)
             throw ServerFailure.upstream(error, operation: "profile")
         } catch let error as MendError {
             metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
@@ -37,13 +37,15 @@ extension LoginBackend {
         return UserBody(user)
     }
 
-    /// The provider token is dead: forget it and end every session of the user, with the reason.
-    func endProviderAccess(user: UserRecord, reason: String, logger: Logger) async throws {
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: reason)
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
-        metrics.sessionsEnded(reason: "provider_token_invalid", count: ended)
+    /// The provider token is dead: forget it and end every session of the user (session/13), with the provider's
+    /// error as the detail.
+    func endProviderAccess(user: UserRecord, detail: String, logger: Logger) async throws {
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
+        let reason = SessionEndReason.providerTokenInvalid
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.notice(
             "provider token invalid: sessions ended",
-            metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended), "reason": .string(reason)])
+            metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended), "reason": .string(detail)])
     }
 }

@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 import MendCore
 
-/// A session just opened or rotated: what the session response needs.
+/// A session just opened, rotated or replayed: what the session response needs.
 struct IssuedSession: Sendable {
     var sessionID: String
     var accessToken: String
@@ -13,15 +13,24 @@ struct IssuedSession: Sendable {
 
     func body(providerToken: String?, accessLifetime: Int) -> SessionBody {
         SessionBody(
-            accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
+            sessionID: sessionID, accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
             refreshExpiresIn: refreshExpiresIn, user: UserBody(user), grantedScopes: user.grantedScopes,
             declinedScopes: user.declinedScopes, providerToken: providerToken)
     }
 }
 
+/// A presented refresh token's row, its successor's (once rotated) and its session's: what
+/// ``RefreshRotation/decide(token:successor:session:now:graceSeconds:)`` needs.
+struct RefreshState: Sendable {
+    var token: RefreshTokenRecord?
+    var successor: RefreshTokenRecord?
+    var session: SessionRecord?
+}
+
 extension LoginBackend {
     var accessLifetime: Int64 { Int64(configuration.accessTokenLifetime.seconds) }
     var refreshLifetime: Int64 { Int64(configuration.refreshTokenLifetime.seconds) }
+    var refreshGrace: Int64 { Int64(configuration.refreshReuseGrace.seconds) }
 
     /// Opens a session (a new refresh-token family) for `user`.
     func openSession(for user: UserRecord) async throws -> IssuedSession {
@@ -55,7 +64,8 @@ extension LoginBackend {
 
     // MARK: Refresh
 
-    /// `POST /v1/session/refresh`: rotate the refresh token (see ``RefreshRotation``).
+    /// `POST /v1/session/refresh`: rotate the refresh token, or — for a token rotated within the grace window whose
+    /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         if let rule = configuration.rateLimits.refreshPerAddress {
             try await enforce(rule, key: "refresh:ip:\(clientAddress)", scope: "refresh per address")
@@ -64,101 +74,167 @@ extension LoginBackend {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
         }
         let hash = OpaqueToken.hash(body.refreshToken)
+        var user: UserRecord?
+        // Twice at most: a refresh that loses the claim to a concurrent one decides again, and replays the winner's.
         for _ in 0..<2 {
-            let record = try await store.refreshToken(hash: hash)
-            let session = try await record.asyncMap { try await store.session(id: $0.sessionID) }
+            let state = try await refreshState(hash: hash)
             let decision = RefreshRotation.decide(
-                token: record, session: session ?? nil, now: now,
-                graceSeconds: Int64(configuration.refreshReuseGrace.seconds))
+                token: state.token, successor: state.successor, session: state.session, now: now,
+                graceSeconds: refreshGrace)
             switch decision {
-            case .unknown, .expired:
-                metrics.refresh(outcome: "invalid")
-                throw ServerFailure.unauthenticated("The refresh token is unknown or expired; log in again.")
+            case .unknown:
+                metrics.refresh(outcome: "unknown")
+                throw ServerFailure.session(
+                    .Session.refreshTokenUnknown, "The refresh token is unknown; log in again.")
+            case .expired:
+                metrics.refresh(outcome: "expired")
+                throw ServerFailure.session(
+                    .Session.sessionExpired, "The refresh token or its session has expired; log in again.")
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")
-                throw ServerFailure.unauthenticated("The session ended (\(reason ?? "expired")); log in again.")
-            case .concurrentRefresh:
-                metrics.refresh(outcome: "concurrent")
-                throw ServerFailure.concurrentRefresh()
+                if let session = state.session, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
+                throw ServerFailure.sessionEnded(reason)
             case .reuseDetected(let sessionID):
-                let revoked = try await store.revokeSession(
-                    id: sessionID, reason: "refresh token reuse detected", now: now)
+                let reason = SessionEndReason.refreshTokenReused
+                let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
                 metrics.refresh(outcome: "reuse_detected")
-                if revoked { metrics.sessionsEnded(reason: "refresh_reuse", count: 1) }
+                if revoked { metrics.sessionsEnded(reason: reason.metricsLabel, count: 1) }
                 logger.warning(
                     "refresh token reuse detected: the session is revoked", metadata: ["session_id": .string(sessionID)]
                 )
-                throw ServerFailure.unauthenticated(
-                    "The refresh token was used before: the session is revoked (refresh token reuse detected).")
+                throw ServerFailure.sessionEnded(reason)
+            case .replaySuccessor:
+                guard let token = state.token, let successor = state.successor, let session = state.session else {
+                    continue
+                }
+                guard let sealed = token.successorSealed,
+                    let successorToken = SuccessorSeal.open(sealed, with: body.refreshToken),
+                    OpaqueToken.hash(successorToken) == successor.tokenHash
+                else { throw ServerFailure.internalFailure("The stored successor of the refresh token is unreadable.") }
+                let owner: UserRecord
+                if let user { owner = user } else { owner = try await refreshingUser(of: session) }
+                let issued = try await issue(
+                    session: session, user: owner, refreshToken: successorToken,
+                    refreshExpiresAt: successor.expiresAt)
+                metrics.refresh(outcome: "replayed")
+                logger.info(
+                    "refresh replayed within the grace window: the same successor again",
+                    metadata: ["session_id": .string(session.id)])
+                return sessionBody(issued, providerToken: nil)
             case .rotate:
-                guard let record, let session = session ?? nil else { continue }
-                if let issued = try await rotate(record, session: session, clientAddress: clientAddress) {
+                guard let token = state.token, let session = state.session else { continue }
+                let owner: UserRecord
+                if let user { owner = user } else { owner = try await refreshingUser(of: session) }
+                user = owner
+                if let issued = try await rotate(token, presented: body.refreshToken, session: session, user: owner) {
                     metrics.refresh(outcome: "rotated")
                     return sessionBody(issued, providerToken: nil)
                 }
             // Lost the claim to a concurrent refresh: decide again on what the winner wrote.
             }
         }
-        metrics.refresh(outcome: "concurrent")
-        throw ServerFailure.concurrentRefresh()
+        metrics.refresh(outcome: "failed")
+        throw ServerFailure.internalFailure("The refresh token could not be rotated; try again.")
     }
 
-    /// Claims `record` and writes its successor; `nil` when a concurrent refresh claimed it first.
-    private func rotate(
-        _ record: RefreshTokenRecord, session: SessionRecord, clientAddress: String
-    ) async throws
-        -> IssuedSession?
-    {
+    /// What the database holds about the refresh token with this hash.
+    func refreshState(hash: String) async throws -> RefreshState {
+        guard let token = try await store.refreshToken(hash: hash) else { return RefreshState() }
+        let successor = try await token.replacedBy.asyncMap { try await store.refreshToken(hash: $0) } ?? nil
+        return RefreshState(token: token, successor: successor, session: try await store.session(id: token.sessionID))
+    }
+
+    /// The session's user, counted against the per-user refresh limit.
+    private func refreshingUser(of session: SessionRecord) async throws -> UserRecord {
         if let rule = configuration.rateLimits.refreshPerUser {
             try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
         }
         guard let user = try await store.user(id: session.userID) else {
-            throw ServerFailure.unauthenticated("The session's user no longer exists; log in again.")
+            throw ServerFailure.sessionEnded(.userDeleted)
         }
+        return user
+    }
+
+    /// Claims `record` and writes its successor (sealed on `record`'s row under a key derived from `presented`);
+    /// `nil` when a concurrent refresh claimed it first.
+    private func rotate(
+        _ record: RefreshTokenRecord, presented: String, session: SessionRecord, user: UserRecord
+    ) async throws -> IssuedSession? {
         let current = now
         let next = OpaqueToken.make(prefix: "mrt_")
         let nextHash = OpaqueToken.hash(next)
+        // The successor's row exists before the claim, so that a refresh losing the claim finds it.
         try await store.insertRefreshToken(
             RefreshTokenRecord(
                 tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
-        guard try await store.claimRefreshToken(hash: record.tokenHash, replacement: nextHash, now: current) else {
+        let claimed = try await store.claimRefreshToken(
+            hash: record.tokenHash, replacement: nextHash,
+            sealedSuccessor: try SuccessorSeal.seal(next, under: presented),
+            now: current)
+        guard claimed else {
             try await store.deleteRefreshToken(hash: nextHash)
             return nil
         }
         try await store.extendSession(id: session.id, until: current + refreshLifetime)
-        var rotated = session
-        rotated.scopes = user.grantedScopes
+        return try await issue(
+            session: session, user: user, refreshToken: next, refreshExpiresAt: current + refreshLifetime)
+    }
+
+    /// The session response for `refreshToken`, with a new access token carrying the user's current scopes.
+    private func issue(
+        session: SessionRecord, user: UserRecord, refreshToken: String, refreshExpiresAt: Int64
+    ) async throws -> IssuedSession {
+        var scoped = session
+        scoped.scopes = user.grantedScopes
         return IssuedSession(
-            sessionID: session.id, accessToken: try await accessToken(user: user, session: rotated),
-            refreshToken: next, refreshExpiresIn: Int(refreshLifetime), user: user)
+            sessionID: session.id, accessToken: try await accessToken(user: user, session: scoped),
+            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user)
     }
 
     // MARK: Authentication
 
-    /// The claims and session of a valid `Authorization: Bearer` access token, or 401.
-    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+    /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
+    static func bearerToken(_ headers: HTTPFields) -> String? {
         guard let authorization = headers[.authorization], authorization.count > 7,
             authorization.prefix(7).lowercased() == "bearer "
-        else { throw ServerFailure.unauthenticated("Authorization: Bearer <access token> is required.") }
+        else { return nil }
         let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// The claims and session of a valid `Authorization: Bearer` access token, or 401 with a session code:
+    /// session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
+    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+        guard let token = Self.bearerToken(headers) else {
+            throw ServerFailure.session(
+                .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
+        }
         let claims: AccessTokenClaims
         switch await signer.verify(token, now: configuration.now()) {
         case .success(let verified): claims = verified
         case .failure(.expired):
-            throw ServerFailure.unauthenticated("The access token has expired; refresh the session.")
-        case .failure: throw ServerFailure.unauthenticated("The access token is not valid.")
+            throw ServerFailure.session(
+                .Session.accessTokenExpired, "The access token has expired; refresh the session, then retry.")
+        case .failure(let rejection):
+            throw ServerFailure.session(
+                .Session.accessTokenInvalid,
+                "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
+        return (claims, try await activeSession(of: claims))
+    }
+
+    /// The session an access token names, if it is still active; otherwise 401 with why it ended.
+    private func activeSession(of claims: AccessTokenClaims) async throws -> SessionRecord {
         guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
-            throw ServerFailure.unauthenticated("The session no longer exists; log in again.")
+            // A session row goes with its user (data deletion), or is purged long after it expired.
+            if try await store.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
+            throw ServerFailure.sessionEnded(nil, detail: "the session no longer exists")
         }
-        if session.revokedAt != nil {
-            throw ServerFailure.unauthenticated(
-                "The session ended (\(session.revokedReason ?? "revoked")); log in again.")
-        }
+        if session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
         guard now < session.expiresAt else {
-            throw ServerFailure.unauthenticated("The session has expired; log in again.")
+            throw ServerFailure.session(.Session.sessionExpired, "The session has expired; log in again.")
         }
-        return (claims, session)
+        return session
     }
 
     /// `GET /v1/session`.
@@ -173,28 +249,99 @@ extension LoginBackend {
 
     /// `POST /v1/session/logout`: revoke the session (and the refresh token's, if it is another of the same user);
     /// optionally revoke the provider permissions, which ends every session of the user.
+    ///
+    /// The session comes from a valid bearer or, without one (an expired access token must not stop a logout), from
+    /// `refresh_token` alone. A refresh token of a session that already ended answers 204 too (logout is idempotent),
+    /// but revokes the provider permissions only while the session is active and the token current.
     func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
-        let (claims, session) = try await authenticate(headers)
-        if try await store.revokeSession(id: session.id, reason: "logged out", now: now) {
-            metrics.sessionsEnded(reason: "logout", count: 1)
+        let refreshToken = body.refreshToken.flatMap { $0.isEmpty || $0.utf8.count > 512 ? nil : $0 }
+        let authenticated: (claims: AccessTokenClaims, session: SessionRecord)?
+        do {
+            authenticated = try await authenticate(headers)
+        } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
+            authenticated = nil
         }
-        if let refreshToken = body.refreshToken, !refreshToken.isEmpty,
-            let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
-            record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
-            other.userID == claims.subject
-        {
-            try await store.revokeSession(id: other.id, reason: "logged out", now: now)
+        let userID: String
+        if let authenticated {
+            let (claims, session) = authenticated
+            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
+            }
+            if let refreshToken, let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
+                record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
+                other.userID == claims.subject
+            {
+                try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
+            }
+            userID = claims.subject
+        } else {
+            let state = try await refreshToken.asyncMap { try await refreshState(hash: OpaqueToken.hash($0)) }
+            guard let state, let session = state.session else {
+                throw ServerFailure.session(
+                    .Session.accessTokenMissing,
+                    "Logout needs a valid access token (Authorization: Bearer) or a known refresh_token.")
+            }
+            let decision = RefreshRotation.decide(
+                token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace)
+            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
+            }
+            switch decision {
+            case .rotate, .replaySuccessor:
+                userID = session.userID
+            default:
+                logger.info(
+                    "logout with the refresh token of a session that had ended",
+                    metadata: ["session_id": .string(session.id)])
+                return
+            }
         }
-        guard body.revokeProviderPermissions == true, let user = try await store.user(id: claims.subject) else {
-            return
-        }
+        guard body.revokeProviderPermissions == true, let user = try await store.user(id: userID) else { return }
         if let token = user.providerToken {
             try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
         }
         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
-        let ended = try await store.revokeSessions(userID: user.id, reason: "provider permissions revoked", now: now)
-        metrics.sessionsEnded(reason: "permissions_revoked", count: ended)
+        let reason = SessionEndReason.permissionsRevoked
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
+    }
+
+    // MARK: Revocation
+
+    /// `POST /v1/session/revoke` (RFC 7009): a refresh token (current or any earlier one of its family) or an access
+    /// token (expired or not, if its signature verifies) ends its whole session. Anything else — unknown, malformed,
+    /// already revoked or expired — is no error (§2.2): the answer is 200 either way.
+    func revoke(_ body: RevocationRequestBody, logger: Logger) async throws {
+        let accessFirst = body.tokenTypeHint == "access_token"
+        var sessionID: String?
+        for tryAccess in accessFirst ? [true, false] : [false, true] where sessionID == nil {
+            sessionID =
+                try await tryAccess ? sessionNamed(byAccessToken: body.token) : sessionNamed(byRefreshToken: body.token)
+        }
+        guard let sessionID else {
+            metrics.revocation(outcome: "unknown_token")
+            return
+        }
+        let revoked = try await store.revokeSession(
+            id: sessionID, reason: .loggedOut, detail: "token revocation", now: now)
+        metrics.revocation(outcome: revoked ? "revoked" : "already_ended")
+        if revoked {
+            metrics.sessionsEnded(reason: "revocation", count: 1)
+            logger.info("session revoked (token revocation)", metadata: ["session_id": .string(sessionID)])
+        }
+    }
+
+    private func sessionNamed(byRefreshToken token: String) async throws -> String? {
+        guard token.utf8.count <= 512 else { return nil }
+        return try await store.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
+    }
+
+    private func sessionNamed(byAccessToken token: String) async throws -> String? {
+        guard token.utf8.count <= 8192, case .success(let claims) = await signer.verifyIgnoringExpiry(token),
+            let session = try await store.session(id: claims.sessionID), session.userID == claims.subject
+        else { return nil }
+        return session.id
     }
 }
 

@@ -77,6 +77,17 @@ struct SessionSigner: Sendable {
 
     /// The claims of a valid token: signature by a known key, issuer and audience ours, not expired at `now`.
     func verify(_ token: String, now: Date) async -> Result<AccessTokenClaims, Rejection> {
+        switch await verifyIgnoringExpiry(token) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let claims):
+            guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { return .failure(.expired) }
+            return .success(claims)
+        }
+    }
+
+    /// The claims of a token signed by a known key for our issuer and audience, expired or not: what token
+    /// revocation (RFC 7009) accepts, since an expired access token still names its session.
+    func verifyIgnoringExpiry(_ token: String) async -> Result<AccessTokenClaims, Rejection> {
         let claims: AccessTokenClaims
         do {
             claims = try await verifiers[Int.random(in: 0..<verifiers.count)].verify(token, as: AccessTokenClaims.self)
@@ -86,7 +97,6 @@ struct SessionSigner: Sendable {
             return .failure(.malformed)
         }
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
-        guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { return .failure(.expired) }
         return .success(claims)
     }
 }

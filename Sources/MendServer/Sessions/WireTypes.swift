@@ -18,7 +18,8 @@ struct RefreshRequestBody: Decodable, Sendable {
     enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
 }
 
-/// `POST /v1/session/logout`.
+/// `POST /v1/session/logout`: with a valid bearer, or with the refresh token alone (an expired access token must not
+/// stop a logout).
 struct LogoutRequestBody: Decodable, Sendable {
     var refreshToken: String?
     var revokeProviderPermissions: Bool?
@@ -56,8 +57,17 @@ struct UserBody: Encodable, Sendable, Equatable {
     }
 }
 
+/// `POST /v1/session/revoke` (RFC 7009), from a form or a JSON object.
+struct RevocationRequestBody: Sendable, Equatable {
+    var token: String
+    /// `refresh_token` or `access_token`; advisory: the other kind is tried too.
+    var tokenTypeHint: String?
+}
+
 /// The session response of login and refresh.
 struct SessionBody: Encodable, Sendable {
+    /// The session (refresh-token family) id: the access token's `sid`.
+    var sessionID: String
     var accessToken: String
     var tokenType = "Bearer"
     var expiresIn: Int
@@ -70,7 +80,7 @@ struct SessionBody: Encodable, Sendable {
     var providerToken: String?
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+        case sessionID = "session_id", accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
         case refreshToken = "refresh_token", refreshExpiresIn = "refresh_expires_in", user
         case grantedScopes = "granted_scopes", declinedScopes = "declined_scopes", providerToken = "provider_token"
     }

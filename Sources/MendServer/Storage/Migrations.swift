@@ -72,7 +72,13 @@ enum Migrations {
                     completed_at BIGINT
                 )
                 """,
-            ])
+            ]),
+        Migration(
+            version: 2, name: "sealed refresh-token successors (idempotent refresh), session end details",
+            statements: [
+                "ALTER TABLE mend_refresh_tokens ADD COLUMN successor_sealed TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN revoked_detail TEXT",
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

@@ -28,17 +28,24 @@ struct SessionRecord: Sendable, Hashable {
     var createdAt: Int64
     var expiresAt: Int64
     var revokedAt: Int64?
+    /// A ``SessionEndReason`` raw value (or, in rows older than migration 2, free text).
     var revokedReason: String?
+    /// A human detail of the end (the provider's error), for the developer message only.
+    var revokedDetail: String?
 }
 
-/// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection.
+/// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection
+/// and, within the grace window, to answer its successor again.
 struct RefreshTokenRecord: Sendable, Hashable {
     var tokenHash: String
     var sessionID: String
     var createdAt: Int64
     var expiresAt: Int64
     var rotatedAt: Int64?
+    /// The successor's hash, once rotated.
     var replacedBy: String?
+    /// The successor, sealed under a key derived from this token (``SuccessorSeal``), once rotated.
+    var successorSealed: String?
 }
 
 /// A data-deletion request the provider sent, and its status.

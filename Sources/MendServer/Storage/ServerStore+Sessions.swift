@@ -17,7 +17,7 @@ extension ServerStore {
     func session(id: String) async throws -> SessionRecord? {
         try await sql.raw(
             """
-            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason
+            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail
             FROM mend_sessions WHERE id = \(bind: id)
             """
         ).first().map { row in
@@ -25,7 +25,8 @@ extension ServerStore {
                 id: try row.text("id"), userID: try row.text("user_id"),
                 scopes: ScopeList.decode(try row.text("scopes")),
                 createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
-                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"))
+                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"),
+                revokedDetail: try row.optionalText("revoked_detail"))
         }
     }
 
@@ -36,23 +37,28 @@ extension ServerStore {
         ).run()
     }
 
-    /// Revokes one session (the whole refresh-token family); returns whether it was active.
+    /// Revokes one session (the whole refresh-token family) for `reason`; returns whether it was active. A session
+    /// revoked before keeps its first reason.
     @discardableResult
-    func revokeSession(id: String, reason: String, now: Int64) async throws -> Bool {
+    func revokeSession(id: String, reason: SessionEndReason, detail: String? = nil, now: Int64) async throws -> Bool {
         try await !sql.raw(
             """
-            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
+                revoked_detail = \(bind: detail)
             WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id
             """
         ).all().isEmpty
     }
 
-    /// Revokes every active session of a user; returns how many.
+    /// Revokes every active session of a user for `reason`; returns how many.
     @discardableResult
-    func revokeSessions(userID: String, reason: String, now: Int64) async throws -> Int {
+    func revokeSessions(
+        userID: String, reason: SessionEndReason, detail: String? = nil, now: Int64
+    ) async throws -> Int {
         try await sql.raw(
             """
-            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason)
+            UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
+                revoked_detail = \(bind: detail)
             WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id
             """
         ).all().count
@@ -63,9 +69,10 @@ extension ServerStore {
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO mend_refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at, replaced_by)
+            INSERT INTO mend_refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at, replaced_by,
+                successor_sealed)
             VALUES (\(bind: token.tokenHash), \(bind: token.sessionID), \(bind: token.createdAt),
-                \(bind: token.expiresAt), NULL, NULL)
+                \(bind: token.expiresAt), NULL, NULL, NULL)
             """
         ).run()
     }
@@ -73,23 +80,28 @@ extension ServerStore {
     func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
         try await sql.raw(
             """
-            SELECT token_hash, session_id, created_at, expires_at, rotated_at, replaced_by
+            SELECT token_hash, session_id, created_at, expires_at, rotated_at, replaced_by, successor_sealed
             FROM mend_refresh_tokens WHERE token_hash = \(bind: hash)
             """
         ).first().map { row in
             RefreshTokenRecord(
                 tokenHash: try row.text("token_hash"), sessionID: try row.text("session_id"),
                 createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
-                rotatedAt: try row.optionalInteger("rotated_at"), replacedBy: try row.optionalText("replaced_by"))
+                rotatedAt: try row.optionalInteger("rotated_at"), replacedBy: try row.optionalText("replaced_by"),
+                successorSealed: try row.optionalText("successor_sealed"))
         }
     }
 
-    /// Marks `hash` rotated (replaced by `replacement`) if and only if nobody rotated it before: the one atomic step
-    /// of a refresh. Of any number of concurrent callers, on any number of instances, exactly one gets `true`.
-    func claimRefreshToken(hash: String, replacement: String, now: Int64) async throws -> Bool {
+    /// Marks `hash` rotated — replaced by `replacement`, whose token it keeps sealed (``SuccessorSeal``) — if and only
+    /// if nobody rotated it before: the one atomic step of a refresh. Of any number of concurrent callers, on any
+    /// number of instances, exactly one gets `true`; the others read the winner's successor from the row.
+    func claimRefreshToken(
+        hash: String, replacement: String, sealedSuccessor: String, now: Int64
+    ) async throws -> Bool {
         try await !sql.raw(
             """
-            UPDATE mend_refresh_tokens SET rotated_at = \(bind: now), replaced_by = \(bind: replacement)
+            UPDATE mend_refresh_tokens SET rotated_at = \(bind: now), replaced_by = \(bind: replacement),
+                successor_sealed = \(bind: sealedSuccessor)
             WHERE token_hash = \(bind: hash) AND rotated_at IS NULL RETURNING token_hash
             """
         ).all().isEmpty

@@ -154,7 +154,7 @@ struct ServerClient: Sendable {
     func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
 
     func post(
-        _ path: String, json: JSONValue, bearer: String? = nil, headers: HTTPFields = [:]
+        _ path: String, json: JSONValue, bearer: String? = nil, headers: HTTPFields = [:], expectsJSON: Bool = true
     ) async throws
         -> APIResponse
     {
@@ -162,14 +162,21 @@ struct ServerClient: Sendable {
         fields[.contentType] = "application/json"
         if let bearer { fields[.authorization] = "Bearer \(bearer)" }
         return try await client.send(
-            APIRequest(method: .post, url: url(path), headers: fields, body: Data(json.jsonText().utf8)))
+            APIRequest(
+                method: .post, url: url(path), headers: fields, body: Data(json.jsonText().utf8),
+                options: RequestOptions(expectsJSON: expectsJSON)))
     }
 
-    func postForm(_ path: String, form: String) async throws -> APIResponse {
+    func postForm(_ path: String, form: String, expectsJSON: Bool = true) async throws -> APIResponse {
         try await client.send(
             APIRequest(
                 method: .post, url: url(path), headers: [.contentType: "application/x-www-form-urlencoded"],
-                body: Data(form.utf8)))
+                body: Data(form.utf8), options: RequestOptions(expectsJSON: expectsJSON)))
+    }
+
+    /// `POST /v1/session/refresh`.
+    func refresh(_ token: JSONValue?) async throws -> JSONValue {
+        try await post("/v1/session/refresh", json: .object(["refresh_token": token ?? .null])).json()
     }
 
     func get(
@@ -202,6 +209,14 @@ struct ServerClient: Sendable {
 }
 
 extension MendError {
+    /// Whether this is the 401 with `code` and the RFC 6750 challenge a session error carries.
+    func isSession(_ code: MendError.Code) -> Bool {
+        let challenge =
+            code == .Session.accessTokenMissing ? #"Bearer error="invalid_request""# : #"Bearer error="invalid_token""#
+        return self.code == code && httpStatus == 401 && header("WWW-Authenticate") == challenge
+            && category == .recoverable
+    }
+
     /// A response header, by case-insensitive name.
     func header(_ name: String) -> String? {
         response?.headers.first { $0.key.lowercased() == name.lowercased() }?.value
