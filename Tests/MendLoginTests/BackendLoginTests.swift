@@ -38,19 +38,31 @@ struct BackendLoginTests {
                 #expect(refreshed.generation == session.generation + 1)
                 #expect(try await store.read()?.refreshToken == refreshed.refreshToken)
 
-                // The rotated refresh token is spent: replaying it is refused with the backend's classification.
-                let replay = try await #require(throws: MendError.self) { try await backend.refresh(session) }
-                #expect(replay.domain == .rest)
-                #expect([409, 421].contains(replay.code.rawValue))
-                #expect(replay.referenceID != nil)
+                // Presented again while its successor is unused (a lost answer): the same successor, a fresh token.
+                let repeated = try await backend.refresh(session)
+                #expect(repeated.refreshToken == refreshed.refreshToken)
+                #expect(repeated.familyID == session.familyID)
 
+                // Once the successor is used, the spent token is a replay: the family is revoked, with the reason.
+                let next = try await credentials.refresh()
+                #expect(next.refreshToken != refreshed.refreshToken)
+                let replay = try await #require(throws: MendError.self) { try await backend.refresh(session) }
+                #expect(replay.code == .Session.refreshTokenReused)
+                #expect(replay.category == .recoverable)
+                #expect(backend.endsSession(replay))
+                #expect(replay.referenceID != nil)
+                #expect(try await credentials.checkValidity(force: true) == false)
+                #expect(await credentials.lastSignOut?.error?.code == .Session.refreshTokenReused)
+                #expect(try await store.read() == nil)
+
+                // A new login, then a logout: revoked at the server, the refresh token refused afterwards.
+                _ = try await login.logIn(presenter: presenter(.grantAll))
+                let last = try #require(try await store.read())
                 let outcome = try await credentials.logout()
                 #expect(outcome.revoked)
                 #expect(try await store.read() == nil)
-                let afterLogout = try await #require(throws: MendError.self) {
-                    try await backend.checkValidity(of: refreshed)
-                }
-                #expect(afterLogout.category == .recoverable)
+                let afterLogout = try await #require(throws: MendError.self) { try await backend.refresh(last) }
+                #expect(afterLogout.code == .Session.loggedOut)
             }
         }
     }

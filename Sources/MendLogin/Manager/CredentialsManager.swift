@@ -58,12 +58,15 @@ public actor CredentialsManager {
         self.now = now
     }
 
-    /// The current session (read from the store the first time), or `nil` when nobody is logged in.
+    /// The current session, or `nil` when nobody is logged in. It is read from the store the first time, and again
+    /// whenever this manager holds none — a login in another manager or process is seen at once.
     ///
     /// - Throws: `login/320` when the store cannot be read — which does not mean logged out.
     public func currentSession() async throws -> Session? {
-        if !loaded {
-            session = try await store.read()
+        if !loaded || session == nil {
+            let stored = try await store.read()
+            if loaded, let stored { publish(.signedIn(stored)) }
+            session = stored
             loaded = true
         }
         return session
@@ -219,14 +222,15 @@ public actor CredentialsManager {
         if !force, let last = lastValidityCheck, now().timeIntervalSince(last) < validityCheckInterval { return true }
         guard let authority else { return true }
         do {
+            try await reload()  // the store is the truth: another process may have refreshed, logged out or in
             _ = try await validToken(minTTL: refreshMargin)
-            guard var checked = session else { return false }
+            guard let checked = session else { return false }
             do {
                 try await authority.checkValidity(of: checked)
             } catch let error as MendError where Self.asksForRefresh(error) {
-                // The issuer's clock ran ahead of ours: refresh once, then ask again.
-                checked = try await refreshed(from: checked, need: .refreshedSince(now()))
-                try await authority.checkValidity(of: checked)
+                // The token expired on the way, or the issuer's clock runs ahead of ours: a refresh that succeeds is
+                // the issuer's own word that the session is valid.
+                _ = try await refreshed(from: checked, need: .refreshedSince(now()))
             }
             lastValidityCheck = now()
             return true
