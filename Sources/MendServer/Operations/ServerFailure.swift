@@ -21,11 +21,12 @@ struct ServerFailure: Error, Sendable {
     }
 
     /// 401 with a session code (session/1–3: refresh or send a token; session/10–19: the session is over) and
-    /// `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750 §3; `invalid_request` when no token came).
+    /// `WWW-Authenticate: Bearer error="invalid_token"` — or a bare `Bearer` challenge when no token came (RFC 6750
+    /// §3.1: a request without authentication gets no error code).
     static func session(_ code: MendError.Code, _ message: String) -> ServerFailure {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] =
-            code == .Session.accessTokenMissing ? #"Bearer error="invalid_request""# : #"Bearer error="invalid_token""#
+            code == .Session.accessTokenMissing ? "Bearer" : #"Bearer error="invalid_token""#
         return ServerFailure(MendError(code: code, developerMessage: message), status: .unauthorized, headers: headers)
     }
 

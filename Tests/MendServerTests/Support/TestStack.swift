@@ -212,7 +212,7 @@ extension MendError {
     /// Whether this is the 401 with `code` and the RFC 6750 challenge a session error carries.
     func isSession(_ code: MendError.Code) -> Bool {
         let challenge =
-            code == .Session.accessTokenMissing ? #"Bearer error="invalid_request""# : #"Bearer error="invalid_token""#
+            code == .Session.accessTokenMissing ? "Bearer" : #"Bearer error="invalid_token""#
         return self.code == code && httpStatus == 401 && header("WWW-Authenticate") == challenge
             && category == .recoverable
     }
