@@ -39,6 +39,17 @@ enum MendExecutable {
         }
     }
 
+    /// Waits, on a thread of its own, until a process writes its first bytes to `pipe`.
+    static func firstOutput(of pipe: Pipe) async {
+        let reader = pipe.fileHandleForReading
+        await withCheckedContinuation { continuation in
+            Thread {
+                _ = reader.availableData
+                continuation.resume()
+            }.start()
+        }
+    }
+
     /// Waits for `process` to end on a thread of its own.
     static func wait(_ process: Process) async {
         await withCheckedContinuation { continuation in
@@ -57,13 +68,7 @@ struct ProcessTests {
         let url = temporaryDirectory().appendingPathComponent("session.json")
         let (process, output) = try MendExecutable.start(["_store-writer", url.path])
         // Wait until the first write is complete (the writer says so), then let it write a few more and kill it.
-        let reader = output.fileHandleForReading
-        await withCheckedContinuation { continuation in
-            Thread {
-                _ = reader.availableData
-                continuation.resume()
-            }.start()
-        }
+        await MendExecutable.firstOutput(of: output)
         for _ in 0..<(round * 3) { await Task.yield() }
         kill(process.processIdentifier, SIGKILL)
         await MendExecutable.wait(process)

@@ -134,13 +134,7 @@ struct StoreLockTests {
         let output = Pipe()
         holder.standardOutput = output
         try holder.run()
-        let reader = output.fileHandleForReading
-        await withCheckedContinuation { continuation in
-            Thread {
-                _ = reader.availableData
-                continuation.resume()
-            }.start()
-        }
+        await MendExecutable.firstOutput(of: output)
         let markerSeen = try await store.withExclusiveAccess {
             FileManager.default.fileExists(atPath: marker.path)
         }
