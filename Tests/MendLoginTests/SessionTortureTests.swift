@@ -366,6 +366,11 @@ struct TortureRun {
                 try await oracle.check(step: step, before: before, results: results, hasLogout: hasLogout)
             }
             try await oracle.checkStore(step: step)
+            if step.isMultiple(of: 1000) {
+                print(
+                    "session torture: step \(step) of \(steps), \(ContinuousClock.now - started), "
+                        + "\(oracle.violations.count) violations, faults \(proxy.statistics.faults.values.reduce(0, +))")
+            }
         }
 
         // Convergence: log in if needed, then every manager of every process checks its session with the server.
