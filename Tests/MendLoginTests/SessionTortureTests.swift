@@ -369,7 +369,8 @@ struct TortureRun {
             if step.isMultiple(of: 1000) {
                 print(
                     "session torture: step \(step) of \(steps), \(ContinuousClock.now - started), "
-                        + "\(oracle.violations.count) violations, faults \(proxy.statistics.faults.values.reduce(0, +))")
+                        + "\(oracle.violations.count) violations, faults \(proxy.statistics.faults.values.reduce(0, +))"
+                )
             }
         }
 

@@ -31,11 +31,24 @@ public struct StoreLock: Sendable {
     /// How long to wait for the lock before giving up with `login/320`.
     public var timeout: Duration
 
+    /// The lock within the process, when it is owned rather than found by name.
+    private let owned: AsyncLock?
+
     /// Creates a lock named `name`, across processes when `file` is given.
     public init(named name: String, file: URL? = nil, timeout: Duration = .seconds(45)) {
         self.name = name
         self.file = file
         self.timeout = timeout
+        self.owned = nil
+    }
+
+    /// A lock of its own (not shared by name), within this process only: for a store instance that is its own
+    /// unit of sharing, such as ``InMemoryTokenStore``.
+    init(owning lock: AsyncLock, timeout: Duration = .seconds(45)) {
+        self.name = "owned:\(ObjectIdentifier(lock).hashValue)"
+        self.file = nil
+        self.timeout = timeout
+        self.owned = lock
     }
 
     @TaskLocal static var held: Set<String> = []
@@ -43,7 +56,7 @@ public struct StoreLock: Sendable {
     /// Runs `body` while holding the lock.
     public func withLock<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         if Self.held.contains(name) { return try await body() }
-        let local = ProcessLocks.shared.lock(named: name)
+        let local = owned ?? ProcessLocks.shared.lock(named: name)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         guard await local.acquire(until: deadline) else {
             throw MendError.storeUnavailable("another holder kept the lock \(name) longer than \(timeout)")
@@ -119,10 +132,15 @@ final class AsyncLock: @unchecked Sendable {
 
     /// Takes the lock; `false` when `deadline` passed first (or the task was cancelled while waiting).
     func acquire(until deadline: ContinuousClock.Instant) async -> Bool {
-        let id: UInt64 = lock.withLock {
+        let (free, id): (Bool, UInt64) = lock.withLock {
+            if !isLocked {
+                isLocked = true
+                return (true, 0)
+            }
             nextID += 1
-            return nextID
+            return (false, nextID)
         }
+        if free { return true }
         let timer = Task { [weak self] in
             try? await Task.sleep(until: deadline, clock: .continuous)
             self?.giveUp(id)

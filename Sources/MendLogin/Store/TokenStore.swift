@@ -53,7 +53,7 @@ extension MendError {
 /// is a lock of this instance's own), so they converge on one session.
 public actor InMemoryTokenStore: TokenStore {
     private var session: Session?
-    private nonisolated let lock = StoreLock(named: "memory:\(UUID().uuidString)")
+    private nonisolated let lock = StoreLock(owning: AsyncLock())
 
     /// Creates a store, optionally holding a session.
     public init(_ session: Session? = nil) { self.session = session }
