@@ -117,6 +117,13 @@ public struct KeychainItem: Sendable, Hashable {
     public var account: String
     /// The access group, if any.
     public var accessGroup: String?
+
+    /// Names an item.
+    public init(service: String, account: String, accessGroup: String? = nil) {
+        self.service = service
+        self.account = account
+        self.accessGroup = accessGroup
+    }
 }
 
 /// A Keychain status other than success or "not found" (`OSStatus`).
@@ -158,11 +165,11 @@ public protocol KeychainItemAccess: Sendable {
 
         /// `SecItemCopyMatching`.
         public func data(for item: KeychainItem) throws(KeychainFailure) -> Data? {
-            var query = query(item)
-            query[kSecReturnData as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitOne
+            var search = query(item)
+            search[kSecReturnData as String] = true
+            search[kSecMatchLimit as String] = kSecMatchLimitOne
             var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = SecItemCopyMatching(search as CFDictionary, &result)
             if status == errSecItemNotFound { return nil }
             guard status == errSecSuccess, let data = result as? Data else { throw KeychainFailure(status: status) }
             return data
