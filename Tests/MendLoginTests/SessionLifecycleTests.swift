@@ -69,12 +69,25 @@ struct LifecycleStack: Sendable {
         }
     }
 
-    var sql: any SQLDatabase { server.backend.store.sql }
+    func revokedSessions() async throws -> [String] { try await server.revokedSessions().map(\.reason) }
+    func isCurrent(refreshToken: String) async throws -> Bool { try await server.isCurrent(refreshToken: refreshToken) }
+    func rotations() async throws -> Int { try await server.rotations() }
+    func refreshDirectly(_ token: String) async throws -> (status: Int, code: String?) {
+        try await server.refreshDirectly(token)
+    }
+}
 
-    /// The revoked sessions, with their reasons.
-    func revokedSessions() async throws -> [String] {
-        try await sql.raw("SELECT revoked_reason FROM mend_sessions WHERE revoked_at IS NOT NULL").all().map {
-            try $0.decode(column: "revoked_reason", as: String?.self) ?? ""
+/// What the session tests read straight from a live server's database and its refresh endpoint.
+extension RunningMendServer {
+    var sql: any SQLDatabase { backend.store.sql }
+
+    /// The revoked sessions, with their stored reasons.
+    func revokedSessions() async throws -> [(id: String, reason: String)] {
+        try await sql.raw("SELECT id, revoked_reason FROM mend_sessions WHERE revoked_at IS NOT NULL").all().map {
+            (
+                try $0.decode(column: "id", as: String.self),
+                try $0.decode(column: "revoked_reason", as: String?.self) ?? ""
+            )
         }
     }
 
@@ -94,9 +107,9 @@ struct LifecycleStack: Sendable {
             .decode(column: "n", as: Int.self) ?? 0
     }
 
-    /// `POST /v1/session/refresh` straight to the server: the status and the error's code.
+    /// `POST /v1/session/refresh` straight to the server (no proxy): the status and the error's `domain/code`.
     func refreshDirectly(_ refreshToken: String) async throws -> (status: Int, code: String?) {
-        var request = URLRequest(url: server.url("/v1/session/refresh"))
+        var request = URLRequest(url: url("/v1/session/refresh"))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["refresh_token": refreshToken])

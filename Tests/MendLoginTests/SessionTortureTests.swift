@@ -408,7 +408,7 @@ struct TortureRun {
             "emulator fault on login", "replay injected", "provider revoked", "process paused past a token lifetime",
         ]
         .map { ($0, oracle.counts[$0, default: 0]) }
-        let rotations = try await oracle.rotationCount()
+        let rotations = try await server.rotations()
         let summary = """
             session torture: seed \(seed), \(steps) steps in \(elapsed), \(Self.processes) processes × \
             \(Self.managersPerProcess) managers + the mend binary, access tokens of \(Self.accessTokenLifetime) s
@@ -490,27 +490,14 @@ struct Oracle {
 
     func snapshot() async throws -> Snapshot { Snapshot(stored: try await store.read()) }
 
-    var sql: any SQLDatabase { server.backend.store.sql }
+    var sql: any SQLDatabase { server.sql }
 
     mutating func loggedIn() async throws {
         signOutCause = nil
         if let token = try await store.read()?.refreshToken { history.append(token) }
     }
 
-    /// The sessions the database says are revoked, with their reasons.
-    func revokedSessions() async throws -> [(id: String, reason: String)] {
-        try await sql.raw("SELECT id, revoked_reason FROM mend_sessions WHERE revoked_at IS NOT NULL").all().map {
-            (
-                try $0.decode(column: "id", as: String.self),
-                try $0.decode(column: "revoked_reason", as: String?.self) ?? ""
-            )
-        }
-    }
-
-    func rotationCount() async throws -> Int {
-        try await sql.raw("SELECT COUNT(*) AS n FROM mend_refresh_tokens WHERE rotated_at IS NOT NULL").first()?
-            .decode(column: "n", as: Int.self) ?? 0
-    }
+    func revokedSessions() async throws -> [(id: String, reason: String)] { try await server.revokedSessions() }
 
     func tokenRow(_ token: String) async throws -> (rotatedAt: Int64?, successor: String?, session: String)? {
         try await sql.raw(
@@ -655,13 +642,7 @@ struct Oracle {
     }
 
     /// `POST /v1/session/refresh` straight to the server (not through the proxy); the status.
-    func refreshDirectly(_ token: String) async throws -> Int {
-        var request = URLRequest(url: server.url("/v1/session/refresh"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: ["refresh_token": token])
-        return try await Self.send(request)
-    }
+    func refreshDirectly(_ token: String) async throws -> Int { try await server.refreshDirectly(token).status }
 
     static func send(_ request: URLRequest) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(for: request)

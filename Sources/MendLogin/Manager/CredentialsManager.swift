@@ -111,15 +111,15 @@ public actor CredentialsManager {
         guard let current = try await currentSession() else {
             throw MendError.login(.Login.missingAccessToken, "Nobody is logged in.")
         }
-        return try await refreshed(from: current, need: .refreshedSince(now()))
+        return try await refreshed(from: current, need: .fresh)
     }
 
     /// What a refresh must produce.
     enum Need: Sendable {
         /// An access token valid for this long.
         case validFor(TimeInterval)
-        /// A session issued at or after this time.
-        case refreshedSince(Date)
+        /// A session issued after the need arose.
+        case fresh
 
         /// Whether `session`, found in the store, already meets the need — it does when it was refreshed after the
         /// need arose (another refresh is as good as this one would be), or when its token lasts long enough.
@@ -127,7 +127,7 @@ public actor CredentialsManager {
             if session.accessToken.refreshDate >= askedAt { return true }
             switch self {
             case .validFor(let ttl): return session.accessToken.isValid(for: ttl, at: now)
-            case .refreshedSince(let date): return session.accessToken.refreshDate >= date
+            case .fresh: return false
             }
         }
     }
@@ -230,7 +230,7 @@ public actor CredentialsManager {
             } catch let error as MendError where Self.asksForRefresh(error) {
                 // The token expired on the way, or the issuer's clock runs ahead of ours: a refresh that succeeds is
                 // the issuer's own word that the session is valid.
-                _ = try await refreshed(from: checked, need: .refreshedSince(now()))
+                _ = try await refreshed(from: checked, need: .fresh)
             }
             lastValidityCheck = now()
             return true
@@ -367,7 +367,7 @@ extension CredentialsManager: CredentialProvider {
             throw error
         }
         return Credential(
-            token: try await refreshed(from: current, need: .refreshedSince(now())).accessToken.tokenString)
+            token: try await refreshed(from: current, need: .fresh).accessToken.tokenString)
     }
 }
 
