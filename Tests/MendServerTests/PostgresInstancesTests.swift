@@ -35,7 +35,7 @@ struct PostgresInstancesTests {
     @Test func concurrentRefreshesOnTwoInstancesAnswerTheSameSuccessor() async throws {
         try await withEmulator { emulator in
             try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
-                let clock = TestClock()
+                let clock = OffsetClock()
                 var configuration = ServerConfiguration.forEmulator(emulator)
                 configuration.databaseURL = url
                 configuration.rateLimits = .unlimited

@@ -67,15 +67,6 @@ enum PostgresTestDatabase {
     }
 }
 
-/// A test clock the server reads; tests move it forward instead of sleeping.
-final class TestClock: Sendable {
-    private let offset = LockedValue<TimeInterval>(0)
-
-    var now: Date { Date().addingTimeInterval(offset.value) }
-
-    func advance(by seconds: TimeInterval) { offset.mutate { $0 += seconds } }
-}
-
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
     // Every access goes through the lock.
     private let lock = NSLock()
@@ -101,7 +92,7 @@ struct TestStack: Sendable {
     let emulator: RunningEmulator
     let server: RunningMendServer
     let client: ServerClient
-    let clock: TestClock
+    let clock: OffsetClock
 
     /// Runs the emulator and a live server on `database` for the duration of `body`.
     static func run<T>(
@@ -111,7 +102,7 @@ struct TestStack: Sendable {
     ) async throws -> T {
         try await withEmulator(configuration: emulatorConfiguration) { emulator in
             try await database.withURL { url in
-                let clock = TestClock()
+                let clock = OffsetClock()
                 var configuration = ServerConfiguration.forEmulator(emulator)
                 configuration.databaseURL = url
                 configuration.rateLimits = .unlimited
