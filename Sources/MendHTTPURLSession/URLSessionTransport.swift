@@ -1,7 +1,6 @@
 public import HTTPTypes
 import MendCore
 public import MendHTTP
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -125,7 +124,7 @@ final class Exchange: Sendable {
 
     let body: AsyncThrowingStream<HTTPBody.Chunk, any Error>
     private let bodyContinuation: AsyncThrowingStream<HTTPBody.Chunk, any Error>.Continuation
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {
         (body, bodyContinuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
@@ -174,7 +173,7 @@ final class Exchange: Sendable {
 
 /// Routes a session's delegate callbacks to each task's ``Exchange``.
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
 
     func register(_ exchange: Exchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }

@@ -1,7 +1,7 @@
 public import Foundation
 public import HTTPTypes
+import MendCore
 public import MendHTTP
-import Synchronization
 
 /// A transport that answers from a Swift closure, recording every request: for tests without sockets.
 ///
@@ -52,7 +52,7 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     private let handler: @Sendable (HTTPRequest, Data?) async throws -> Reply
-    private let recorded = Mutex<[RecordedRequest]>([])
+    private let recorded = Locked<[RecordedRequest]>([])
 
     /// Creates a transport that answers with `handler`.
     public init(handler: @escaping @Sendable (HTTPRequest, Data?) async throws -> Reply) {
@@ -61,9 +61,12 @@ public final class InMemoryTransport: HTTPTransport {
 
     /// Creates a transport that answers with `replies` in order, then repeats the last one.
     public convenience init(replies: [Reply]) {
-        let index = Atomic<Int>(0)
+        let index = Locked<Int>(0)
         self.init { _, _ in
-            let position = index.wrappingAdd(1, ordering: .relaxed).oldValue
+            let position = index.withLock { index in
+                defer { index += 1 }
+                return index
+            }
             return replies[min(position, replies.count - 1)]
         }
     }

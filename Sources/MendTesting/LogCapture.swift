@@ -1,5 +1,5 @@
 public import Logging
-import Synchronization
+import MendCore
 
 /// Captures log records in memory, to assert what a library logged (and that no secret was).
 ///
@@ -19,7 +19,7 @@ public final class LogCapture: Sendable {
         public var metadata: [String: String]
     }
 
-    private let storage = Mutex<[Record]>([])
+    private let storage = Locked<[Record]>([])
 
     /// Creates an empty capture.
     public init() {}

@@ -1,8 +1,8 @@
 public import Foundation
+import MendCore
 public import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// A scriptable HTTP/1.1 server on 127.0.0.1, port 0, for live tests of transports and clients.
 ///
@@ -65,7 +65,7 @@ public final class LoopbackHTTPServer: Sendable {
     /// The bound port.
     public let port: Int
     private let channel: any Channel
-    private let received = Mutex<[Request]>([])
+    private let received = Locked<[Request]>([])
 
     private init(port: Int, channel: any Channel) {
         self.port = port

@@ -1,12 +1,11 @@
 import Foundation
 import MendCore
-import Synchronization
 import Testing
 
 /// An attempter that records its calls and answers with a fixed outcome.
 final class RecordingAttempter: ErrorRecoveryAttempter {
     let outcome: Bool
-    let calls = Mutex<[(String, Int)]>([])
+    let calls = Locked<[(String, Int)]>([])
 
     init(outcome: Bool) { self.outcome = outcome }
 
@@ -52,7 +51,7 @@ struct RecoveryTests {
     func resultHandlerOnce() async {
         let attempter = RecordingAttempter(outcome: false)
         let error = Self.expiredToken(attempter: attempter)
-        let results = Mutex<[Bool]>([])
+        let results = Locked<[Bool]>([])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             error.attemptRecovery(optionIndex: 0) { recovered in
                 results.withLock { $0.append(recovered) }

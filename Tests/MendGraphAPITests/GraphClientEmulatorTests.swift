@@ -4,7 +4,6 @@ import MendEmulator
 import MendGraphAPI
 import MendHTTP
 import MendTesting
-import Synchronization
 import Testing
 
 /// Every row of the provider reference's code table, as `domain/code[/subcode]`.
@@ -70,7 +69,7 @@ struct GraphClientEmulatorTests {
             let profile = try response.decode(Profile.self)
             #expect(profile.name == "Alice Example")
             #expect(response.attempts == 2)
-            #expect(login.calls.load(ordering: .relaxed) == 1)
+            #expect(login.calls.current == 1)
             #expect(await emulator.requestLog().filter { $0.path.hasSuffix("/me") }.count == 2)
         }
     }
@@ -85,7 +84,7 @@ struct GraphClientEmulatorTests {
             let failed = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(failed.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(failed.attempts == 1)
-            #expect(login.calls.load(ordering: .relaxed) == 1)
+            #expect(login.calls.current == 1)
             #expect(try await tokens.currentAccessToken() == nil)
             #expect(await tokens.invalidation?.subcode == .passwordChanged)
 
@@ -96,7 +95,7 @@ struct GraphClientEmulatorTests {
                 try await client.send(GraphRequest(path: "me", flags: .skipRecovery))
             }
             #expect(skipped.matches(.Graph.accessTokenInvalid, .passwordChanged))
-            #expect(login.calls.load(ordering: .relaxed) == 1, "skipRecovery runs no attempter")
+            #expect(login.calls.current == 1, "skipRecovery runs no attempter")
             #expect(try await tokens.currentAccessToken() == nil, "but the dead token is still cleared")
         }
     }
@@ -128,7 +127,7 @@ struct GraphClientEmulatorTests {
             let all = completions.all
             #expect(all.count == 1000)
             #expect(Set(all) == Set(0..<1000), "every request succeeded after exactly one replay")
-            #expect(login.calls.load(ordering: .relaxed) == 1)
+            #expect(login.calls.current == 1)
         }
     }
 }
@@ -143,7 +142,7 @@ enum GraphCredentialRows {
 
 /// Values appended from many tasks.
 final class Collected: Sendable {
-    private let values = Mutex<[Int]>([])
+    private let values = Locked<[Int]>([])
     func append(_ value: Int) { values.withLock { $0.append(value) } }
     var all: [Int] { values.withLock { $0 } }
 }

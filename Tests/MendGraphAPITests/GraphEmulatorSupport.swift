@@ -5,11 +5,10 @@ import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendTesting
-import Synchronization
 
 /// Records waits instead of waiting, so that throttles and backoff cost no time in tests.
 final class Waits: Sendable {
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Locked<[Duration]>([])
     var all: [Duration] { recorded.withLock { $0 } }
     var sleep: @Sendable (Duration) async throws -> Void {
         { duration in
@@ -23,7 +22,7 @@ final class Waits: Sendable {
 final class EmulatorLogin: ErrorRecoveryAttempter {
     let emulator: RunningEmulator
     let tokens: StaticGraphToken
-    let calls = Atomic<Int>(0)
+    let calls = Locked<Int>(0)
     let succeeds: Bool
 
     init(emulator: RunningEmulator, tokens: StaticGraphToken, succeeds: Bool = true) {
@@ -33,7 +32,7 @@ final class EmulatorLogin: ErrorRecoveryAttempter {
     }
 
     func attemptRecovery(from error: MendError, optionIndex: Int) async -> Bool {
-        calls.wrappingAdd(1, ordering: .relaxed)
+        calls.withLock { $0 += 1 }
         guard succeeds, let token = try? await emulator.token() else { return false }
         await tokens.set(token)
         return true

@@ -4,11 +4,10 @@ import Logging
 import MendCore
 import MendHTTP
 import MendTesting
-import Synchronization
 
 /// Records every wait instead of waiting.
 final class SleepRecorder: Sendable {
-    private let waits = Mutex<[Duration]>([])
+    private let waits = Locked<[Duration]>([])
     var recorded: [Duration] { waits.withLock { $0 } }
 
     var sleep: @Sendable (Duration) async throws -> Void {
@@ -42,8 +41,8 @@ typealias SwiftLogNoOpLogHandlerShim = SwiftLogNoOpLogHandler
 
 /// A provider whose token changes on every refresh, counting refreshes.
 final class RotatingProvider: CredentialProvider {
-    let refreshes = Atomic<Int>(0)
-    let current = Mutex<Credential>(Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: .bearerHeader))
+    let refreshes = Locked<Int>(0)
+    let current = Locked<Credential>(Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: .bearerHeader))
     let failure: MendError?
     let placement: Credential.Placement
 
@@ -56,7 +55,7 @@ final class RotatingProvider: CredentialProvider {
     func currentCredential() async throws -> Credential? { current.withLock { $0 } }
 
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
-        refreshes.wrappingAdd(1, ordering: .relaxed)
+        refreshes.withLock { $0 += 1 }
         // Let every concurrent request reach the coordinator before the refresh completes.
         for _ in 0..<50 { await Task.yield() }
         if let failure { throw failure }

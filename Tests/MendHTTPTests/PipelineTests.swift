@@ -4,7 +4,6 @@ import Logging
 import MendCore
 import MendHTTP
 import MendTesting
-import Synchronization
 import Testing
 
 @Suite("Pipeline: retries, bodies, deadlines")
@@ -113,9 +112,12 @@ struct PipelineTests {
 
     @Test("Streaming bodies are read only up to the limit")
     func streamingLimit() async throws {
-        let produced = Atomic<Int>(0)
+        let produced = Locked<Int>(0)
         let stream = AsyncThrowingStream<HTTPBody.Chunk, any Error> {
-            let count = produced.wrappingAdd(1, ordering: .relaxed).newValue
+            let count = produced.withLock { count in
+                count += 1
+                return count
+            }
             return count > 10_000 ? nil : ArraySlice(repeating: 0x20, count: 4096)
         }
         let collected = try await HTTPBody(stream: stream).collect(upTo: 64 << 10)
@@ -124,7 +126,7 @@ struct PipelineTests {
             return
         }
         #expect(prefix.count == limit)
-        #expect(produced.load(ordering: .relaxed) <= 17)
+        #expect(produced.current <= 17)
     }
 
     @Test("Typed decoding failures are classified and name the path")

@@ -1,6 +1,5 @@
 import Foundation
 import MendCore
-import Synchronization
 
 /// The provider's error configuration merged over the standard catalog, kept for a limited time.
 final class ErrorConfigurationCache: Sendable {
@@ -9,7 +8,7 @@ final class ErrorConfigurationCache: Sendable {
         var fetchedAt: Date
     }
 
-    private let entry = Mutex<Entry?>(nil)
+    private let entry = Locked<Entry?>(nil)
     let lifetime: TimeInterval
 
     init(lifetime: TimeInterval) { self.lifetime = lifetime }

@@ -3,12 +3,11 @@ import HTTPTypes
 import Logging
 import MendCore
 import MendHTTP
-import Synchronization
 
 /// Keeps the latest usage headers of every response (errors included), and optionally slows requests down as the
 /// usage approaches 100 %, so that the app never calls into a throttle.
 final class UsageTracker: Sendable {
-    private let latest = Mutex<GraphUsage?>(nil)
+    private let latest = Locked<GraphUsage?>(nil)
 
     var usage: GraphUsage? { latest.withLock { $0 } }
 

@@ -2,7 +2,6 @@ public import Foundation
 import HTTPTypes
 public import Logging
 import MendCore
-import Synchronization
 
 /// Per-request state that every middleware of one `send` shares.
 public final class PipelineContext: Sendable {
@@ -10,7 +9,7 @@ public final class PipelineContext: Sendable {
     public let logger: Logger
     /// When the whole request must be done, if it has a deadline.
     public let deadline: ContinuousClock.Instant?
-    private let attemptCount = Atomic<Int>(0)
+    private let attemptCount = Locked<Int>(0)
 
     init(logger: Logger, deadline: ContinuousClock.Instant?) {
         self.logger = logger
@@ -18,11 +17,16 @@ public final class PipelineContext: Sendable {
     }
 
     /// How many times the request has been handed to the transport so far.
-    public var attempts: Int { attemptCount.load(ordering: .relaxed) }
+    public var attempts: Int { attemptCount.current }
 
     /// Counts one more try and returns the new count.
     @discardableResult
-    func recordAttempt() -> Int { attemptCount.wrappingAdd(1, ordering: .relaxed).newValue }
+    func recordAttempt() -> Int {
+        attemptCount.withLock { count in
+            count += 1
+            return count
+        }
+    }
 
     /// The time left before the deadline (`nil` when there is none; zero or less when it passed).
     public var remaining: Duration? {

@@ -1,6 +1,5 @@
 public import Foundation
 import MendCore
-import Synchronization
 
 /// A per-client token bucket that caps retries at a fraction of successful traffic, plus a small floor, so that an
 /// outage never multiplies the load on the server.
@@ -45,12 +44,12 @@ public final class RetryBudget: Sendable {
 
     /// The parameters.
     public let configuration: Configuration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a budget with a full floor.
     public init(configuration: Configuration = Configuration(), now: Date = Date()) {
         self.configuration = configuration
-        self.state = Mutex(State(balance: configuration.floor, lastRefill: now))
+        self.state = Locked(State(balance: configuration.floor, lastRefill: now))
     }
 
     /// Records a success.
