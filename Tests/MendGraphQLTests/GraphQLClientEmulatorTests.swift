@@ -5,24 +5,23 @@ import MendGraphQL
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendTesting
-import Synchronization
 import Testing
 
 /// Serves a token from the emulator; the first one may be stale, and a refresh asks the emulator for a new one.
 final class EmulatorTokens: CredentialProvider {
     let emulator: RunningEmulator
-    let token: Mutex<String>
-    let refreshes = Atomic<Int>(0)
+    let token: Locked<String>
+    let refreshes = Locked<Int>(0)
 
     init(emulator: RunningEmulator, initial: String) {
         self.emulator = emulator
-        self.token = Mutex(initial)
+        self.token = Locked(initial)
     }
 
     func currentCredential() async throws -> Credential? { Credential(token: token.withLock { $0 }) }
 
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
-        refreshes.wrappingAdd(1, ordering: .relaxed)
+        refreshes.withLock { $0 += 1 }
         let fresh = try await emulator.token()
         token.withLock { $0 = fresh }
         return Credential(token: fresh)
@@ -78,6 +77,9 @@ struct GraphQLClientEmulatorTests {
             #expect(paths.contains("me.email") || paths.contains { $0.hasPrefix("me.friends[") })
             #expect(response.classifiedErrors.allSatisfy { $0.code == .GraphQL.forbidden })
             #expect(response.classifiedErrors.allSatisfy { $0.category == .recoverable })
+            // extensions.missing_permission names the permission the recovery asks for.
+            #expect(response.classifiedErrors.allSatisfy { $0.recovery.action == .requestPermissions })
+            #expect(response.classifiedErrors.allSatisfy { $0.recovery.permissions == ["email"] })
         }
     }
 
@@ -108,7 +110,7 @@ struct GraphQLClientEmulatorTests {
                 .send(GraphQLOperation("{ me { name } }"), as: MeQuery.self)
             #expect(response.data?.me?.name == "Alice Example")
             #expect(response.attempts == 2)
-            #expect(tokens.refreshes.load(ordering: .relaxed) == 1)
+            #expect(tokens.refreshes.current == 1)
         }
     }
 

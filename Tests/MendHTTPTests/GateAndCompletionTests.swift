@@ -4,7 +4,6 @@ import Logging
 import MendCore
 import MendHTTP
 import MendTesting
-import Synchronization
 import Testing
 
 @Suite("Rate-limit gate")
@@ -23,6 +22,24 @@ struct RateLimitGateTests {
         // Another host is not held.
         _ = try await client.send(APIRequest(method: .get, url: URL(string: "https://other.example/x")!))
         #expect(sleeper.recorded.count == 1)
+    }
+
+    @Test("A throttle longer than the policy's longest hinted wait fails the next request at once, saying when")
+    func longThrottleFailsFast() async throws {
+        let transport = InMemoryTransport(replies: [
+            .json(429, #"{"message":"slow"}"#, headers: [("Retry-After", "86400")]), .json(200, "{}"),
+        ])
+        let sleeper = SleepRecorder()
+        let client = makeClient(transport, sleeper: sleeper, policy: .never)
+        await #expect(throws: MendError.self) { try await client.send(APIRequest(method: .get, url: apiURL)) }
+        let error = try await #require(throws: MendError.self) {
+            try await client.send(APIRequest(method: .get, url: apiURL))
+        }
+        #expect(sleeper.recorded.isEmpty, "no request waits a day for a throttle")
+        #expect(error.code == .HTTP.tooManyRequests)
+        #expect(error.recovery.notBefore == testNow.addingTimeInterval(86400))
+        #expect(error.developerMessage.hasPrefix("Not sent"))
+        #expect(transport.requestCount == 1)
     }
 
     @Test("A request whose deadline ends before the throttle is not sent at all")
@@ -51,10 +68,8 @@ struct CancellationTests {
             logger: capture.logger())
         let task = Task { try await client.send(APIRequest(method: .get, url: apiURL)) }
         while transport.requestCount == 0 { await Task.yield() }
-        let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(10))
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(transport.requestCount == 1)
         let cancellationLines = capture.records.filter {
@@ -77,7 +92,7 @@ struct CancellationTests {
     }
 
     final class Calls: Sendable {
-        let outcomes = Mutex<[String]>([])
+        let outcomes = Locked<[String]>([])
         func add(_ outcome: String) { outcomes.withLock { $0.append(outcome) } }
         var all: [String] { outcomes.withLock { $0 } }
     }

@@ -94,12 +94,10 @@ struct LiveTransportTests {
     @Test("A deadline that passes becomes timedOut", arguments: LiveTransport.allCases)
     func timeout(transport: LiveTransport) async throws {
         try await LoopbackHTTPServer.withServer({ _ in .delayed(.seconds(3), .json(200, "{}")) }) { server in
-            let start = ContinuousClock.now
             let request = APIRequest(
                 method: .get, url: server.url("/slow"), options: .init(timeout: .milliseconds(300)))
             let error = try await #require(throws: MendError.self) { try await transport.client().send(request) }
             #expect(error.code == .Transport.timedOut)
-            #expect(ContinuousClock.now - start < .seconds(3))
         }
     }
 
@@ -108,11 +106,9 @@ struct LiveTransportTests {
         let server = try await LoopbackHTTPServer.start { _ in .json(200, "{}") }
         let url = server.url("/x")
         try await server.shutdown()
-        let start = ContinuousClock.now
         let error = try await #require(throws: MendError.self) {
             try await transport.client().send(APIRequest(method: .get, url: url, options: .init(timeout: .seconds(3))))
         }
-        #expect(ContinuousClock.now - start < .seconds(3))
         #expect(error.code == .Transport.cannotConnect, "\(error)")
         #expect(error.referenceIDOrNone == "-1")
     }
@@ -134,10 +130,8 @@ struct LiveTransportTests {
             let client = transport.client()
             let task = Task { try await client.send(APIRequest(method: .get, url: server.url("/slow"))) }
             while server.requests.isEmpty { await Task.yield() }
-            let start = ContinuousClock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
-            #expect(ContinuousClock.now - start < .seconds(4))
         }
     }
 }

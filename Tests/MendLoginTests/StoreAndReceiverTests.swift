@@ -136,10 +136,8 @@ struct LoopbackReceiverTests {
         }
         #expect(error.code == .Transport.timedOut)
         let other = try LoopbackRedirectReceiver()
-        let task = Task { try await other.waitForRedirect(state: "s", timeout: .seconds(60)) }
-        let start = ContinuousClock.now
+        let task = Task { try await other.waitForRedirect(state: "s", timeout: .seconds(600)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 }

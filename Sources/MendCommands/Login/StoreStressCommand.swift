@@ -1,9 +1,17 @@
 import ArgumentParser
 import Foundation
+import MendCore
 import MendLogin
 
-/// `mend _store-writer`: writes sessions to a file store in a loop, for the crash-safety test (which kills it
-/// mid-write). Hidden: a test instrument, not a feature.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `mend _store-writer`: writes sessions to a file store in a loop, for the crash-safety test. With `--kill-at STAGE
+/// --on-write N` it kills itself (SIGKILL) when the Nth write reaches that stage: a crash at a named point of the write
+/// path, not a race. Hidden: a test instrument, not a feature.
 struct StoreWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "_store-writer", abstract: "Write sessions to a file store in a loop (a test instrument).",
@@ -15,12 +23,31 @@ struct StoreWriterCommand: AsyncParsableCommand {
     @Option(help: "How many writes (0: until killed).")
     var count = 0
 
+    @Option(help: "The write stage to die at: opened, midWrite, synced or renamed.")
+    var killAt: String?
+
+    @Option(help: "Which write (1-based) dies at --kill-at.")
+    var onWrite = 1
+
     func run() async throws {
-        let store = FileTokenStore(url: URL(fileURLWithPath: path))
-        var generation = 0
-        while count == 0 || generation < count {
+        let url = URL(fileURLWithPath: path)
+        let stage = try killAt.map { name in
+            guard let stage = FileTokenStore.WriteStage(rawValue: name) else {
+                throw ValidationError("--kill-at takes one of: \(FileTokenStore.WriteStage.allCases.map(\.rawValue))")
+            }
+            return stage
+        }
+        let writes = Locked(0)
+        let store = FileTokenStore(url: url) { reached in
+            if reached == .opened { writes.withLock { $0 += 1 } }
+            if reached == stage, writes.current == onWrite { kill(getpid(), SIGKILL) }
+        }
+        // Resume numbering from what is stored, so the test can tell which write a crash interrupted.
+        var generation = try await store.read()?.generation ?? 0
+        let last = count == 0 ? Int.max : generation + count
+        while generation < last {
             generation += 1
-            // A large session, so that writes take long enough to be interrupted.
+            // A large session, so that a write spans many system calls.
             let padding = String(repeating: "x", count: 200_000)
             let session = Session(
                 issuer: .backend,

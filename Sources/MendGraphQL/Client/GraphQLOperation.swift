@@ -35,20 +35,14 @@ public struct GraphQLOperation: Sendable, Hashable {
         self.allowsRetry = allowsRetry
     }
 
-    /// The kind, read from the text's first keyword (a bare `{ … }` is a query).
+    /// The kind of the operation this runs: the definition ``operationName`` names, or the document's only
+    /// operation, read from the document's definitions (fragments, strings and comments skipped).
+    ///
+    /// When the text does not say for certain — a syntax error, several operations and no name, a name that matches
+    /// none — the kind is ``Kind/mutation``: the operation is sent by POST and never retried once the server may
+    /// have processed it. A write is never mistaken for a read.
     public var kind: Kind {
-        var rest = Substring(text)
-        while true {
-            rest = rest.drop { $0.isWhitespace || $0 == "," }
-            if rest.hasPrefix("#") {
-                rest = rest.drop { $0 != "\n" }
-                continue
-            }
-            break
-        }
-        if rest.hasPrefix("mutation") { return .mutation }
-        if rest.hasPrefix("subscription") { return .subscription }
-        return .query
+        GraphQLDocumentScanner.kind(of: text, operationName: operationName) ?? .mutation
     }
 
     /// The request body (`{"query", "variables", "operationName", "extensions"}`).

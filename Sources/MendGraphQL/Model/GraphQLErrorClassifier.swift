@@ -28,7 +28,8 @@ public struct GraphQLErrorClassifier: Sendable {
     }
 
     /// A classified error for one GraphQL error: its message is the developer message, its path and locations
-    /// become additional messages.
+    /// become additional messages, and a permission the server names (`extensions.missing_permission`, a string or
+    /// a list, or `missing_permissions`) becomes the recovery's permissions to request.
     public func error(for graphQLError: GraphQLError, redactor: Redactor = .standard) -> MendError {
         var error = MendError(
             code: code(for: graphQLError.code),
@@ -40,6 +41,25 @@ public struct GraphQLErrorClassifier: Sendable {
             let text = graphQLError.locations.map { "\($0.line):\($0.column)" }.joined(separator: ", ")
             error.additionalMessages.append("locations: \(text)")
         }
+        let permissions = Self.missingPermissions(graphQLError.extensions)
+        if !permissions.isEmpty, error.recovery.action == .requestPermissions {
+            error.recovery.permissions = permissions
+        }
         return error
+    }
+
+    /// The permissions an error's extensions name as missing: names made of letters, digits and `_.:-/`
+    /// (a server's free text never becomes a permission request).
+    static func missingPermissions(_ extensions: [String: JSONValue]) -> [String] {
+        let value = extensions["missing_permission"] ?? extensions["missing_permissions"]
+        let names = value?.stringValue.map { [$0] } ?? value?.arrayValue?.compactMap(\.stringValue) ?? []
+        return names.filter { name in
+            !name.isEmpty && name.utf8.count <= 128
+                && name.utf8.allSatisfy { byte in
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                        || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || "_.:-/".utf8.contains(byte)
+                }
+        }
     }
 }

@@ -2,7 +2,6 @@ public import Foundation
 import HTTPTypes
 import Logging
 public import MendCore
-import Synchronization
 
 /// Holds requests to a throttled key (an app, a business, a host) until the throttle's wait has passed, because
 /// calling while throttled extends the throttle.
@@ -15,7 +14,7 @@ public final class RateLimitGate: Sendable {
         public var error: MendError
     }
 
-    private let holds = Mutex<[String: Hold]>([:])
+    private let holds = Locked<[String: Hold]>([:])
 
     /// Creates an open gate.
     public init() {}
@@ -47,6 +46,9 @@ public final class RateLimitGate: Sendable {
 }
 
 /// Waits out a hold on the request's key before sending; closes the gate when a throttling error comes back.
+///
+/// A hold longer than the retry policy's ``RetryPolicy/maximumHintedWait`` (or than the request's deadline) is not
+/// waited out: the request fails at once with the throttle's error.
 struct RateLimitGateMiddleware: ClientMiddleware {
     let gate: RateLimitGate
     let configuration: APIClient.Configuration
@@ -58,9 +60,13 @@ struct RateLimitGateMiddleware: ClientMiddleware {
         let key = request.options.rateLimitKey ?? configuration.rateLimitKey(request)
         if let hold = gate.hold(for: key, now: configuration.now()) {
             let wait = Duration.seconds(max(0, hold.until.timeIntervalSince(configuration.now())))
-            if let remaining = context.remaining, wait >= remaining {
-                // Waiting would pass the deadline: return the throttle without calling into it.
+            let deadlinePassesFirst = context.remaining.map { wait >= $0 } ?? false
+            if deadlinePassesFirst || wait > configuration.retryPolicy.maximumHintedWait {
+                // Waiting would pass the deadline, or be longer than any hinted wait the retry policy accepts (a
+                // `Retry-After: 86400` must not hold every later request for a day): return the throttle at once,
+                // without calling into it; its `notBefore` says when the key opens.
                 var error = hold.error
+                error.recovery.notBefore = hold.until
                 error.developerMessage =
                     "Not sent: \(key) is rate limited until the throttle passes. " + error.developerMessage
                 throw error

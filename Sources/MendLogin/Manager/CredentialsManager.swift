@@ -144,7 +144,7 @@ public actor CredentialsManager {
 
     private func refreshed(from start: Session, need: Need) async throws -> Session {
         if let refreshing, refreshing.start.isSameIssue(as: start) {
-            return try await apply(refreshing.task.value, startedFrom: start)
+            return try await apply(Self.outcome(of: refreshing.task), startedFrom: start)
         }
         let store = self.store
         let authority = self.authority
@@ -178,10 +178,48 @@ public actor CredentialsManager {
             }
         }
         refreshing = (start, task)
-        defer {
-            if let refreshing, refreshing.start.isSameIssue(as: start) { self.refreshing = nil }
+        // The refresh is the manager's, not its first caller's: it completes, is saved and applied even when every
+        // caller waiting for it has left (cancelled).
+        Task { [weak self] in
+            let result = await task.result
+            await self?.finish(task, startedFrom: start, result: result)
         }
-        return try await apply(task.value, startedFrom: start)
+        return try await apply(Self.outcome(of: task), startedFrom: start)
+    }
+
+    /// Ends the refresh `task`: it is no longer in flight, and its outcome applies (once: ``apply(_:startedFrom:)``
+    /// changes and reports nothing the second time).
+    private func finish(
+        _ task: Task<RefreshOutcome, any Error>, startedFrom start: Session, result: Result<RefreshOutcome, any Error>
+    ) {
+        if refreshing?.task == task { refreshing = nil }
+        if case .success(let outcome) = result { _ = try? apply(outcome, startedFrom: start) }
+    }
+
+    /// The outcome of a refresh in flight, for one caller: a caller whose task is cancelled stops waiting at once
+    /// (`CancellationError`), while the refresh itself goes on for the others and for the store.
+    private static func outcome(of task: Task<RefreshOutcome, any Error>) async throws -> RefreshOutcome {
+        let waiter = Locked(Waiter.waiting)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RefreshOutcome, any Error>) in
+                let cancelled = waiter.withLock { state -> Bool in
+                    if case .over = state { return true }
+                    state = .suspended(continuation)
+                    return false
+                }
+                if cancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                Task {
+                    let result = await task.result
+                    waiter.take()?.resume(with: result)
+                }
+            }
+        } onCancel: {
+            waiter.take()?.resume(throwing: CancellationError())
+        }
     }
 
     /// Applies a refresh's outcome to the cached session — only if the session it started from is still the current
@@ -387,5 +425,32 @@ extension CredentialsManager: GraphTokenSource {
             ?? (current.issuer == .provider && ProviderSessionAuthority.providerEndsSession(error))
         guard ends else { return }
         try? await signOut(current, because: error)
+    }
+}
+
+/// One caller's wait for a refresh in flight.
+private enum Waiter {
+    /// Neither suspended nor over yet.
+    case waiting
+    case suspended(CheckedContinuation<CredentialsManager.RefreshOutcome, any Error>)
+    /// Resumed, or cancelled before it suspended.
+    case over
+}
+
+extension Locked where Value == Waiter {
+    /// The suspended caller to resume, once; marks the wait over (or cancelled before it suspended).
+    fileprivate func take() -> CheckedContinuation<CredentialsManager.RefreshOutcome, any Error>? {
+        withLock { state in
+            switch state {
+            case .suspended(let continuation):
+                state = .over
+                return continuation
+            case .waiting:
+                state = .over
+                return nil
+            case .over:
+                return nil
+            }
+        }
     }
 }

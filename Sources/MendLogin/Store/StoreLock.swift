@@ -77,7 +77,7 @@ public struct StoreLock: Sendable {
 
     /// Opens `file` and takes an exclusive `flock` on it, polling without blocking a thread until `deadline`.
     private static func lockFile(_ file: URL, until deadline: ContinuousClock.Instant) async throws -> Int32 {
-        let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw MendError.storeUnavailable("the lock file \(file.lastPathComponent) cannot be opened")
         }
