@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 import MendCore
+import MendEmulator
 import MendHTTP
+import MendHTTPAsyncHTTPClient
 import MendTesting
 import Testing
 
@@ -238,5 +240,50 @@ struct IDTokenKeyHardeningTests {
             for try await subject in group { #expect(subject == "user-1") }
         }
         #expect(server.fetches == 1)
+    }
+}
+
+@Suite("The id_token in a direct code exchange")
+struct IDTokenExchangeTests {
+    private func login(
+        _ emulator: RunningEmulator, validating: Bool, scopes: [String],
+        store: InMemoryTokenStore = InMemoryTokenStore()
+    ) async throws -> LoginResult {
+        let provider = LoginProvider.emulator(
+            baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+            version: emulator.emulator.configuration.graphVersion)
+        let transport = AsyncHTTPClientTransport()
+        let validator = IDTokenValidator(
+            issuer: try #require(provider.issuer), clientID: provider.clientID,
+            jwksURI: try #require(provider.jwksURI), transport: transport)
+        let login = LoginManager(
+            provider: provider,
+            exchanger: DirectCodeExchanger(
+                provider: provider, transport: transport, idTokenValidator: validating ? validator : nil),
+            credentials: CredentialsManager(store: store))
+        return try await login.logIn(scopes: scopes, presenter: presenter(.grantAll))
+    }
+
+    @Test("Without a validator, the provider's id_token is not kept as if it had been validated")
+    func unvalidatedIDTokenDropped() async throws {
+        try await withEmulator { emulator in
+            let unvalidated = try await login(emulator, validating: false, scopes: ["openid", "public_profile"])
+            #expect(try #require(unvalidated.session).idToken == nil)
+            let validated = try await login(emulator, validating: true, scopes: ["openid", "public_profile"])
+            #expect(try #require(validated.session).idToken != nil)
+        }
+    }
+
+    @Test("With a validator, a token response without an id_token is login/309; nothing is stored")
+    func missingIDTokenRefused() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let error = try await #require(throws: MendError.self) {
+                try await login(emulator, validating: true, scopes: ["public_profile"], store: store)
+            }
+            #expect(error.code == .Login.invalidIDToken)
+            #expect(error.isSecuritySensitive)
+            #expect(try await store.read() == nil)
+        }
     }
 }

@@ -74,7 +74,7 @@ extension MendError.Code {
         public static let systemAccountUnavailable = MendError.Code(.login, 307)
         /// 308: the `state` (challenge) in the redirect is missing or differs: a possible forgery.
         public static let badChallengeString = MendError.Code(.login, 308)
-        /// 309: the id_token failed validation.
+        /// 309: the id_token is missing (when one is required) or failed validation.
         public static let invalidIDToken = MendError.Code(.login, 309)
         /// 310: an operation needs an access token and there is none.
         public static let missingAccessToken = MendError.Code(.login, 310)
