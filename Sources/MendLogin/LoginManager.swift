@@ -55,7 +55,10 @@ public struct LoginManager: Sendable {
             rerequest: rerequest)
         let (url, transaction) = request.start()
         guard let redirect = try await presentation.present(url, state: transaction.state) else { return .cancelled }
-        switch try RedirectParser.parse(redirect, transaction: transaction, expectedIssuer: provider.issuer) {
+        switch try RedirectParser.parse(
+            redirect, transaction: transaction, expectedIssuer: provider.issuer,
+            requiresIssuer: provider.requiresAuthorizationResponseIssuer)
+        {
         case .cancelled:
             return .cancelled
         case .authorized(let code, let granted, let denied):

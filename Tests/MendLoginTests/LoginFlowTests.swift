@@ -210,9 +210,12 @@ struct LoginFlowTests {
 
 @Suite("A generic OpenID Connect provider, known only by its discovery URL")
 struct OIDCTests {
+    /// An emulator whose issuer is its own base URL, so that its discovery document speaks for it.
+    static let configuration = EmulatorConfiguration(issuer: EmulatorConfiguration.baseURLIssuer)
+
     @Test("Discovery, then a code login whose RS256 id_token is validated through the JWKS")
     func discoveryLogin() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(configuration: Self.configuration) { emulator in
             let transport = AsyncHTTPClientTransport()
             let appID = emulator.emulator.configuration.defaultApp.id
             let provider = try await LoginProvider.discover(
@@ -236,7 +239,7 @@ struct OIDCTests {
 
     @Test("Tampered id_tokens are refused as login/309")
     func tamperedIDToken() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(configuration: Self.configuration) { emulator in
             let transport = AsyncHTTPClientTransport()
             let appID = emulator.emulator.configuration.defaultApp.id
             let provider = try await LoginProvider.discover(

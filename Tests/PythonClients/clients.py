@@ -2,7 +2,8 @@
 """Real clients that no one here wrote, against `mend emulate`.
 
 - requests-oauthlib with its Facebook compliance fix: the authorization-code login (the consent form is
-  submitted as a browser would), then a Graph read with the token.
+  submitted as a browser would; the client authenticates with HTTP Basic, then with the body), then a Graph read
+  with the token.
 - Meta's Python Business SDK (facebook-business): a Graph read with the SDK's own appsecret_proof (the app
   requires one), then an injected graph/190/460 that the SDK must report with code 190, subcode 460 and the trace id.
 
@@ -53,7 +54,10 @@ class FormReader(html.parser.HTMLParser):
             self.fields.append(("user_id", attrs["value"]))
 
 
-def oauthlib_login_and_graph_read(emulator):
+def oauthlib_login_and_graph_read(emulator, include_client_id):
+    """One login; the token request authenticates the client with requests-oauthlib's default, HTTP Basic
+    (RFC 6749 §2.3.1, which a provider must accept), or with client_id and client_secret in the body
+    (include_client_id=True)."""
     os.environ["OAUTHLIB_INSECURE_TRANSPORT"] = "1"  # the emulator speaks plain HTTP on loopback
     session = facebook_compliance_fix(OAuth2Session(APP_ID, redirect_uri=REDIRECT_URI, scope=["public_profile", "email"]))
     authorization_url, state = session.authorization_url(f"{emulator.base_url}/{VERSION}/dialog/oauth")
@@ -69,7 +73,7 @@ def oauthlib_login_and_graph_read(emulator):
     location = answer.headers["Location"]
     expect(location.startswith(REDIRECT_URI), f"redirected to {location}")
     token = session.fetch_token(f"{emulator.base_url}/{VERSION}/oauth/access_token", client_secret=APP_SECRET,
-                                authorization_response=location, include_client_id=True)
+                                authorization_response=location, include_client_id=include_client_id)
     expect(token["access_token"].startswith("EAA"), f"token {token!r}")
     expect(token.get("token_type", "").lower() == "bearer", f"token type {token.get('token_type')}")
     me = session.get(f"{emulator.base_url}/{VERSION}/me", params={"fields": "id,name,email"}, timeout=10).json()
@@ -128,8 +132,10 @@ def main():
             print(f"mend emulate ready after {emulator.startup_seconds:.3f} s at {emulator.base_url}", flush=True)
             results.run("mend emulate prints its ready line in under 2 s", expect, emulator.startup_seconds < 2,
                         f"{emulator.startup_seconds:.3f} s")
-            results.run("requests-oauthlib (Facebook compliance fix): login and Graph read",
-                        oauthlib_login_and_graph_read, emulator)
+            results.run("requests-oauthlib (Facebook compliance fix): login (HTTP Basic client auth) and Graph read",
+                        oauthlib_login_and_graph_read, emulator, False)
+            results.run("requests-oauthlib (Facebook compliance fix): login (client_secret in the body) and Graph read",
+                        oauthlib_login_and_graph_read, emulator, True)
             results.run("facebook-business SDK: Graph read with appsecret_proof", business_sdk_graph_read, emulator)
             results.run("facebook-business SDK: reports graph/190/460 with code, subcode and trace id",
                         business_sdk_reports_the_error, emulator)

@@ -30,8 +30,8 @@ extension ErrorCatalog {
         row(.login, 305, "unconfirmedUser", .recoverable, .visitProvider, .accountUnconfirmed, "The user has not confirmed their account."),
         row(.login, 306, "systemAccountAppDisabled", .recoverable, .reauthenticate, .systemAccountUnavailable, "The system account's access to the app is disabled in the device settings."),
         row(.login, 307, "systemAccountUnavailable", .recoverable, .reauthenticate, .systemAccountUnavailable, "The system account is unavailable."),
-        row(.login, 308, "badChallengeString", .other, .reauthenticate, .loginFailed, "The redirect's state is missing or differs from the one sent: a possible forgery. Nothing was stored.", security: true),
-        row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token failed validation (signature, issuer, audience, expiry or nonce).", security: true),
+        row(.login, 308, "badChallengeString", .other, .reauthenticate, .loginFailed, "The redirect's state is missing or differs from the one sent, or its iss is not the provider's (RFC 9207): a possible forgery or mix-up. Nothing was stored.", security: true),
+        row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token is missing or failed validation (signature and key, issuer, audience and azp, exp/nbf/iat, nonce).", security: true),
         row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
         row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
     ]

@@ -72,9 +72,10 @@ extension MendError.Code {
         public static let systemAccountAppDisabled = MendError.Code(.login, 306)
         /// 307: the system account is unavailable.
         public static let systemAccountUnavailable = MendError.Code(.login, 307)
-        /// 308: the `state` (challenge) in the redirect is missing or differs: a possible forgery.
+        /// 308: the `state` (challenge) in the redirect is missing or differs, or its `iss` is not the provider's
+        /// (RFC 9207): a possible forgery or mix-up.
         public static let badChallengeString = MendError.Code(.login, 308)
-        /// 309: the id_token failed validation.
+        /// 309: the id_token is missing (when one is required) or failed validation.
         public static let invalidIDToken = MendError.Code(.login, 309)
         /// 310: an operation needs an access token and there is none.
         public static let missingAccessToken = MendError.Code(.login, 310)

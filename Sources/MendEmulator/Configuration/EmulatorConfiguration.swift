@@ -27,7 +27,10 @@ public struct EmulatorConfiguration: Sendable, Codable {
     public var startTime: Date?
     /// Whether real time moves the emulator's clock, or only ``Emulator/advanceClock(by:)``.
     public var clockMode: EmulatorClock.Mode
-    /// The `iss` of id_tokens.
+    /// The issuer: the `iss` of id_tokens and of authorization responses (RFC 9207), and the discovery document's
+    /// `issuer`. The default, `https://www.facebook.com`, is the provider's own; ``baseURLIssuer`` (`"self"`) makes
+    /// it the emulator's base URL as each client reaches it (`http://127.0.0.1:<port>`), so that OpenID Connect
+    /// discovery at that URL finds a document that names it (OpenID Connect Discovery §4.3).
     public var issuer: String
     /// The lifetime of tokens from the login dialog and the code exchange, in seconds (about 2 hours).
     public var shortLivedTokenLifetime: Int
@@ -109,6 +112,9 @@ public struct EmulatorConfiguration: Sendable, Codable {
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(EmulatorConfiguration.self, from: Data(contentsOf: url))
     }
+
+    /// The ``issuer`` that stands for the emulator's own base URL, as each request reaches it.
+    public static let baseURLIssuer = "self"
 
     /// The default app (the first one).
     public var defaultApp: EmulatedApp { apps[0] }

@@ -12,7 +12,7 @@ extension EmulatorState {
         case .dialogConfirm where request.method == .post:
             return confirmDialog(request)
         case .accessToken:
-            return render(accessToken(request))
+            return tokenEndpoint(request)
         case .debugToken:
             return render(debugToken(request))
         case .batch:

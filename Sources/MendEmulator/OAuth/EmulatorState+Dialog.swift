@@ -32,11 +32,11 @@ extension EmulatorState {
                     dialogID: dialog.id, app: valid.app, users: userOrder.compactMap { users[$0]?.profile },
                     selectedUserID: userID, permissions: permissions, action: action))
         case .grantAll:
-            return completeDialog(dialog, userID: userID, chosen: Set(dialog.scopes))
+            return completeDialog(dialog, userID: userID, chosen: Set(dialog.scopes), baseURL: request.baseURL)
         case .grant(let scopes):
-            return completeDialog(dialog, userID: userID, chosen: Set(scopes))
+            return completeDialog(dialog, userID: userID, chosen: Set(scopes), baseURL: request.baseURL)
         case .deny:
-            return completeDialog(dialog, userID: userID, chosen: nil)
+            return completeDialog(dialog, userID: userID, chosen: nil, baseURL: request.baseURL)
         }
     }
 
@@ -49,20 +49,27 @@ extension EmulatorState {
                 status: .badRequest)
         }
         let userID = request.form["user_id"].flatMap { users[$0] != nil ? $0 : nil } ?? defaultUserID
-        guard request.form["decision"] != "cancel" else { return completeDialog(dialog, userID: userID, chosen: nil) }
+        guard request.form["decision"] != "cancel" else {
+            return completeDialog(dialog, userID: userID, chosen: nil, baseURL: request.baseURL)
+        }
         let chosen = Set(request.form.keys.filter { $0.hasPrefix("scope_") }.map { String($0.dropFirst(6)) })
-        return completeDialog(dialog, userID: userID, chosen: chosen)
+        return completeDialog(dialog, userID: userID, chosen: chosen, baseURL: request.baseURL)
     }
 
     /// Records the user's answer and redirects: granted and declined scopes, a code and/or a token, the state; or
-    /// `error=access_denied` when `chosen` is `nil` (Cancel).
-    mutating func completeDialog(_ dialog: PendingDialog, userID: String, chosen: Set<String>?) -> EmulatorResponse {
+    /// `error=access_denied` when `chosen` is `nil` (Cancel). Every answer carries `iss` (RFC 9207), the issuer as
+    /// the browser at `baseURL` sees it.
+    mutating func completeDialog(
+        _ dialog: PendingDialog, userID: String, chosen: Set<String>?, baseURL: String
+    ) -> EmulatorResponse {
+        let issuer = issuer(baseURL: baseURL)
         guard let chosen else {
             var pairs: [(String, String)] = [
                 ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
                 ("error_reason", "user_denied"),
             ]
             if let state = dialog.state { pairs.append(("state", state)) }
+            pairs.append(("iss", issuer))
             return .redirect(to: Self.redirect(dialog.redirectURI, query: pairs, fragment: nil))
         }
         var grant = users[userID]?.grants[dialog.appID] ?? Grant()
@@ -99,7 +106,7 @@ extension EmulatorState {
         }
         if dialog.responseTypes.contains("id_token"),
             let idToken = try? idToken(
-                appID: dialog.appID, userID: userID, nonce: dialog.nonce)
+                appID: dialog.appID, userID: userID, nonce: dialog.nonce, issuer: issuer)
         {
             pairs.append(("id_token", idToken))
         }
@@ -108,6 +115,7 @@ extension EmulatorState {
             pairs.append(("denied_scopes", denied.joined(separator: ",")))
         }
         if let state = dialog.state { pairs.append(("state", state)) }
+        pairs.append(("iss", issuer))
         let location =
             usesFragment
             ? Self.redirect(dialog.redirectURI, query: [], fragment: pairs)

@@ -87,6 +87,7 @@ extension EmulatorState {
         if case .graph(let version?, _) = route { unversioned = String(request.path.dropFirst(version.count + 1)) }
         var userID: String?
         var appID = request.parameter("client_id")
+        if case .valid(let clientID, _)? = request.basicCredentials { appID = clientID }
         if let token = request.accessToken, let record = tokenRecord(for: token) {
             userID = record.userID
             appID = record.appID

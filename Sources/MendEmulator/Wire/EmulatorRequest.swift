@@ -63,6 +63,31 @@ public struct EmulatorRequest: Sendable {
         return nil
     }
 
+    /// HTTP Basic client credentials (RFC 6749 §2.3.1), when the `Authorization` header uses the Basic scheme.
+    enum BasicCredentials: Sendable, Hashable {
+        /// The client id and secret, form-decoded.
+        case valid(clientID: String, secret: String)
+        /// A Basic header that is not `base64(id:secret)`.
+        case malformed
+    }
+
+    /// The `Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))` credentials, if the header
+    /// uses the Basic scheme; `nil` without one.
+    var basicCredentials: BasicCredentials? {
+        guard let authorization = headers[.authorization] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "basic" else {
+            return parts.first?.lowercased() == "basic" ? .malformed : nil
+        }
+        guard let decoded = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return .malformed }
+        let clientID = FormEncoding.unescape(text[..<colon])
+        let secret = FormEncoding.unescape(text[text.index(after: colon)...])
+        guard !clientID.isEmpty else { return .malformed }
+        return .valid(clientID: clientID, secret: secret)
+    }
+
     /// The path's segments, without empty ones.
     public var segments: [String] {
         path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }

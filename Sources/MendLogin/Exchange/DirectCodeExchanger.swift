@@ -10,13 +10,18 @@ public import MendHTTP
 ///
 /// For a Facebook-compatible provider it then reads the user (`/me`) and the permissions (`/me/permissions`) with
 /// the new token, so that the session knows what was granted and declined.
+///
+/// With an ``idTokenValidator`` (OpenID Connect), the token response must carry an id_token that passes it — a
+/// response without one is `login/309` — and the session keeps it in ``Session/idToken``. Without a validator, an
+/// id_token in the response is dropped: nothing unvalidated is kept as if it had been checked.
 public struct DirectCodeExchanger: CodeExchanger, Sendable {
     /// The provider.
     public let provider: LoginProvider
     let transport: any HTTPTransport
     let client: APIClient
     let now: @Sendable () -> Date
-    /// Validates id_tokens, when the provider returns one (OpenID Connect).
+    /// Validates the id_token (OpenID Connect). When set, the token response must carry an id_token (ask for the
+    /// `openid` scope) and the id_token must pass; when `nil`, an id_token in the response is ignored and not kept.
     public var idTokenValidator: IDTokenValidator?
 
     /// Creates an exchanger.
@@ -79,10 +84,17 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
             declinedPermissions: Set(denied ?? []),
             expirationDate: token.expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
         var user: Session.User?
-        if let idToken = token.idToken, let idTokenValidator {
+        var validatedIDToken: String?
+        if let idTokenValidator {
+            guard let idToken = token.idToken else {
+                throw IDTokenValidator.invalid(
+                    "the token response carries none, though the exchanger validates id_tokens (ask for the openid "
+                        + "scope)")
+            }
             let claims = try await idTokenValidator.validate(idToken, nonce: transaction.nonce)
             user = Session.User(
                 id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
+            validatedIDToken = idToken
         }
         if provider.isFacebookCompatible {
             let profile = try await facebookProfile(token: token.accessToken)
@@ -98,7 +110,7 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         }
         return Session(
             issuer: .provider, accessToken: accessToken, refreshToken: token.refreshToken, user: user,
-            idToken: token.idToken)
+            idToken: validatedIDToken)
     }
 
     private func facebookProfile(

@@ -5,9 +5,18 @@ public import MendCore
 public import MendHTTP
 import _CryptoExtras
 
-/// Validates OpenID Connect id_tokens: RS256 or ES256 signatures only (never `none`, never HMAC), through the
-/// provider's JWKS (cached, re-fetched once on an unknown `kid`), then `iss`, `aud`, `exp`/`iat` with a leeway,
-/// and `nonce`. Every failure is `login/309` (invalid id_token), shown to users generically.
+/// Validates OpenID Connect id_tokens (OpenID Connect Core 1.0 §3.1.3.7).
+///
+/// - The signature: RS256 or ES256 only (never `none`, never HMAC), with a key from the provider's JWKS whose `kid`
+///   the token names. A key whose `use` is not `sig`, or whose `alg` is not the token's, never verifies. The key set
+///   is cached; an unknown `kid` fetches it again (the provider rotated its keys), but at most once per
+///   ``keyRefetchInterval``, and validations that need the key set at the same time share one fetch.
+/// - The claims: `iss` is the provider's; `aud` contains the client id, and when it names several audiences `azp`
+///   must be present; a present `azp` must be the client id; `exp`, `nbf` and `iat` with ``leeway`` for clock skew
+///   (and `iat` no older than ``maximumAge``); `nonce` equals the one the authorization request sent.
+///
+/// Every failure is `login/309` (invalid id_token), shown to users generically. A key set that cannot be fetched is
+/// the transport's error (retryable), not `login/309`.
 public actor IDTokenValidator {
     /// The claims Mend reads from a valid id_token.
     public struct Claims: Sendable, Hashable {
@@ -35,32 +44,64 @@ public actor IDTokenValidator {
     public let clientID: String
     /// Where the provider publishes its keys.
     public let jwksURI: URL
-    /// The tolerance for clock skew on `exp` and `iat`.
+    /// The tolerance for clock skew on `exp`, `nbf` and `iat`.
     public let leeway: TimeInterval
     /// The oldest `iat` accepted.
     public let maximumAge: TimeInterval
+    /// The shortest time between two fetches of the key set caused by an unknown `kid`: a token naming a key the
+    /// provider does not have cannot make the validator fetch the key set on every validation.
+    public let keyRefetchInterval: TimeInterval
     private let client: APIClient
     private let now: @Sendable () -> Date
     private var keys: [String: VerificationKey] = [:]
+    /// When the key set was last fetched successfully (by this validator's clock).
+    private var lastFetch: Date?
+    /// The fetch in flight, which every validation that needs the key set meanwhile awaits.
+    private var inFlightFetch: Task<Void, any Error>?
+    /// Called each time a validation starts waiting for the key set (tests observe the single flight with it).
+    var onKeySetWait: (@Sendable () -> Void)?
 
     /// Creates a validator.
+    ///
+    /// - Parameters:
+    ///   - issuer: The issuer id_tokens must name (`iss`).
+    ///   - clientID: The client id: `aud` must contain it, and a present `azp` must be it.
+    ///   - jwksURI: Where the provider publishes its keys.
+    ///   - transport: How the key set is fetched.
+    ///   - leeway: The tolerance for clock skew on `exp`, `nbf` and `iat`.
+    ///   - maximumAge: The oldest `iat` accepted.
+    ///   - keyRefetchInterval: The shortest time between two fetches of the key set caused by an unknown `kid`.
+    ///   - now: The clock.
     public init(
         issuer: String, clientID: String, jwksURI: URL, transport: any HTTPTransport, leeway: TimeInterval = 60,
-        maximumAge: TimeInterval = 600, now: @escaping @Sendable () -> Date = { Date() }
+        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.issuer = issuer
         self.clientID = clientID
         self.jwksURI = jwksURI
         self.leeway = leeway
         self.maximumAge = maximumAge
+        self.keyRefetchInterval = keyRefetchInterval
         self.now = now
         self.client = APIClient(
             transport: transport, configuration: .init(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 
-    enum VerificationKey: Sendable {
-        case rsa(_RSA.Signing.PublicKey)
-        case p256(P256.Signing.PublicKey)
+    /// A key from the key set, with the algorithm it is restricted to (the JWK's `alg`), if any.
+    struct VerificationKey: Sendable {
+        enum Material: Sendable {
+            case rsa(_RSA.Signing.PublicKey)
+            case p256(P256.Signing.PublicKey)
+        }
+
+        var material: Material
+        var algorithm: String?
+    }
+
+    /// Sets ``onKeySetWait`` (tests).
+    func setKeySetWaitObserver(_ observer: (@Sendable () -> Void)?) {
+        onKeySetWait = observer
     }
 
     /// Validates `token`; `nonce` is the one the authorization request sent.
@@ -77,10 +118,13 @@ public actor IDTokenValidator {
         }
         guard let keyID = header["kid"]?.stringValue else { throw Self.invalid("it names no key (kid)") }
         let key = try await key(for: keyID)
+        if let keyAlgorithm = key.algorithm, keyAlgorithm != algorithm {
+            throw Self.invalid("its algorithm is not the one its key is for")
+        }
         let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
         let digest = SHA256.hash(data: signingInput)
         let valid: Bool
-        switch (algorithm, key) {
+        switch (algorithm, key.material) {
         case ("RS256", .rsa(let publicKey)):
             valid = publicKey.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
@@ -105,7 +149,18 @@ public actor IDTokenValidator {
         let current = now().timeIntervalSince1970
         guard tokenIssuer == issuer else { throw Self.invalid("its issuer is not the provider") }
         guard audience.contains(clientID) else { throw Self.invalid("it is for another app") }
+        let authorizedParty = payload["azp"]
+        if audience.count > 1, authorizedParty == nil {
+            throw Self.invalid("it names several audiences but no authorized party (azp)")
+        }
+        if let authorizedParty, authorizedParty.stringValue != clientID {
+            throw Self.invalid("its authorized party (azp) is another app")
+        }
         guard expires + leeway > current else { throw Self.invalid("it has expired") }
+        if let notBefore = payload["nbf"] {
+            guard let notBefore = notBefore.doubleValue else { throw Self.invalid("its nbf is not a time") }
+            guard notBefore - leeway <= current else { throw Self.invalid("it is not valid yet (nbf)") }
+        }
         guard issued - leeway <= current, current - issued <= maximumAge + leeway else {
             throw Self.invalid("it was issued at an implausible time")
         }
@@ -122,35 +177,75 @@ public actor IDTokenValidator {
 
     private func key(for keyID: String) async throws -> VerificationKey {
         if let key = keys[keyID] { return key }
-        try await refreshKeys()
+        if let inFlightFetch {
+            // Another validation is fetching the key set: share its answer.
+            onKeySetWait?()
+            try await inFlightFetch.value
+        } else if lastFetch.map({ now().timeIntervalSince($0) >= keyRefetchInterval }) ?? true {
+            onKeySetWait?()
+            try await fetchKeys()
+        }
         guard let key = keys[keyID] else { throw Self.invalid("its key is not in the provider's key set") }
         return key
     }
 
-    /// Fetches the key set again (on an unknown `kid`: the provider rotated its keys).
+    /// Fetches the key set again now, whatever ``keyRefetchInterval`` says (a fetch already in flight is shared).
     public func refreshKeys() async throws {
-        let response = try await client.send(APIRequest(method: .get, url: jwksURI))
+        if let inFlightFetch {
+            try await inFlightFetch.value
+        } else {
+            try await fetchKeys()
+        }
+    }
+
+    /// Starts the one fetch that every concurrent caller awaits; records its time when it succeeds (a failed fetch
+    /// does not hold the next one back).
+    private func fetchKeys() async throws {
+        let client = client
+        let jwksURI = jwksURI
+        let fetch = Task<Void, any Error> {
+            let response = try await client.send(APIRequest(method: .get, url: jwksURI))
+            let fetched = Self.keys(from: try response.json())
+            self.install(fetched)
+        }
+        inFlightFetch = fetch
+        defer { inFlightFetch = nil }
+        try await fetch.value
+    }
+
+    private func install(_ fetched: [String: VerificationKey]) {
+        keys = fetched
+        lastFetch = now()
+    }
+
+    /// The signing keys of a JWK Set: RSA and P-256 keys with a `kid`, whose `use` (if any) is `sig`.
+    static func keys(from jwks: JSONValue) -> [String: VerificationKey] {
         var fetched: [String: VerificationKey] = [:]
-        for jwk in try response.json()["keys"]?.arrayValue ?? [] {
+        for jwk in jwks["keys"]?.arrayValue ?? [] {
             guard let keyID = jwk["kid"]?.stringValue else { continue }
+            if let use = jwk["use"], use.stringValue != "sig" { continue }
+            if let operations = jwk["key_ops"], operations.arrayValue?.contains(.string("verify")) != true {
+                continue
+            }
+            let algorithm = jwk["alg"].map { $0.stringValue ?? "" }
             switch jwk["kty"]?.stringValue {
             case "RSA":
                 guard let modulus = jwk["n"]?.stringValue.flatMap(Base64URL.decode),
                     let exponent = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
                     let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent)
                 else { continue }
-                fetched[keyID] = .rsa(key)
+                fetched[keyID] = VerificationKey(material: .rsa(key), algorithm: algorithm)
             case "EC" where jwk["crv"]?.stringValue == "P-256":
                 guard let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
                     let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
                     let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
                 else { continue }
-                fetched[keyID] = .p256(key)
+                fetched[keyID] = VerificationKey(material: .p256(key), algorithm: algorithm)
             default:
                 continue
             }
         }
-        keys = fetched
+        return fetched
     }
 
     static func invalid(_ reason: String) -> MendError {

@@ -12,6 +12,11 @@ public struct LoginProvider: Sendable, Hashable {
     public var tokenEndpoint: URL
     /// The issuer (`iss`) of id_tokens and of RFC 9207 authorization responses, if the provider has one.
     public var issuer: String?
+    /// Whether the provider puts its ``issuer`` in every authorization response (RFC 9207, the discovery
+    /// document's `authorization_response_iss_parameter_supported`): a redirect without `iss`, or with another one,
+    /// is then refused as a possible mix-up attack (`login/308`). Whatever this says, a redirect that carries an
+    /// `iss` other than ``issuer`` is refused.
+    public var requiresAuthorizationResponseIssuer: Bool
     /// The provider's JSON Web Key Set, for id_token signatures.
     public var jwksURI: URL?
     /// RFC 7009 revocation, if the provider has it.
@@ -37,6 +42,7 @@ public struct LoginProvider: Sendable, Hashable {
         self.jwksURI = jwksURI
         self.revocationEndpoint = revocationEndpoint
         self.clientID = clientID
+        self.requiresAuthorizationResponseIssuer = false
         self.isFacebookCompatible = false
         self.graphURL = nil
         self.graphVersion = nil
@@ -50,11 +56,16 @@ public struct LoginProvider: Sendable, Hashable {
             jwks: URL(string: "https://www.facebook.com/.well-known/oauth/openid/jwks/"))
     }
 
-    /// Mend's provider emulator at `baseURL` (dialog, tokens and Graph on one host).
+    /// Mend's provider emulator at `baseURL` (dialog, tokens and Graph on one host), with the emulator's default
+    /// issuer, `https://www.facebook.com`. The emulator puts its issuer in every authorization response (RFC 9207),
+    /// so this provider requires it (``requiresAuthorizationResponseIssuer``); for an emulator configured with
+    /// another issuer, set ``issuer`` to it.
     public static func emulator(baseURL: URL, appID: String, version: String = "v25.0") -> LoginProvider {
-        facebookCompatible(
+        var provider = facebookCompatible(
             web: baseURL, graph: baseURL, appID: appID, version: version, issuer: "https://www.facebook.com",
             jwks: baseURL.appendingPathComponent(".well-known/oauth/openid/jwks/"))
+        provider.requiresAuthorizationResponseIssuer = true
+        return provider
     }
 
     static func facebookCompatible(

@@ -14,7 +14,8 @@ public enum RedirectOutcome: Sendable, Hashable {
 /// A pure function. It refuses, with a typed `MendError` and without storing anything:
 /// - another scheme, host, port or path than the transaction's redirect URI (`login/301`);
 /// - a missing or different `state` (`login/308`, a possible forgery; compared in constant time), and an `iss`
-///   that is not the provider's (RFC 9207 mix-up defence, `login/308`);
+///   that is not the provider's, or no `iss` from a provider that always sends one (RFC 9207 mix-up defence,
+///   `login/308`; error responses too: a provider's refusal is believed only from the provider);
 /// - tokens in the fragment in the code flow, duplicate parameters, parameters in both query and fragment,
 ///   invalid percent-encoding, control characters, oversized URLs or values (`login/301`);
 /// - a provider `error` other than the user's refusal (`login/301`, or a transient error for
@@ -31,8 +32,12 @@ public enum RedirectParser {
     ///   - redirect: The URL the browser was sent to, as received (text, so that nothing was normalized).
     ///   - transaction: The login attempt it must answer.
     ///   - expectedIssuer: The provider's issuer; when the redirect carries `iss`, it must equal this.
+    ///   - requiresIssuer: Whether the provider puts `iss` in every authorization response (RFC 9207:
+    ///     ``LoginProvider/requiresAuthorizationResponseIssuer``); then a redirect must carry `iss`, equal to
+    ///     `expectedIssuer` (and without an `expectedIssuer`, every redirect is refused).
     public static func parse(
-        _ redirect: String, transaction: AuthorizationTransaction, expectedIssuer: String? = nil
+        _ redirect: String, transaction: AuthorizationTransaction, expectedIssuer: String? = nil,
+        requiresIssuer: Bool = false
     ) throws(MendError) -> RedirectOutcome {
         guard redirect.utf8.count <= maximumURLLength else { throw refused("the redirect URL is too long") }
         guard !redirect.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
@@ -67,7 +72,17 @@ public enum RedirectParser {
                 all["state"] == nil
                     ? "The redirect carries no state." : "The redirect's state differs from the one sent.")
         }
-        if let issuer = all["iss"], let expectedIssuer, issuer != expectedIssuer {
+        if requiresIssuer {
+            guard let issuer = all["iss"] else {
+                throw MendError.login(
+                    .Login.badChallengeString,
+                    "The redirect carries no iss, though the provider always sends one (RFC 9207 mix-up defence).")
+            }
+            guard let expectedIssuer, issuer == expectedIssuer else {
+                throw MendError.login(
+                    .Login.badChallengeString, "The redirect's iss is not the provider's (mix-up defence).")
+            }
+        } else if let issuer = all["iss"], let expectedIssuer, issuer != expectedIssuer {
             throw MendError.login(
                 .Login.badChallengeString, "The redirect's iss is not the provider's (mix-up defence).")
         }

@@ -111,7 +111,8 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     public var refreshExpirationDate: Date?
     /// The user.
     public var user: User?
-    /// The id_token of an OpenID Connect login, already validated.
+    /// The id_token of an OpenID Connect login, present only when it was validated (``DirectCodeExchanger`` keeps it
+    /// only with an ``IDTokenValidator``, after the token passed). Never logged.
     public var idToken: String?
     /// The provider's own access token, when the backend was configured to hand it to the app (for direct Graph
     /// calls). Never logged.

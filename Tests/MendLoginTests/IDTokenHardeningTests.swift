@@ -1,0 +1,289 @@
+import Crypto
+import Foundation
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendTesting
+import Testing
+
+@testable import MendLogin
+
+/// An ES256 key that signs test id_tokens, and its JWK.
+private struct TestKey: Sendable {
+    let keyID: String
+    let privateKey = P256.Signing.PrivateKey()
+
+    init(_ keyID: String) { self.keyID = keyID }
+
+    /// The public key as a JWK; `use`, `alg` and `key_ops` only when given.
+    func jwk(use: String? = nil, alg: String? = nil, keyOps: [String]? = nil) -> JSONValue {
+        let raw = privateKey.publicKey.rawRepresentation
+        var members: [String: JSONValue] = [
+            "kty": .string("EC"), "crv": .string("P-256"), "kid": .string(keyID),
+            "x": .string(Base64URL.encode(raw.prefix(32))), "y": .string(Base64URL.encode(raw.suffix(32))),
+        ]
+        if let use { members["use"] = .string(use) }
+        if let alg { members["alg"] = .string(alg) }
+        if let keyOps { members["key_ops"] = .array(keyOps.map(JSONValue.string)) }
+        return .object(members)
+    }
+
+    /// A signed ES256 token with `claims`, its header naming `kid` (this key's id unless given).
+    func token(_ claims: [String: JSONValue], kid: String? = nil) throws -> String {
+        let header = JSONValue.object(["alg": .string("ES256"), "typ": .string("JWT"), "kid": .string(kid ?? keyID)])
+        let input =
+            Base64URL.encode(Array(header.jsonText().utf8)) + "."
+            + Base64URL.encode(Array(JSONValue.object(claims).jsonText().utf8))
+        let signature = try privateKey.signature(for: Data(input.utf8))
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+}
+
+private let testIssuer = "https://issuer.example"
+private let testClient = "client-1"
+
+/// The standard claims of a valid id_token at `now`, with `changes` applied (`.null` removes a claim).
+private func claims(at now: Date, _ changes: [String: JSONValue] = [:]) -> [String: JSONValue] {
+    let time = Int(now.timeIntervalSince1970)
+    var claims: [String: JSONValue] = [
+        "iss": .string(testIssuer), "aud": .string(testClient), "sub": .string("user-1"), "iat": .int(time),
+        "exp": .int(time + 3600), "nonce": .string("n0nce"),
+    ]
+    for (name, value) in changes { claims[name] = value == .null ? nil : value }
+    return claims
+}
+
+/// A transport serving a JWK Set that a test can change, counting the fetches.
+private final class JWKSServer: Sendable {
+    /// The published keys.
+    private final class Keys: @unchecked Sendable {
+        // Safe: `keys` is only touched under `lock`.
+        private let lock = NSLock()
+        private var keys: [JSONValue]
+        init(_ keys: [JSONValue]) { self.keys = keys }
+        var value: [JSONValue] {
+            get { lock.withLock { keys } }
+            set { lock.withLock { keys = newValue } }
+        }
+    }
+
+    private let keys: Keys
+    let transport: InMemoryTransport
+
+    init(_ keys: [JSONValue], gate: Gate? = nil) {
+        let published = Keys(keys)
+        self.keys = published
+        self.transport = InMemoryTransport { _, _ in
+            if let gate { await gate.wait() }
+            return .json(200, JSONValue.object(["keys": .array(published.value)]).jsonText())
+        }
+    }
+
+    func publish(_ keys: [JSONValue]) { self.keys.value = keys }
+    var fetches: Int { transport.requestCount }
+}
+
+/// Opens once `expected` arrivals were counted; `wait()` returns when it is open.
+private actor Gate {
+    let expected: Int
+    private var arrivals = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(opensAfter expected: Int) { self.expected = expected }
+
+    func arrive() {
+        arrivals += 1
+        if arrivals >= expected {
+            for continuation in waiting { continuation.resume() }
+            waiting = []
+        }
+    }
+
+    func wait() async {
+        if arrivals >= expected { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+private func validator(
+    _ server: JWKSServer, clock: OffsetClock = OffsetClock(), keyRefetchInterval: TimeInterval = 60
+) -> IDTokenValidator {
+    IDTokenValidator(
+        issuer: testIssuer, clientID: testClient, jwksURI: URL(string: "https://issuer.example/jwks")!,
+        transport: server.transport, keyRefetchInterval: keyRefetchInterval, now: { clock.now })
+}
+
+private func expectInvalid(
+    _ validator: IDTokenValidator, _ token: String, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do {
+        _ = try await validator.validate(token, nonce: "n0nce")
+        Issue.record("the id_token was accepted", sourceLocation: sourceLocation)
+    } catch let error as MendError {
+        #expect(error.code == .Login.invalidIDToken, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.isSecuritySensitive, sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("id_token validation refuses what OpenID Connect Core §3.1.3.7 refuses")
+struct IDTokenClaimHardeningTests {
+    @Test("Several audiences need an azp; a present azp must be the client id")
+    func authorizedParty() async throws {
+        let key = TestKey("k1")
+        let server = JWKSServer([key.jwk()])
+        let validator = validator(server)
+        let now = Date()
+        let several = JSONValue.array([.string(testClient), .string("another-client")])
+        await expectInvalid(validator, try key.token(claims(at: now, ["aud": several])))
+        await expectInvalid(validator, try key.token(claims(at: now, ["azp": .string("another-client")])))
+        await expectInvalid(
+            validator, try key.token(claims(at: now, ["aud": several, "azp": .string("another-client")])))
+        _ = try await validator.validate(
+            try key.token(claims(at: now, ["aud": several, "azp": .string(testClient)])), nonce: "n0nce")
+        _ = try await validator.validate(try key.token(claims(at: now, ["azp": .string(testClient)])), nonce: "n0nce")
+        _ = try await validator.validate(try key.token(claims(at: now)), nonce: "n0nce")
+    }
+
+    @Test("nbf in the future (beyond the leeway) is refused; within the leeway it passes")
+    func notBefore() async throws {
+        let key = TestKey("k1")
+        let server = JWKSServer([key.jwk()])
+        let validator = validator(server)
+        let now = Date()
+        let time = Int(now.timeIntervalSince1970)
+        await expectInvalid(validator, try key.token(claims(at: now, ["nbf": .int(time + 3600)])))
+        await expectInvalid(validator, try key.token(claims(at: now, ["nbf": .string("soon")])))
+        _ = try await validator.validate(try key.token(claims(at: now, ["nbf": .int(time + 30)])), nonce: "n0nce")
+        _ = try await validator.validate(try key.token(claims(at: now, ["nbf": .int(time - 10)])), nonce: "n0nce")
+    }
+}
+
+@Suite("id_token keys: use and alg, and a bounded key-set re-fetch")
+struct IDTokenKeyHardeningTests {
+    @Test("A key whose use is not sig, or whose alg is not the token's, never verifies")
+    func keyUseAndAlgorithm() async throws {
+        let now = Date()
+        // The same key material as the signer's each time: only the JWK's restrictions differ.
+        let key = TestKey("k1")
+        for jwk in [
+            key.jwk(use: "enc"), key.jwk(alg: "RS256"), key.jwk(use: "sig", alg: "ES384"),
+            key.jwk(keyOps: ["encrypt"]),
+        ] {
+            let validator = validator(JWKSServer([jwk]))
+            await expectInvalid(validator, try key.token(claims(at: now)))
+        }
+        for jwk in [
+            key.jwk(), key.jwk(use: "sig"), key.jwk(alg: "ES256"), key.jwk(use: "sig", alg: "ES256"),
+            key.jwk(keyOps: ["verify"]),
+        ] {
+            let validator = validator(JWKSServer([jwk]))
+            _ = try await validator.validate(try key.token(claims(at: now)), nonce: "n0nce")
+        }
+    }
+
+    @Test("Unknown kids re-fetch the key set at most once per interval; a rotated key is found after it")
+    func refetchCooldown() async throws {
+        let clock = OffsetClock()
+        let first = TestKey("k1")
+        let server = JWKSServer([first.jwk()])
+        let validator = validator(server, clock: clock, keyRefetchInterval: 60)
+        await expectInvalid(validator, try first.token(claims(at: clock.now), kid: "unknown-1"))
+        #expect(server.fetches == 1)
+        for index in 2...5 {
+            await expectInvalid(validator, try first.token(claims(at: clock.now), kid: "unknown-\(index)"))
+        }
+        #expect(server.fetches == 1, "unknown kids within the interval must not fetch the key set again")
+        _ = try await validator.validate(try first.token(claims(at: clock.now)), nonce: "n0nce")
+        #expect(server.fetches == 1)
+
+        let rotated = TestKey("k2")
+        server.publish([rotated.jwk(), first.jwk()])
+        await expectInvalid(validator, try rotated.token(claims(at: clock.now)))
+        #expect(server.fetches == 1, "still within the interval")
+        clock.advance(by: 61)
+        _ = try await validator.validate(try rotated.token(claims(at: clock.now)), nonce: "n0nce")
+        #expect(server.fetches == 2)
+
+        // An explicit refresh is not held back by the interval.
+        try await validator.refreshKeys()
+        #expect(server.fetches == 3)
+    }
+
+    @Test("The re-fetch interval is configurable")
+    func refetchIntervalConfigurable() async throws {
+        let key = TestKey("k1")
+        let server = JWKSServer([key.jwk()])
+        let validator = validator(server, keyRefetchInterval: 0)
+        for index in 1...3 {
+            await expectInvalid(validator, try key.token(claims(at: Date()), kid: "unknown-\(index)"))
+        }
+        #expect(server.fetches == 3)
+    }
+
+    @Test("Validations that need the key set at the same time share one fetch")
+    func singleFlight() async throws {
+        let concurrent = 6
+        let key = TestKey("k1")
+        let gate = Gate(opensAfter: concurrent)
+        let server = JWKSServer([key.jwk()], gate: gate)
+        let validator = validator(server)
+        // The fetch answers only once every validation is waiting for the key set: all of them overlap it.
+        await validator.setKeySetWaitObserver { Task { await gate.arrive() } }
+        let token = try key.token(claims(at: Date()))
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<concurrent {
+                group.addTask { try await validator.validate(token, nonce: "n0nce").subject }
+            }
+            for try await subject in group { #expect(subject == "user-1") }
+        }
+        #expect(server.fetches == 1)
+    }
+}
+
+@Suite("The id_token in a direct code exchange")
+struct IDTokenExchangeTests {
+    private func login(
+        _ emulator: RunningEmulator, validating: Bool, scopes: [String],
+        store: InMemoryTokenStore = InMemoryTokenStore()
+    ) async throws -> LoginResult {
+        let provider = LoginProvider.emulator(
+            baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+            version: emulator.emulator.configuration.graphVersion)
+        let transport = AsyncHTTPClientTransport()
+        let validator = IDTokenValidator(
+            issuer: try #require(provider.issuer), clientID: provider.clientID,
+            jwksURI: try #require(provider.jwksURI), transport: transport)
+        let login = LoginManager(
+            provider: provider,
+            exchanger: DirectCodeExchanger(
+                provider: provider, transport: transport, idTokenValidator: validating ? validator : nil),
+            credentials: CredentialsManager(store: store))
+        return try await login.logIn(scopes: scopes, presenter: presenter(.grantAll))
+    }
+
+    @Test("Without a validator, the provider's id_token is not kept as if it had been validated")
+    func unvalidatedIDTokenDropped() async throws {
+        try await withEmulator { emulator in
+            let unvalidated = try await login(emulator, validating: false, scopes: ["openid", "public_profile"])
+            #expect(try #require(unvalidated.session).idToken == nil)
+            let validated = try await login(emulator, validating: true, scopes: ["openid", "public_profile"])
+            #expect(try #require(validated.session).idToken != nil)
+        }
+    }
+
+    @Test("With a validator, a token response without an id_token is login/309; nothing is stored")
+    func missingIDTokenRefused() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let error = try await #require(throws: MendError.self) {
+                try await login(emulator, validating: true, scopes: ["public_profile"], store: store)
+            }
+            #expect(error.code == .Login.invalidIDToken)
+            #expect(error.isSecuritySensitive)
+            #expect(try await store.read() == nil)
+        }
+    }
+}
