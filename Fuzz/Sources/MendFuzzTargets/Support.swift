@@ -102,15 +102,31 @@ struct ResponseInput {
 /// The result of ``runBlocking(_:)``: written by the task before the semaphore is signalled, read after.
 private final class BlockingBox<T>: @unchecked Sendable { var value: T? }
 
-/// Runs `body` to completion from libFuzzer's (synchronous) thread.
+/// The work of ``runBlocking(_:)``, owned by its task only: its deinit tells that the task has released everything
+/// the work captured (else LeakSanitizer could catch a capture between the task's answer and its end).
+private final class BlockingWork<T: Sendable>: @unchecked Sendable {
+    let body: @Sendable () async -> T
+    let released: DispatchSemaphore
+
+    init(_ body: @escaping @Sendable () async -> T, released: DispatchSemaphore) {
+        self.body = body
+        self.released = released
+    }
+
+    deinit { released.signal() }
+}
+
+/// Runs `body` to completion from libFuzzer's (synchronous) thread, and waits until its task let go of it.
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     let box = BlockingBox<T>()
     let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await body()
+    let released = DispatchSemaphore(value: 0)
+    Task { [work = BlockingWork(body, released: released)] in
+        box.value = await work.body()
         done.signal()
     }
     done.wait()
+    released.wait()
     return box.value!
 }
 
