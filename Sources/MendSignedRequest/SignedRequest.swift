@@ -74,7 +74,9 @@ public import MendCore
         let current = Int64(now.timeIntervalSince1970)
         guard let issuedAt = json["issued_at"]?.intValue.map(Int64.init) else { return .failure(.malformed) }
         guard issuedAt <= current + clockSkew else { return .failure(.issuedInFuture) }
-        guard current - issuedAt <= Int64(maximumAge.seconds) else { return .failure(.expired) }
+        // An `issued_at` near Int64.min would overflow the age (a trap): it is as expired as a payload gets.
+        let (age, overflow) = current.subtractingReportingOverflow(issuedAt)
+        guard !overflow, age <= Int64(maximumAge.seconds) else { return .failure(.expired) }
         if let expires = json["expires"]?.intValue, expires > 0, Int64(expires) <= current { return .failure(.expired) }
         guard let userID = json["user_id"]?.stringValue ?? json["user_id"]?.intValue.map(String.init), !userID.isEmpty
         else { return .failure(.missingUser) }
