@@ -15,7 +15,8 @@ struct FuzzRegressionTests {
     @Test(
         "An issued_at far in the past is expired, not an overflow",
         arguments: [
-            JSONValue.int(Int.min), .int(Int.min + 1), .string("-9223372036854775808"), .int(-9_000_000_000_000_000_000),
+            JSONValue.int(Int.min), .int(Int.min + 1), .string("-9223372036854775808"),
+            .int(-9_000_000_000_000_000_000),
         ])
     func issuedAtNearInt64Minimum(issuedAt: JSONValue) {
         let payload = JSONValue.object([
