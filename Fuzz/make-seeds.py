@@ -306,6 +306,9 @@ SIGNED = {
     "payload-float-issued-at": json.dumps({**deauth, "issued_at": float(NOW)}),
     "payload-lowercase-algorithm": json.dumps({**deauth, "algorithm": "hmac-sha256"}),
     "payload-array": "[1,2,3]",
+    # Found by the harness: the age overflowed (FuzzRegressionTests in MendServerTests).
+    "payload-issued-at-int64-min": '{"algorithm":"HMAC-SHA256","issued_at":-9223372036854775808,"user_id":"1"}',
+    "payload-issued-at-int64-min-text": '{"algorithm":"HMAC-SHA256","issued_at":"-9223372036854775808","user_id":"1"}',
 }
 for name, text in SIGNED.items():
     write("signed-request", name, text)
@@ -322,6 +325,10 @@ RETRY_AFTER = {
     "far-future": "Fri, 31 Dec 9999 23:59:59 GMT",
     "bad-day": "Fri, 32 Jan 2027 08:05:00 GMT",
     "not-a-date": "soon",
+    # Found by the fuzzer: DateFormatter leaked on text outside the BMP; ICU read non-ASCII digits
+    # (FuzzRegressionTests in MendHTTPTests).
+    "outside-bmp": "F 1 Dec -27 0:5\U00011451:00 G]T",
+    "fullwidth-digits": "Fri, \uff11\uff15 Jan 2027 08:05:00 GMT",
 }
 for name, text in RETRY_AFTER.items():
     write("retry-after", name, text)
