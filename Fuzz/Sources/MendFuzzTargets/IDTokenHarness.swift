@@ -36,15 +36,42 @@ enum IDTokenHarness {
     /// Serves one body for every request: 200 when it is structurally JSON, else 404 (a 200 with a broken body is
     /// retried after a random backoff, which would only slow the fuzzer down).
     struct KeySetTransport: HTTPTransport {
-        let body: Data
+        let keySet: KeySet
 
         func send(
             _ request: HTTPRequest, body _: HTTPBody?, deadline _: ContinuousClock.Instant?
         ) async throws -> (HTTPResponse, HTTPBody) {
-            let status: HTTPResponse.Status = JSONValue.validateStructure(body) == nil ? .ok : .notFound
+            let status: HTTPResponse.Status = JSONValue.validateStructure(keySet.body) == nil ? .ok : .notFound
             var fields = HTTPFields()
             fields[.contentType] = "application/json"
-            return (HTTPResponse(status: status, headerFields: fields), HTTPBody(body))
+            return (HTTPResponse(status: status, headerFields: fields), HTTPBody(keySet.body))
+        }
+    }
+
+    /// The key set's bytes; its deinit tells that the validator, its client and its transport were all released.
+    final class KeySet: Sendable {
+        let body: Data
+        let released: DispatchSemaphore
+
+        init(body: Data, released: DispatchSemaphore) {
+            self.body = body
+            self.released = released
+        }
+
+        deinit { released.signal() }
+    }
+
+    /// Validates `token` with a validator of its own, which is released on return.
+    static func validate(_ token: String, keySet: KeySet) -> Result<IDTokenValidator.Claims, any Error> {
+        let validator = IDTokenValidator(
+            issuer: issuer, clientID: clientID, jwksURI: jwksURI, transport: KeySetTransport(keySet: keySet),
+            leeway: leeway, maximumAge: maximumAge, now: { fuzzNow })
+        return runBlocking {
+            do {
+                return .success(try await validator.validate(token, nonce: nonce))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
@@ -64,16 +91,10 @@ enum IDTokenHarness {
             token = String(decoding: first, as: UTF8.self)
             keySet = rest.isEmpty ? ownKeySet : rest
         }
-        let validator = IDTokenValidator(
-            issuer: issuer, clientID: clientID, jwksURI: jwksURI, transport: KeySetTransport(body: keySet),
-            leeway: leeway, maximumAge: maximumAge, now: { fuzzNow })
-        let result: Result<IDTokenValidator.Claims, any Error> = runBlocking {
-            do {
-                return .success(try await validator.validate(token, nonce: nonce))
-            } catch {
-                return .failure(error)
-            }
-        }
+        let released = DispatchSemaphore(value: 0)
+        let result = validate(token, keySet: KeySet(body: keySet, released: released))
+        // The validator, its client and its transport are gone once validated (no retain cycle; nothing left running).
+        invariant(released.wait(timeout: .now() + 10) == .success, "the validator was not released after 10 s")
         trace("id-token: \(result)")
         switch result {
         case .failure(let error):
