@@ -27,6 +27,9 @@ let package = Package(
         .library(name: "MendGraphQL", targets: ["MendGraphQL"]),
         .library(name: "MendEmulator", targets: ["MendEmulator"]),
         .library(name: "MendServer", targets: ["MendServer"]),
+        // The `signed_request` verifier of MendServer, on its own so that the fuzzers (Fuzz/) reach it without the
+        // server stack. Its API is `@_spi(MendFuzzing)`: not part of Mend's public API.
+        .library(name: "MendSignedRequest", targets: ["MendSignedRequest"]),
         .library(name: "MendTesting", targets: ["MendTesting"]),
         .executable(name: "mend", targets: ["MendCLI"]),
         .executable(name: "mend-server", targets: ["MendServerMain"]),
@@ -122,9 +125,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "MendSignedRequest",
+            dependencies: ["MendCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
             name: "MendServer",
             dependencies: [
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -224,6 +231,7 @@ let package = Package(
             name: "MendLoginTests",
             dependencies: [
                 "MendLogin", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
+                "MendSignedRequest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -262,6 +270,7 @@ let package = Package(
             name: "MendServerTests",
             dependencies: [
                 "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
+                "MendSignedRequest",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

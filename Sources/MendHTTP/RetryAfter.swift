@@ -19,6 +19,10 @@ public enum RetryAfter {
 
     /// Parses an HTTP-date in the preferred IMF-fixdate form, or the obsolete RFC 850 and asctime forms.
     static func httpDate(_ text: String) -> Date? {
+        // An HTTP-date is short printable ASCII (RFC 9110 §5.6.7); nothing else reaches the formatters. ICU would read
+        // non-ASCII digits (`１５`, `١٥`) as digits, and Foundation's DateFormatter on Linux leaks memory on every
+        // parse of text with a character outside the BMP (an emoji): a server could make each response leak.
+        guard text.utf8.count <= 64, text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return nil }
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -3,6 +3,7 @@ import Foundation
 import MendCore
 import MendEmulator
 import MendLogin
+@_spi(MendFuzzing) import MendSignedRequest
 import MendTesting
 import SQLKit
 import Testing

@@ -3,6 +3,7 @@ import HTTPTypes
 import MendCore
 import MendEmulator
 import MendHTTP
+@_spi(MendFuzzing) import MendSignedRequest
 import MendTesting
 import Testing
 

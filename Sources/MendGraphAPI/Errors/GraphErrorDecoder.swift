@@ -83,7 +83,7 @@ public struct GraphErrorDecoder: ErrorDecoder {
     static let adAccountUsageHeader = HTTPField.Name("x-ad-account-usage")!
 
     /// The latest time the usage headers ask to wait until, if they ask for a wait.
-    static func usageWait(in fields: HTTPFields, now: Date) -> Date? {
+    @_spi(MendFuzzing) public static func usageWait(in fields: HTTPFields, now: Date) -> Date? {
         var seconds: Double = 0
         if let text = fields[businessUsageHeader], case .success(let usage) = JSONValue.parse(Data(text.utf8)),
             let byBusiness = usage.objectValue

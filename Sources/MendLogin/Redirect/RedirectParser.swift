@@ -110,7 +110,7 @@ public enum RedirectParser {
     }
 
     /// Decodes `name=value&…` (form encoding: `+` is a space), refusing duplicates, bad escapes and huge values.
-    static func parameters(_ encoded: String?) throws(MendError) -> [String: String] {
+    @_spi(MendFuzzing) public static func parameters(_ encoded: String?) throws(MendError) -> [String: String] {
         guard let encoded, !encoded.isEmpty else { return [:] }
         var result: [String: String] = [:]
         for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+@_spi(MendFuzzing) import MendSignedRequest
 
 extension LoginBackend {
     /// Verifies a callback's `signed_request`, or throws 400 (malformed) / 401 (signature, algorithm, age).

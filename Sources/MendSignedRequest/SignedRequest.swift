@@ -1,6 +1,6 @@
 import Crypto
-import Foundation
-import MendCore
+public import Foundation
+public import MendCore
 
 /// The provider's `signed_request` (deauthorize and data-deletion callbacks): base64url(signature) "." base64url(JSON
 /// payload), the signature being HMAC-SHA256 of the *encoded* payload keyed by the app secret.
@@ -8,24 +8,37 @@ import MendCore
 /// ``verify(_:secret:now:maximumAge:)`` is a pure function: it checks the shape, the algorithm (HMAC-SHA256 only),
 /// the signature (constant-time), `issued_at` (not older than the maximum age, not in the future beyond a minute of
 /// clock skew) and `expires` when present, and returns the payload.
-enum SignedRequest {
+///
+/// MendServer's callbacks use it; it is a module of its own so that the fuzzers (`Fuzz/`) reach it without the
+/// server stack. `@_spi(MendFuzzing)`: not part of Mend's public API.
+@_spi(MendFuzzing) public enum SignedRequest {
     /// A verified payload.
-    struct Payload: Sendable, Hashable {
-        var userID: String
-        var issuedAt: Int64
-        var json: JSONValue
+    public struct Payload: Sendable, Hashable {
+        /// `user_id` (a string, or an integer as text).
+        public var userID: String
+        /// `issued_at`, in seconds since 1970.
+        public var issuedAt: Int64
+        /// The whole payload.
+        public var json: JSONValue
     }
 
     /// Why a `signed_request` was refused.
-    enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Not base64url(signature).base64url(JSON object), or no integer `issued_at`.
         case malformed
+        /// `algorithm` is not HMAC-SHA256.
         case unsupportedAlgorithm(String?)
+        /// The signature does not match.
         case badSignature
+        /// Older than the maximum age, or past `expires`.
         case expired
+        /// Issued more than the clock skew in the future.
         case issuedInFuture
+        /// No `user_id`.
         case missingUser
 
-        var description: String {
+        /// A stable, readable rendering.
+        public var description: String {
             switch self {
             case .malformed: "signed_request is not base64url(signature).base64url(JSON payload)"
             case .unsupportedAlgorithm(let algorithm):
@@ -38,9 +51,11 @@ enum SignedRequest {
         }
     }
 
-    static let clockSkew: Int64 = 60
+    /// The tolerance, in seconds, for an `issued_at` in the future.
+    public static let clockSkew: Int64 = 60
 
-    static func verify(
+    /// Verifies `signedRequest` with the app secret, at `now`, refusing payloads older than `maximumAge`.
+    public static func verify(
         _ signedRequest: String, secret: String, now: Date, maximumAge: Duration
     ) -> Result<Payload, Rejection> {
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
@@ -59,7 +74,9 @@ enum SignedRequest {
         let current = Int64(now.timeIntervalSince1970)
         guard let issuedAt = json["issued_at"]?.intValue.map(Int64.init) else { return .failure(.malformed) }
         guard issuedAt <= current + clockSkew else { return .failure(.issuedInFuture) }
-        guard current - issuedAt <= Int64(maximumAge.seconds) else { return .failure(.expired) }
+        // An `issued_at` near Int64.min would overflow the age (a trap): it is as expired as a payload gets.
+        let (age, overflow) = current.subtractingReportingOverflow(issuedAt)
+        guard !overflow, age <= Int64(maximumAge.seconds) else { return .failure(.expired) }
         if let expires = json["expires"]?.intValue, expires > 0, Int64(expires) <= current { return .failure(.expired) }
         guard let userID = json["user_id"]?.stringValue ?? json["user_id"]?.intValue.map(String.init), !userID.isEmpty
         else { return .failure(.missingUser) }
@@ -67,10 +84,37 @@ enum SignedRequest {
     }
 
     /// Makes a `signed_request` as the provider does (for tests and tools).
-    static func make(payload: JSONValue, secret: String) -> String {
+    public static func make(payload: JSONValue, secret: String) -> String {
         let encoded = Base64URL.encode(Data(payload.jsonText().utf8))
         let signature = HMAC<SHA256>.authenticationCode(
             for: Data(encoded.utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return Base64URL.encode(Data(signature)) + "." + encoded
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5), as MendServer decodes it.
+private enum Base64URL {
+    static func encode(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: some StringProtocol) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard !base64.contains("=") || text.hasSuffix("=") else { return nil }
+        base64 = base64.replacingOccurrences(of: "=", with: "")
+        let remainder = base64.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
+        return Data(base64Encoded: base64)
     }
 }
