@@ -176,7 +176,7 @@ struct CLITests {
             ("password changed", "graph/190/460", "recoverable", "reauthenticate"),
             ("missing permission", "graph/200", "recoverable", "requestPermissions(publish_actions)"),
             ("duplicate post", "graph/506", "other", "changeRequest"),
-            ("GraphQL partial result", "graphql/2", "recoverable", "requestPermissions"),
+            ("GraphQL partial result", "graphql/2", "recoverable", "requestPermissions(email)"),
             ("REST revision conflict", "rest/409", "recoverable", "reloadAndRetry"),
         ]
         #expect(rows.count == expected.count)

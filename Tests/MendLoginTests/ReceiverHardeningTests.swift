@@ -4,7 +4,7 @@ import MendEmulator
 import MendTesting
 import Testing
 
-@testable import MendLogin
+@_spi(MendFuzzing) @testable import MendLogin
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -157,22 +157,24 @@ struct ReceiverHardeningTests {
     @Test(
         "The request head parser",
         arguments: [
-            ("GET /callback?a=b HTTP/1.1\r\nHost: x\r\n\r\n", LoopbackRequestHead.get(target: "/callback?a=b")),
+            ("GET /callback?a=b HTTP/1.1\r\nHost: x\r\n\r\n", LoopbackRequestHead.Parsed.target("/callback?a=b")),
             ("GET /callback HTTP/1.1\r\nHost: x\r\n", .incomplete),
-            ("POST /callback HTTP/1.1\r\n\r\n", .malformed),
-            ("GET /callback\r\n\r\n", .malformed),
-            ("GET  /callback HTTP/1.1\r\n\r\n", .malformed),
-            ("GET /callback HTTP/2\r\n\r\n", .malformed),
+            ("POST /callback HTTP/1.1\r\n\r\n", .refused),
+            ("GET /callback\r\n\r\n", .refused),
+            ("GET  /callback HTTP/1.1\r\n\r\n", .refused),
+            ("GET /callback HTTP/2\r\n\r\n", .refused),
             ("", .incomplete),
-            ("\r\n\r\n", .malformed),
+            ("\r\n\r\n", .refused),
         ])
-    func headParser(head: String, expected: LoopbackRequestHead) {
-        #expect(LoopbackRequestHead(parsing: Array(head.utf8)) == expected)
+    func headParser(head: String, expected: LoopbackRequestHead.Parsed) {
+        #expect(LoopbackRequestHead.parse(Array(head.utf8)) == expected)
     }
 
-    @Test("A head that is not UTF-8 is malformed, not a crash")
+    @Test("A request line that is not UTF-8 is refused; a Latin-1 header does not spoil a good request line")
     func invalidUTF8() {
-        #expect(LoopbackRequestHead(parsing: [0x47, 0x45, 0x54, 0x20, 0xFF, 0xFE, 0x0A, 0x0A]) == .malformed)
+        #expect(LoopbackRequestHead.parse([0x47, 0x45, 0x54, 0x20, 0xFF, 0xFE, 0x0A, 0x0A]) == .refused)
+        let latin1Header = Array("GET /callback?s=1 HTTP/1.1\r\nX-Name: Ren".utf8) + [0xE9] + Array("\r\n\r\n".utf8)
+        #expect(LoopbackRequestHead.parse(latin1Header) == .target("/callback?s=1"))
     }
 
     @Test("close() while waiting ends the wait; the receiver cannot be waited on again")

@@ -253,9 +253,9 @@ public final class LoopbackRedirectReceiver: Sendable {
         let count = chunk.withUnsafeMutableBytes { read(connection.descriptor, $0.baseAddress!, $0.count) }
         guard count > 0 else { return .failed }
         connection.head += chunk[0..<count]
-        switch LoopbackRequestHead(parsing: connection.head) {
-        case .get(let target): return .head(target)
-        case .malformed: return .head(nil)
+        switch LoopbackRequestHead.parse(connection.head) {
+        case .target(let target): return .head(target)
+        case .refused: return .head(nil)
         case .incomplete: return connection.head.count >= maximumHeadLength ? .head(nil) : .needMore
         }
     }
@@ -366,49 +366,6 @@ public final class LoopbackRedirectReceiver: Sendable {
         MendError(
             code: .Transport.cannotConnect,
             developerMessage: "The loopback redirect receiver could not listen (\(call) failed, errno \(errno)).")
-    }
-}
-
-/// The request head a loopback receiver reads, as a pure function.
-enum LoopbackRequestHead: Equatable {
-    /// The head has not ended yet.
-    case incomplete
-    /// The head is complete but is not a well-formed `GET <target> HTTP/1.x` request.
-    case malformed
-    /// A `GET` of `target`.
-    case get(target: String)
-
-    /// Parses the bytes a connection has sent so far.
-    init(parsing bytes: [UInt8]) {
-        guard let end = Self.headEnd(bytes) else {
-            self = .incomplete
-            return
-        }
-        guard let head = String(validating: bytes[..<end], as: UTF8.self) else {
-            self = .malformed
-            return
-        }
-        // "\r\n" is one Character in Swift: split on newlines, not on "\r".
-        let line = (head.split(whereSeparator: \.isNewline).first ?? "").split(
-            separator: " ", omittingEmptySubsequences: false)
-        guard line.count == 3, line[0] == "GET", line[2].hasPrefix("HTTP/1.") else {
-            self = .malformed
-            return
-        }
-        self = .get(target: String(line[1]))
-    }
-
-    /// Where the head ends (the index of its blank line), if it is complete.
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == 0x0A {
-                if index + 1 < bytes.count, bytes[index + 1] == 0x0A { return index }
-                if index + 2 < bytes.count, bytes[index + 1] == 0x0D, bytes[index + 2] == 0x0A { return index }
-            }
-            index += 1
-        }
-        return nil
     }
 }
 

@@ -2,16 +2,17 @@ import Foundation
 
 /// The loopback redirect receiver's reading of a request head, as pure functions (fuzzed by `Fuzz/`).
 ///
-/// ``parse(_:)`` is the rule ``LoopbackRedirectReceiver`` applies to the bytes read so far: the head is complete once
-/// it is valid UTF-8 and contains an empty line; its request line must be `GET <target> HTTP/1.x`.
+/// ``parse(_:)`` is the rule ``LoopbackRedirectReceiver`` applies to the bytes a connection sent so far: the head is
+/// complete at its first empty line (CRLF or bare LF line ends, found in the raw bytes); only its request line is
+/// decoded (a header in Latin-1 does not spoil it), and must be exactly `GET <target> HTTP/1.x`, single spaces.
 ///
 /// `@_spi(MendFuzzing)`: not part of Mend's public API.
 @_spi(MendFuzzing) public enum LoopbackRequestHead {
     /// What the bytes read so far say.
     public enum Parsed: Sendable, Hashable {
-        /// The head is not complete (or not yet valid UTF-8): read more.
+        /// The head is not complete: read more.
         case incomplete
-        /// The head is complete and is not a `GET` request line: answer 400.
+        /// The head is complete and its request line is not `GET <target> HTTP/1.x`: answer 400.
         case refused
         /// The request target of a complete `GET` head.
         case target(String)
@@ -19,12 +20,30 @@ import Foundation
 
     /// Reads the request head in `bytes` (everything read from the connection so far).
     public static func parse(_ bytes: some Collection<UInt8>) -> Parsed {
-        guard let head = String(bytes: bytes, encoding: .utf8), head.contains("\r\n\r\n") || head.contains("\n\n")
-        else { return .incomplete }
-        // "\r\n" is one Character in Swift: split on newlines, not on "\r".
-        let line = (head.split(whereSeparator: \.isNewline).first ?? "").split(separator: " ")
-        guard line.count == 3, line[0] == "GET", line[2].hasPrefix("HTTP/1.") else { return .refused }
-        return .target(String(line[1]))
+        let bytes = Array(bytes)
+        guard let end = headEnd(bytes) else { return .incomplete }
+        let lineEnd = bytes[..<end].firstIndex(of: 0x0A) ?? end
+        var line = bytes[..<lineEnd]
+        if line.last == 0x0D { line = line.dropLast() }
+        guard let text = String(validating: line, as: UTF8.self) else { return .refused }
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "GET", parts[2].hasPrefix("HTTP/1."), !parts[1].isEmpty,
+            !parts[1].contains(where: { $0.isNewline || $0 == "\r" })
+        else { return .refused }
+        return .target(String(parts[1]))
+    }
+
+    /// Where the head ends (the index of the line feed that ends its last line), if it is complete.
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                if index + 1 < bytes.count, bytes[index + 1] == 0x0A { return index }
+                if index + 2 < bytes.count, bytes[index + 1] == 0x0D, bytes[index + 2] == 0x0A { return index }
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// The request target of a complete `GET` head in `bytes`, or `nil` (incomplete or refused).
