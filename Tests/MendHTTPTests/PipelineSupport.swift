@@ -45,10 +45,16 @@ final class RotatingProvider: CredentialProvider {
     let current = Locked<Credential>(Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: .bearerHeader))
     let failure: MendError?
     let placement: Credential.Placement
+    /// The refresh does not finish before this says so (a test waits for every request to be rejected first).
+    let holdUntil: @Sendable () -> Bool
 
-    init(failure: MendError? = nil, placement: Credential.Placement = .bearerHeader) {
+    init(
+        failure: MendError? = nil, placement: Credential.Placement = .bearerHeader,
+        holdUntil: @escaping @Sendable () -> Bool = { true }
+    ) {
         self.failure = failure
         self.placement = placement
+        self.holdUntil = holdUntil
         current.withLock { $0 = Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: placement) }
     }
 
@@ -57,6 +63,8 @@ final class RotatingProvider: CredentialProvider {
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
         refreshes.withLock { $0 += 1 }
         // Let every concurrent request reach the coordinator before the refresh completes.
+        for _ in 0..<50 { await Task.yield() }
+        while !holdUntil() { await Task.yield() }
         for _ in 0..<50 { await Task.yield() }
         if let failure { throw failure }
         return current.withLock { credential in

@@ -42,8 +42,11 @@ struct ReauthenticationTests {
     @Test("A refresh that fails fails every waiter with the refresh error")
     func refreshFails() async throws {
         let refreshError = MendError(code: .Login.passwordChanged, developerMessage: "refresh rejected")
-        let provider = RotatingProvider(failure: refreshError)
-        let client = makeClient(tokenCheckingTransport(), provider: provider)
+        // The refresh ends only after all 50 requests were rejected (not after a fixed number of yields, which a slow
+        // machine or the thread sanitizer outlasts).
+        let transport = tokenCheckingTransport()
+        let provider = RotatingProvider(failure: refreshError, holdUntil: { transport.requestCount >= 50 })
+        let client = makeClient(transport, provider: provider)
         let errors = await withTaskGroup(of: MendError?.self) { group in
             for _ in 0..<50 {
                 group.addTask {

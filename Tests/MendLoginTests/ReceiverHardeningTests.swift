@@ -86,22 +86,22 @@ struct ReceiverHardeningTests {
         async let redirect = receiver.waitForRedirect(state: "good-state", timeout: .seconds(60))
         let idle = try RawLoopbackClient(port: port)
         let slow = try RawLoopbackClient(port: port)
-        defer {
-            idle.close()
-            slow.close()
-        }
         let trickle = Task {
             slow.send("GET /callback?state=good-state HTTP/1.1\r\n")
             while !Task.isCancelled, slow.send("X") {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        defer { trickle.cancel() }
         let url = "\(receiver.redirectURI.absoluteString)?code=c&state=good-state"
         let (body, response) = try await URLSession.shared.data(from: URL(string: url)!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("You can close this tab"))
         #expect(try await redirect == url)
+        // Stop sending before closing: a send on a closed descriptor number could land in another socket.
+        trickle.cancel()
+        await trickle.value
+        idle.close()
+        slow.close()
     }
 
     @Test("A connection that never finishes its request head is dropped at its deadline, and the wait goes on")
@@ -116,9 +116,11 @@ struct ReceiverHardeningTests {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        defer { trickle.cancel() }
         // The receiver closes the trickling connection long before the login's own timeout…
         await slow.waitUntilClosedByPeer()
+        // (stop sending before closing: a send on a closed descriptor number could land in another socket)
+        trickle.cancel()
+        await trickle.value
         slow.close()
         // …and is still waiting for the real redirect, which it then takes.
         let url = "\(receiver.redirectURI.absoluteString)?code=c&state=good-state"
