@@ -99,16 +99,16 @@ extension Duration {
     }
 }
 
-/// Base64url without padding (RFC 4648 §5), as MendServer decodes it.
-private enum Base64URL {
-    static func encode(_ data: some DataProtocol) -> String {
+/// Base64url without padding (RFC 4648 §5): the one MendServer and `signed_request` use.
+package enum Base64URL {
+    package static func encode(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
             of: "/", with: "_"
         )
         .replacingOccurrences(of: "=", with: "")
     }
 
-    static func decode(_ text: some StringProtocol) -> Data? {
+    package static func decode(_ text: some StringProtocol) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard !base64.contains("=") || text.hasSuffix("=") else { return nil }
         base64 = base64.replacingOccurrences(of: "=", with: "")

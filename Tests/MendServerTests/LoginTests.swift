@@ -4,6 +4,7 @@ import HTTPTypes
 import MendCore
 import MendEmulator
 import MendHTTP
+import MendSignedRequest
 import MendTesting
 import Testing
 

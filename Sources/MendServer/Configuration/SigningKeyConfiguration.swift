@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MendSignedRequest
 
 /// A key that signs session access tokens: its key id (`kid`), algorithm, and private key.
 ///
@@ -64,25 +65,5 @@ public struct SigningKeyConfiguration: Sendable, Hashable {
             throw ConfigurationError("MEND_SIGNING_KEYS: key ids must be unique")
         }
         return keys
-    }
-}
-
-/// Base64url without padding (RFC 4648 §5).
-enum Base64URL {
-    static func encode(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
-            of: "/", with: "_"
-        )
-        .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") || text.hasSuffix("=") else { return nil }
-        base64 = base64.replacingOccurrences(of: "=", with: "")
-        let remainder = base64.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: base64)
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import MendCore
+import MendSignedRequest
 
 /// Signs and verifies session access tokens with the configured keys (jwt-kit), and publishes their JWKS.
 ///
