@@ -131,11 +131,17 @@ struct ReceiverHardeningTests {
 
     @Test("Many connections at once: the oldest are dropped, the redirect still gets through")
     func connectionFlood() async throws {
-        let receiver = try LoopbackRedirectReceiver(maximumConnections: 4)
+        let limit = 4
+        let receiver = try LoopbackRedirectReceiver(maximumConnections: limit)
         let port = try #require(receiver.redirectURI.port)
         async let redirect = receiver.waitForRedirect(state: "s", timeout: .seconds(60))
         let flood = try (0..<32).map { _ in try RawLoopbackClient(port: port) }
         defer { flood.forEach { $0.close() } }
+        // The receiver takes the connections in order and drops the oldest past its limit: all but the newest
+        // `limit` are closed by the receiver while none of them has sent a byte.
+        for client in flood.dropLast(limit) {
+            await client.waitUntilClosedByPeer()
+        }
         let url = "\(receiver.redirectURI.absoluteString)?code=c&state=s"
         let (_, response) = try await URLSession.shared.data(from: URL(string: url)!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

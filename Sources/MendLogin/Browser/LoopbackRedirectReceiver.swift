@@ -331,7 +331,9 @@ public final class LoopbackRedirectReceiver: Sendable {
                 }
             }
         }
-        guard bound == 0, systemListen(descriptor, 8) == 0 else {
+        // The system's largest backlog: a burst of local connections waits in the queue (the serving loop drops the
+        // oldest past `maximumConnections`) instead of being refused, which would refuse the browser's redirect too.
+        guard bound == 0, systemListen(descriptor, SOMAXCONN) == 0 else {
             _ = systemClose(descriptor)
             throw failure("bind/listen")
         }
