@@ -139,3 +139,39 @@ struct PipelineTests {
         #expect(error.developerMessage.contains("id"))
     }
 }
+
+@Suite("A Mend service's own classification")
+struct ServiceClassificationTests {
+    /// mend-server says "transient" for a code that the catalog files as `other` (it saw the provider fail). The
+    /// category and the retry permission both come from that one statement, so the request is retried.
+    @Test("A transient answer in Mend's wire shape is retried, whatever the catalog says of the code")
+    func transientWireAnswerIsRetried() async throws {
+        let wire =
+            #"{"error":{"domain":"graph","code":100,"category":"transient","recovery":"retry","message":"upstream"}}"#
+        let transport = InMemoryTransport(replies: [.json(503, wire), .json(200, #"{"ok":true}"#)])
+        let response = try await makeClient(transport, decoder: MendServiceErrorDecoder())
+            .send(APIRequest(method: .get, url: apiURL))
+        #expect(response.attempts == 2)
+
+        let json = try JSONValue.parse(Data(wire.utf8)).get()
+        let error = try #require(MendError(wireBody: json))
+        #expect(error.category == .transient)
+        #expect(error.isAutomaticallyRetryable)
+        #expect(error.entry.override == .mendWire(category: .transient, recovery: .retry))
+        // The row itself is untouched: a local error of the same code is still `other`, and never retried.
+        #expect(MendError(code: .Graph.invalidParameter).category == .other)
+        #expect(!MendError(code: .Graph.invalidParameter).isAutomaticallyRetryable)
+    }
+
+    /// A row that forbids automatic retries (a policy block of hours) stays unretried even when a service says
+    /// transient.
+    @Test("A stated transient does not lift a row's ban on automatic retries")
+    func statedTransientKeepsTheRowsBan() throws {
+        let entry = ErrorCatalog.standard.entry(code: .Graph.invalidParameter)
+        #expect(entry.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
+        let banned = try #require(
+            ErrorCatalog.standard.entries.first { $0.category == .transient && !$0.isAutomaticallyRetryable })
+        #expect(!banned.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
+        #expect(banned.overridden(by: .providerTransient).isAutomaticallyRetryable)
+    }
+}

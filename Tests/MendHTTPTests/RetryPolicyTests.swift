@@ -30,7 +30,7 @@ struct RetryPolicyTests {
         notBefore: TimeInterval? = nil, remaining: Duration? = nil, budget: Bool = true
     ) -> RetryPolicy.Situation {
         var error = MendError(code: code, subcode: subcode)
-        error.recovery.notBefore = notBefore.map { now.addingTimeInterval($0) }
+        error.notBefore = notBefore.map { now.addingTimeInterval($0) }
         return RetryPolicy.Situation(
             error: error, attempts: attempts, isRepeatable: repeatable, now: now, remaining: remaining,
             budgetAvailable: budget, unitRandom: 0.5)

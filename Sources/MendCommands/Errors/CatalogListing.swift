@@ -37,7 +37,7 @@ public struct CatalogListing: Sendable {
             var error = MendError(
                 entry: entry, code: MendError.Code(entry.domain, entry.codes?.lowerBound ?? 0),
                 subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), developerMessage: entry.summary)
-            error.recovery.permissions = []
+            error.requestedPermissions = []
             let locale = Locale(identifier: language)
             return Row(
                 domain: entry.domain.rawValue, code: entry.codeText, subcode: entry.subcodeText, name: entry.name,

@@ -157,9 +157,9 @@ public struct Explainer: Sendable {
                 developerMessage: "The response carried \(items.count) GraphQL error(s)"
                     + (body.hasNoData ? " and no data." : " and partial data."),
                 catalog: catalog)
-            whole.category = ranked.category
-            whole.recovery = ranked.recovery
-            if !body.hasNoData { whole.messageKey = .partialContent } else { whole.messageKey = ranked.messageKey }
+            whole.override(.mostActionable(ranked.entry, hasPartialData: !body.hasNoData))
+            whole.requestedPermissions = ranked.requestedPermissions
+            whole.notBefore = ranked.notBefore
             whole.additionalMessages = items.map { item in
                 (item.error.pathText.map { "\($0): " } ?? "") + item.error.message
             }

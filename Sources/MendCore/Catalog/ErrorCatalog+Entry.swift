@@ -23,6 +23,11 @@ extension ErrorCatalog {
         public var isSecuritySensitive: Bool
         /// Whether the pipeline may retry automatically (a transient error that lasts hours is not).
         public var isAutomaticallyRetryable: Bool
+        /// Recovery text that a merged provider configuration supplied for this row (already localized).
+        public var providerRecovery: MendError.ServerRecoveryText?
+        /// The server's override this classification carries, when an error's server overrode its row; `nil` for
+        /// the catalog's own rows. Set only by ``overridden(by:)``.
+        public private(set) var override: Override?
 
         /// Creates an entry.
         public init(
@@ -49,6 +54,35 @@ extension ErrorCatalog {
             self.wireName = wireName
             self.isSecuritySensitive = isSecuritySensitive
             self.isAutomaticallyRetryable = isAutomaticallyRetryable ?? (category == .transient)
+        }
+
+        /// This row with a server's legitimate override applied: the one place where an override turns into a
+        /// category, a recovery action and a retry permission, so that they always agree.
+        public func overridden(by override: Override) -> Entry {
+            var entry = self
+            entry.override = override
+            switch override {
+            case .providerTransient:
+                entry.category = .transient
+                entry.isAutomaticallyRetryable = true
+                if recovery != .waitForRateLimit { entry.recovery = .retry }
+            case .mendWire(let category, let action):
+                entry.category = category
+                entry.recovery = action
+                // A stated "transient" is retried unless the row itself forbids automatic retries (a policy
+                // block that lasts hours stays unretried, whoever calls it transient).
+                entry.isAutomaticallyRetryable =
+                    category == .transient && (self.category != .transient || isAutomaticallyRetryable)
+            case .securityEvent:
+                entry.isSecuritySensitive = true
+            case .mostActionable(let leading, let hasPartialData):
+                entry.category = leading.category
+                entry.recovery = leading.recovery
+                entry.isAutomaticallyRetryable = leading.isAutomaticallyRetryable
+                entry.isSecuritySensitive = leading.isSecuritySensitive
+                entry.messageKey = hasPartialData ? .partialContent : leading.messageKey
+            }
+            return entry
         }
 
         /// The row's code as text: `190`, `200–299` or `*`.

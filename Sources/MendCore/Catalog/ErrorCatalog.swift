@@ -35,12 +35,18 @@ public struct ErrorCatalog: Sendable {
             // A status's own row, else its class's row, before the domain's catch-all.
             let statusClass = code.rawValue / 100 * 100
             for status in [code.rawValue, statusClass] {
-                if let found = lookup(domain: .http, code: status, subcode: subcode?.rawValue, anyCode: false) {
+                if var found = lookup(domain: .http, code: status, subcode: subcode?.rawValue, anyCode: false) {
+                    if found.providerRecovery == nil {
+                        found.providerRecovery = serverRecoveryText(code: code, subcode: subcode)
+                    }
                     return found
                 }
             }
         }
-        if let found = lookup(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
+        if var found = lookup(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
+            if found.providerRecovery == nil {
+                found.providerRecovery = serverRecoveryText(code: code, subcode: subcode)
+            }
             return found
         }
         return Entry.unknown(in: code.domain)
@@ -98,6 +104,27 @@ public struct ErrorCatalog: Sendable {
             entry.domain == domain && entry.subcode == subcode
                 && entry.codes.map { $0.count > 1 && $0.contains(code) } == true
         }
+    }
+}
+
+extension ErrorCatalog {
+    /// A legitimate override of a row's classification by the server that answered. An error's category, recovery
+    /// action and retry permission come from its row, or from its row with one of these applied
+    /// (``Entry/overridden(by:)``), never from fields set one by one.
+    public indirect enum Override: Sendable, Hashable, Codable {
+        /// The provider flagged the error `is_transient: true`: transient and retried automatically, with the
+        /// recovery `retry` (a rate limit keeps waiting for its reset).
+        case providerTransient
+        /// Mend's own serialized form stated the category and recovery: the wire shape a Mend service
+        /// (`mend-server`) answers with, since it saw the upstream failure, or a bridged `NSError`'s `userInfo`.
+        /// Its `transient` is retried unless the row forbids automatic retries.
+        case mendWire(category: MendError.Category, recovery: MendError.Recovery.Action)
+        /// What the server found is a security event that the row does not imply (a valid token issued for another
+        /// app: a substituted token): the user text stays generic.
+        case securityEvent
+        /// A response that carried several errors takes the classification of its most actionable one (GraphQL);
+        /// with partial data, its message says so.
+        case mostActionable(Entry, hasPartialData: Bool)
     }
 }
 

@@ -135,13 +135,13 @@ extension MendError: CustomNSError {
         self.init(
             code: code, subcode: subcode, developerMessage: info[UserInfoKey.developerMessage] as? String,
             catalog: catalog)
-        if let name = info[UserInfoKey.name] as? String { self.name = name }
-        if let number = info[UserInfoKey.category] as? Int, let category = Self.category(vendorNumber: number) {
-            self.category = category
+        let category =
+            (info[UserInfoKey.category] as? Int).flatMap(Self.category(vendorNumber:)) ?? entry.category
+        let action = (info[UserInfoKey.recovery] as? String).map(Recovery.Action.init(rawValue:)) ?? entry.recovery
+        if category != entry.category || action != entry.recovery {
+            override(.mendWire(category: category, recovery: action))
         }
-        if let action = info[UserInfoKey.recovery] as? String { recovery.action = .init(rawValue: action) }
-        if let permissions = info[UserInfoKey.permissions] as? [String] { recovery.permissions = permissions }
-        if let key = info[UserInfoKey.messageKey] as? String { messageKey = MessageKey(rawValue: key) }
+        if let permissions = info[UserInfoKey.permissions] as? [String] { requestedPermissions = permissions }
         referenceID = info[UserInfoKey.referenceID] as? String
         additionalMessages = info[UserInfoKey.additionalMessages] as? [String] ?? []
         attempts = info[UserInfoKey.attempts] as? Int ?? 0

@@ -39,11 +39,14 @@ extension MendError {
             code: Code(Domain(rawValue: domainName), code),
             subcode: body["subcode"]?.intValue.map(Subcode.init(rawValue:)),
             developerMessage: body["message"]?.stringValue, catalog: catalog)
-        if let category = body["category"]?.stringValue.flatMap(Category.init(rawValue:)) { self.category = category }
-        if let action = body["recovery"]?.stringValue, Recovery.Action.known.map(\.rawValue).contains(action) {
-            recovery.action = Recovery.Action(rawValue: action)
+        let category = body["category"]?.stringValue.flatMap(Category.init(rawValue:)) ?? entry.category
+        let action =
+            body["recovery"]?.stringValue.map(Recovery.Action.init(rawValue:))
+            .flatMap { Recovery.Action.known.contains($0) ? $0 : nil } ?? entry.recovery
+        if category != entry.category || action != entry.recovery {
+            override(.mendWire(category: category, recovery: action))
         }
-        recovery.permissions = body["permissions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        requestedPermissions = body["permissions"]?.arrayValue?.compactMap(\.stringValue) ?? []
         referenceID = body["referenceId"]?.stringValue
         additionalMessages = body["additionalMessages"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one error that every part of Mend throws: typed, classified by the ``ErrorCatalog`` and recoverable.
 ///
@@ -28,16 +28,24 @@ import Foundation
 /// Every rendering (``description``, ``shortDescription``, ``errorDescription``, ``errorUserInfo``) is redacted:
 /// tokens and secrets never appear in it.
 public struct MendError: Error, Sendable {
+    // Identity.
+
     /// The error's code, which also names its ``Domain`` (for example `.Graph.accessTokenInvalid`).
-    public var code: Code
+    public let code: Code
     /// The provider's finer-grained reason, when it sent one (Graph `error_subcode`, such as 463 for "expired").
-    public var subcode: Subcode?
-    /// The catalog's name for this error (for example `tokenExpired`): stable, free of dynamic values.
-    public var name: String
-    /// Whether a retry may succeed (`transient`), an action fixes it (`recoverable`), or neither (`other`).
-    public var category: Category
-    /// The concrete action that resolves the error, with its parameters (a wait, the missing permissions).
-    public var recovery: Recovery
+    public let subcode: Subcode?
+
+    // Classification: one value, never copied into fields of the error, so that nothing can drift.
+
+    /// The catalog row this error was classified with, with the server's ``ErrorCatalog/Override`` applied when
+    /// the server legitimately overrode the row (the provider's `is_transient`, Mend's wire shape).
+    ///
+    /// ``name``, ``category``, ``recovery``'s action, ``isAutomaticallyRetryable``, ``messageKey`` and
+    /// ``isSecuritySensitive`` are all read from it.
+    public private(set) var entry: ErrorCatalog.Entry
+
+    // Context.
+
     /// A message for developers and logs. It may contain codes and server text; it never contains tokens or secrets.
     public var developerMessage: String
     /// The server's own localized title for the user (`error_user_title`), which wins over the catalog's.
@@ -56,19 +64,38 @@ public struct MendError: Error, Sendable {
     public var underlying: (any Error & Sendable)?
     /// How many times the request was tried before this error was returned (0 if it was never sent).
     public var attempts: Int
-    /// The localization key of the user-facing title and message.
-    public var messageKey: MessageKey
-    /// Recovery text that the provider's error configuration supplied (already localized by the provider).
-    public var serverRecovery: ServerRecoveryText?
-    /// Whether the error concerns security (a forged state, an invalid id_token): its user text stays generic.
-    public var isSecuritySensitive: Bool
-    /// Whether the pipeline may retry this error automatically (false for, e.g., a policy block that lasts hours).
-    public var isAutomaticallyRetryable: Bool
+    /// The permissions that the recovery requests (``Recovery/Action/requestPermissions``).
+    public var requestedPermissions: [String]
+    /// The earliest time a retry may be sent (from `Retry-After`, usage headers or backoff), if known.
+    public var notBefore: Date?
     /// The attempter that `attemptRecovery(optionIndex:)` calls, when the app or a Mend module provided one.
     public var recoveryAttempter: (any ErrorRecoveryAttempter)?
 
     /// The error's domain: login, graph, REST, GraphQL, HTTP or transport.
     public var domain: Domain { code.domain }
+
+    /// The catalog's name for this error (for example `tokenExpired`): stable, free of dynamic values.
+    public var name: String { entry.name }
+
+    /// Whether a retry may succeed (`transient`), an action fixes it (`recoverable`), or neither (`other`).
+    public var category: Category { entry.category }
+
+    /// The concrete action that resolves the error, with its parameters (a wait, the missing permissions).
+    public var recovery: Recovery {
+        Recovery(action: entry.recovery, permissions: requestedPermissions, notBefore: notBefore)
+    }
+
+    /// Whether the pipeline may retry this error automatically (false for, e.g., a policy block that lasts hours).
+    public var isAutomaticallyRetryable: Bool { entry.isAutomaticallyRetryable }
+
+    /// The localization key of the user-facing title and message.
+    public var messageKey: MessageKey { entry.messageKey }
+
+    /// Whether the error concerns security (a forged state, an invalid id_token): its user text stays generic.
+    public var isSecuritySensitive: Bool { entry.isSecuritySensitive }
+
+    /// Recovery text that the provider's error configuration supplied (already localized by the provider).
+    public var serverRecovery: ServerRecoveryText? { entry.providerRecovery }
 
     /// The HTTP status of the response that caused the error, if there was one.
     public var httpStatus: Int? {
@@ -91,8 +118,8 @@ public struct MendError: Error, Sendable {
     ///   - code: The error's code (its domain is part of it).
     ///   - subcode: The provider's subcode, if any.
     ///   - developerMessage: Text for logs; it is redacted before it is stored. Defaults to the catalog's summary.
-    ///   - isTransient: The provider's own `is_transient` flag; `true` forces the `transient` category.
-    ///   - catalog: The catalog that classifies the error; ``ErrorCatalog/standard`` by default.
+    ///   - isTransient: The provider's own `is_transient` flag; `true` applies ``ErrorCatalog/Override/providerTransient``.
+    ///   - catalog: The catalog that classifies the error.
     public init(
         code: Code,
         subcode: Subcode? = nil,
@@ -101,20 +128,16 @@ public struct MendError: Error, Sendable {
         catalog: ErrorCatalog = .standard
     ) {
         let entry = catalog.entry(code: code, subcode: subcode)
-        self.init(entry: entry, code: code, subcode: subcode, developerMessage: developerMessage ?? entry.summary)
-        if isTransient { forceTransient() }
-        if let override = catalog.serverRecoveryText(code: code, subcode: subcode) {
-            serverRecovery = override
-        }
+        self.init(
+            entry: isTransient ? entry.overridden(by: .providerTransient) : entry, code: code, subcode: subcode,
+            developerMessage: developerMessage ?? entry.summary)
     }
 
     /// Creates an error from a catalog entry, for a concrete code and subcode that the entry matches.
     public init(entry: ErrorCatalog.Entry, code: Code, subcode: Subcode?, developerMessage: String) {
         self.code = code
         self.subcode = subcode
-        self.name = entry.name
-        self.category = entry.category
-        self.recovery = Recovery(action: entry.recovery)
+        self.entry = entry
         self.developerMessage = Redactor.standard.redact(text: developerMessage)
         self.serverUserTitle = nil
         self.serverUserMessage = nil
@@ -123,18 +146,15 @@ public struct MendError: Error, Sendable {
         self.additionalMessages = []
         self.underlying = nil
         self.attempts = 0
-        self.messageKey = entry.messageKey
-        self.serverRecovery = nil
-        self.isSecuritySensitive = entry.isSecuritySensitive
-        self.isAutomaticallyRetryable = entry.isAutomaticallyRetryable
+        self.requestedPermissions = []
+        self.notBefore = nil
         self.recoveryAttempter = nil
     }
 
-    /// Makes the error transient, as the provider's `is_transient: true` demands.
-    public mutating func forceTransient() {
-        category = .transient
-        isAutomaticallyRetryable = true
-        if recovery.action != .waitForRateLimit { recovery.action = .retry }
+    /// Applies a server's legitimate override of the classification (see ``ErrorCatalog/Override``), the only way
+    /// an error's classification changes after it was created.
+    public mutating func override(_ override: ErrorCatalog.Override) {
+        entry = entry.overridden(by: override)
     }
 
     /// Returns a copy with `attempts` set, as the pipeline does when it gives up.

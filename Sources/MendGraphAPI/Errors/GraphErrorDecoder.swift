@@ -68,11 +68,11 @@ public struct GraphErrorDecoder: ErrorDecoder {
         error.serverUserTitle = envelope.userTitle
         error.serverUserMessage = envelope.userMessage
         error.referenceID = envelope.traceID ?? response.headerFields[Self.traceHeader] ?? error.referenceID
-        if error.recovery.action == .requestPermissions { error.recovery.permissions = envelope.missingPermissions }
+        if error.recovery.action == .requestPermissions { error.requestedPermissions = envelope.missingPermissions }
         if error.recovery.action == .waitForRateLimit || error.category == .transient,
             let usageWait = Self.usageWait(in: response.headerFields, now: context.now)
         {
-            error.recovery.notBefore = max(error.recovery.notBefore ?? usageWait, usageWait)
+            error.notBefore = max(error.notBefore ?? usageWait, usageWait)
         }
         return error
     }

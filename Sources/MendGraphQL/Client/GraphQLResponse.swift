@@ -88,9 +88,9 @@ extension GraphQLResponseBody {
                 ? "The data did not decode: \(decodingFailure ?? "unknown reason")."
                 : "The response carried \(errors.count) GraphQL error(s) and \(hasData ? "partial data" : "no data").")
         if let leading = mostActionable(classified) {
-            error.category = leading.category
-            error.recovery = leading.recovery
-            if !hasData { error.messageKey = leading.messageKey }
+            error.override(.mostActionable(leading.entry, hasPartialData: hasData))
+            error.requestedPermissions = leading.requestedPermissions
+            error.notBefore = leading.notBefore
         }
         error.additionalMessages = errors.map { (($0.pathText.map { "\($0): " }) ?? "") + $0.message }
         error.underlying = GraphQLErrors(errors: errors, partialData: rawData)

@@ -43,7 +43,7 @@ public struct GraphQLErrorClassifier: Sendable {
         }
         let permissions = Self.missingPermissions(graphQLError.extensions)
         if !permissions.isEmpty, error.recovery.action == .requestPermissions {
-            error.recovery.permissions = permissions
+            error.requestedPermissions = permissions
         }
         return error
     }

@@ -77,7 +77,7 @@ extension MendError {
         if let retryAfter = response.headerFields[.retryAfter],
             let date = RetryAfter.date(from: retryAfter, now: context.now)
         {
-            recovery.notBefore = date
+            notBefore = date
         }
     }
 }

@@ -66,7 +66,7 @@ struct RateLimitGateMiddleware: ClientMiddleware {
                 // `Retry-After: 86400` must not hold every later request for a day): return the throttle at once,
                 // without calling into it; its `notBefore` says when the key opens.
                 var error = hold.error
-                error.recovery.notBefore = hold.until
+                error.notBefore = hold.until
                 error.developerMessage =
                     "Not sent: \(key) is rate limited until the throttle passes. " + error.developerMessage
                 throw error

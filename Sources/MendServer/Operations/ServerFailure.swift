@@ -55,7 +55,7 @@ struct ServerFailure: Error, Sendable {
     static func rateLimited(retryAfter seconds: Int, scope: String) -> ServerFailure {
         var error = MendError(
             code: .HTTP.tooManyRequests, developerMessage: "Too many requests (\(scope)); retry after \(seconds) s.")
-        error.recovery.notBefore = Date().addingTimeInterval(TimeInterval(seconds))
+        error.notBefore = Date().addingTimeInterval(TimeInterval(seconds))
         var headers = HTTPFields()
         headers[.retryAfter] = String(seconds)
         return ServerFailure(error, status: .tooManyRequests, headers: headers)

@@ -57,7 +57,7 @@ struct TokenInspection: Sendable, Hashable {
             var error = MendError(
                 code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
                 developerMessage: "debug_token: the token was issued for app \(appID ?? "(none)"), not for this app.")
-            error.isSecuritySensitive = true
+            error.override(.securityEvent)
             return .failure(error)
         }
         if let type, type.uppercased() != "USER" {
@@ -78,8 +78,7 @@ struct TokenInspection: Sendable, Hashable {
                 code: .Graph.permissionMissing,
                 developerMessage:
                     "The login did not grant the required permissions: \(missing.joined(separator: ", ")).")
-            error.recovery.action = .requestPermissions
-            error.recovery.permissions = missing
+            error.requestedPermissions = missing
             return .failure(error)
         }
         return .success((userID, scopes))
