@@ -9,6 +9,12 @@
 //                   └──── MendHTTPAsyncHTTPClient   (server/CLI live transport)
 //   MendEmulator, MendServer, MendTesting: never depended on by a client module.
 //
+// Error spaces live with the module that decodes them: MendCore holds the mechanism and the HTTP and transport
+// spaces; MendHTTP the REST space; MendGraphAPI the Graph space (and the vendor SDK's userInfo keys); MendGraphQL
+// the GraphQL space; MendLogin the login and session spaces. So MendServer depends on MendLogin (it answers with
+// login and session errors) and MendEmulator on MendGraphAPI, MendGraphQL and MendLogin (it emulates and lists
+// every space).
+//
 // The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
 
@@ -111,7 +117,8 @@ let package = Package(
         .target(
             name: "MendEmulator",
             dependencies: [
-                "MendCore",
+                // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
@@ -131,7 +138,8 @@ let package = Package(
         .target(
             name: "MendServer",
             dependencies: [
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
+                // MendLogin: the login and session error spaces it answers with.
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -210,7 +218,11 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "MendCoreTests", dependencies: ["MendCore"]),
+        // MendCore's mechanism, tested with the real error spaces (declared in the client modules).
+        .testTarget(
+            name: "MendCoreTests",
+            dependencies: ["MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendEmulator"]
+        ),
         .testTarget(
             name: "MendHTTPTests",
             dependencies: [
@@ -269,6 +281,7 @@ let package = Package(
         .testTarget(
             name: "MendServerTests",
             dependencies: [
+                "MendLogin", "MendGraphAPI",
                 "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
                 "MendSignedRequest",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -40,7 +40,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         HTTPResponse, HTTPBody
     ) {
         guard let scheme = request.scheme, let authority = request.authority else {
-            throw MendError(code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.")
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
         var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(request.path ?? "/")")
         outgoing.method = .init(rawValue: request.method.rawValue)
@@ -54,7 +55,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
         guard timeout > .zero else {
             throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.")
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
+                catalog: .core)
         }
         let response: HTTPClientResponse
         do {
@@ -106,7 +108,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
                 return transportError(.Transport.invalidRequest, clientError)
             default:
-                return transportError(MendError.Code(.transport, 0), clientError)
+                return transportError(.Transport.unclassified, clientError)
             }
         }
         if let connectionError = error as? NIOConnectionError {
@@ -134,11 +136,12 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if typeName.contains("HTTPParserError") {
             return transportError(.Transport.malformedResponse, error)
         }
-        return transportError(MendError.Code(.transport, 0), error)
+        return transportError(.Transport.unclassified, error)
     }
 
     private static func transportError(_ code: MendError.Code, _ error: any Error) -> MendError {
-        var mendError = MendError(code: code, developerMessage: "AsyncHTTPClient: \(String(describing: error))")
+        var mendError = MendError(
+            code: code, developerMessage: "AsyncHTTPClient: \(String(describing: error))", catalog: .core)
         mendError.underlying = UnexpectedFailure(description: String(describing: error))
         return mendError
     }

@@ -45,12 +45,14 @@ public final class URLSessionTransport: HTTPTransport {
         HTTPResponse, HTTPBody
     ) {
         guard let url = request.url else {
-            throw MendError(code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.")
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
         let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
         guard timeout > .zero else {
             throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.")
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
+                catalog: .core)
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
@@ -87,7 +89,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// Maps a `URLError` (or any error of the data task) to a transport-domain `MendError`.
     static func map(_ error: any Error) -> any Error {
         guard let urlError = error as? URLError else {
-            return MendError(code: MendError.Code(.transport, 0), developerMessage: "URLSession: \(error)")
+            return MendError(code: .Transport.unclassified, developerMessage: "URLSession: \(error)", catalog: .core)
         }
         let code: MendError.Code
         switch urlError.code {
@@ -106,9 +108,10 @@ public final class URLSessionTransport: HTTPTransport {
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             code = .Transport.malformedResponse
         case .zeroByteResource: code = .Transport.emptyResponse
-        default: code = MendError.Code(.transport, 0)
+        default: code = .Transport.unclassified
         }
-        var mendError = MendError(code: code, developerMessage: "URLSession: URLError \(urlError.code.rawValue)")
+        var mendError = MendError(
+            code: code, developerMessage: "URLSession: URLError \(urlError.code.rawValue)", catalog: .core)
         mendError.underlying = UnexpectedFailure(description: "URLError \(urlError.code.rawValue)")
         return mendError
     }
@@ -167,7 +170,9 @@ final class Exchange: Sendable {
     }
 
     static var noResponse: MendError {
-        MendError(code: .Transport.malformedResponse, developerMessage: "URLSession finished without an HTTP response.")
+        MendError(
+            code: .Transport.malformedResponse, developerMessage: "URLSession finished without an HTTP response.",
+            catalog: .core)
     }
 }
 

@@ -1,12 +1,17 @@
 import Foundation
 import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendHTTP
+import MendLogin
 import Testing
 
 @Suite("NSError bridging")
 struct BridgingTests {
     static func sampleError() -> MendError {
         var error = MendError(
-            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "Session has expired")
+            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "Session has expired",
+            catalog: .everySpace)
         error.referenceID = "AbCdEf123"
         error.httpStatus = 400
         error.response?.json = .object(["error": .object(["code": .int(190), "error_subcode": .int(463)])])
@@ -16,9 +21,14 @@ struct BridgingTests {
         return error
     }
 
-    @Test("The bridged NSError carries Mend's and the vendor SDK's keys")
+    @Test("The bridged NSError carries Mend's keys; MendGraphAPI's vendor-SDK form adds the vendor SDK's")
     func userInfoKeys() throws {
-        let nsError = Self.sampleError() as NSError
+        let plain = Self.sampleError() as NSError
+        #expect(plain.userInfo[MendError.UserInfoKey.category] as? String == "recoverable")
+        #expect(plain.userInfo[MendError.UserInfoKey.subcode] as? Int == 463)
+        #expect(plain.userInfo[MendError.UserInfoKey.httpStatus] as? Int == 400)
+        #expect(plain.userInfo["com.facebook.sdk:FBSDKErrorDeveloperMessageKey"] == nil)
+        let nsError = Self.sampleError().vendorSDKNSError
         #expect(nsError.domain == "dev.mend")
         #expect(nsError.code == 190)
         let info = nsError.userInfo
@@ -44,7 +54,7 @@ struct BridgingTests {
         let bridged = original as NSError
         // A fresh NSError, as one arriving from Objective-C code or an archive would be.
         let plain = NSError(domain: bridged.domain, code: bridged.code, userInfo: bridged.userInfo)
-        let restored = try #require(MendError(bridging: plain))
+        let restored = try #require(MendError(bridging: plain, catalog: .everySpace))
         #expect(restored == original)
         #expect(restored.domain == .graph)
         #expect(restored.code == .Graph.accessTokenInvalid)
@@ -62,30 +72,34 @@ struct BridgingTests {
 
     @Test("Every login code keeps its domain through the bridge", arguments: 300...310)
     func loginCodes(code: Int) throws {
-        let error = MendError(code: MendError.Code(.login, code))
+        let error = MendError(code: MendError.Code(.login, code), catalog: .everySpace)
         let plain = NSError(
             domain: (error as NSError).domain, code: (error as NSError).code, userInfo: (error as NSError).userInfo)
-        let restored = try #require(MendError(bridging: plain))
+        let restored = try #require(MendError(bridging: plain, catalog: .everySpace))
         #expect(restored.code == MendError.Code(.login, code))
         #expect(restored.category == error.category)
     }
 
     @Test("Foreign NSErrors are not Mend errors")
     func foreignErrors() {
-        #expect(MendError(bridging: NSError(domain: NSURLErrorDomain, code: -1009)) == nil)
-        #expect(MendError(bridging: NSError(domain: "dev.mend", code: 1)) == nil)
-        #expect(MendError(bridging: CancellationError()) == nil)
+        #expect(MendError(bridging: NSError(domain: NSURLErrorDomain, code: -1009), catalog: .everySpace) == nil)
+        #expect(MendError(bridging: NSError(domain: "dev.mend", code: 1), catalog: .everySpace) == nil)
+        #expect(MendError(bridging: CancellationError(), catalog: .everySpace) == nil)
     }
 
     @Test("Equality is by identity: domain, code and subcode")
     func equality() {
-        var a = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired)
-        let b = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "other text")
+        var a = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
+        let b = MendError(
+            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "other text",
+            catalog: .everySpace)
         a.referenceID = "x"
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
-        #expect(a != MendError(code: .Graph.accessTokenInvalid, subcode: .passwordChanged))
-        #expect(MendError(code: .REST.notFound) != MendError(code: .HTTP.notFound))
+        #expect(a != MendError(code: .Graph.accessTokenInvalid, subcode: .passwordChanged, catalog: .everySpace))
+        #expect(
+            MendError(code: .REST.notFound, catalog: .everySpace)
+                != MendError(code: .HTTP.notFound, catalog: .everySpace))
         #expect(a.matches(.Graph.accessTokenInvalid))
         #expect(a.matches(.Graph.accessTokenInvalid, .tokenExpired))
         #expect(!a.matches(.Graph.accessTokenInvalid, .passwordChanged))

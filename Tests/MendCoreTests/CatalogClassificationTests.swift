@@ -1,4 +1,9 @@
 import MendCore
+import MendEmulator
+import MendGraphAPI
+import MendGraphQL
+import MendHTTP
+import MendLogin
 import Testing
 
 /// Expected classifications, written from the reference documents (not read back from the catalog).
@@ -160,7 +165,8 @@ let expectedRows: [ExpectedRow] = [
 struct CatalogClassificationTests {
     @Test("Each documented code classifies as the references say", arguments: expectedRows)
     func classification(row: ExpectedRow) {
-        let error = MendError(code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)))
+        let error = MendError(
+            code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everySpace)
         #expect(error.name == row.name)
         #expect(error.category == row.category)
         #expect(error.recovery.action == row.recovery)
@@ -169,11 +175,11 @@ struct CatalogClassificationTests {
 
     @Test("Every catalog row is covered by the expected table, and resolves to itself")
     func everyRowIsCovered() {
-        for entry in ErrorCatalog.standard.entries {
+        for entry in ErrorCatalog.everySpace.entries {
             guard let lower = entry.codes?.lowerBound else { continue }
             let error = MendError(
-                code: MendError.Code(entry.domain, lower), subcode: entry.subcode.map(MendError.Subcode.init(rawValue:))
-            )
+                code: MendError.Code(entry.domain, lower),
+                subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everySpace)
             #expect(error.name == entry.name, "\(entry.domain)/\(entry.codeText)/\(entry.subcodeText)")
             let covered = expectedRows.contains {
                 $0.code.domain == entry.domain && entry.codes?.contains($0.code.rawValue) == true
@@ -185,8 +191,8 @@ struct CatalogClassificationTests {
 
     @Test("Entry names are unique within a domain, and every domain has a default row")
     func namesAreUnique() {
-        for domain in MendError.Domain.known {
-            let entries = ErrorCatalog.standard.entries(in: domain)
+        for domain in ErrorCatalog.everySpace.domains {
+            let entries = ErrorCatalog.everySpace.entries(in: domain)
             let named = entries.filter { $0.codes != nil }.map(\.name)
             #expect(Set(named).count == named.count, "duplicate names in \(domain)")
             #expect(entries.contains { $0.codes == nil && $0.subcode == nil }, "no default row in \(domain)")
@@ -200,7 +206,7 @@ struct CatalogClassificationTests {
             (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {
-        #expect(ErrorCatalog.standard.entries(in: domain).count == count)
+        #expect(ErrorCatalog.everySpace.entries(in: domain).count == count)
     }
 
     @Test("Only the session-ended codes (10–19) end a session; 1–9 ask for a refresh")
@@ -219,10 +225,10 @@ struct CatalogClassificationTests {
 
     @Test("Temporarily blocked (368) is transient but never retried automatically")
     func policyBlockIsNotAutoRetried() {
-        let error = MendError(code: .Graph.temporarilyBlocked)
+        let error = MendError(code: .Graph.temporarilyBlocked, catalog: .everySpace)
         #expect(error.category == .transient)
         #expect(!error.isAutomaticallyRetryable)
-        #expect(MendError(code: .Graph.appRateLimit).isAutomaticallyRetryable)
-        #expect(!MendError(code: .Graph.accessTokenInvalid).isAutomaticallyRetryable)
+        #expect(MendError(code: .Graph.appRateLimit, catalog: .everySpace).isAutomaticallyRetryable)
+        #expect(!MendError(code: .Graph.accessTokenInvalid, catalog: .everySpace).isAutomaticallyRetryable)
     }
 }

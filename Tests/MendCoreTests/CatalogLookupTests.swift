@@ -1,5 +1,7 @@
 import Foundation
 import MendCore
+import MendEmulator
+import MendGraphAPI
 import Testing
 
 @Suite("Catalog lookup order, is_transient and provider configuration")
@@ -43,9 +45,10 @@ struct CatalogLookupTests {
 
     @Test("Unknown codes and unknown domains get a generic row")
     func unknownCodes() {
-        #expect(MendError(code: MendError.Code(.graph, 424_242)).name == "unknownGraphError")
-        #expect(MendError(code: .Graph.accessTokenInvalid, subcode: 999).name == "accessTokenInvalid")
-        let foreign = MendError(code: MendError.Code(MendError.Domain(rawValue: "payments"), 1))
+        #expect(MendError(code: MendError.Code(.graph, 424_242), catalog: .everySpace).name == "unknownGraphError")
+        #expect(
+            MendError(code: .Graph.accessTokenInvalid, subcode: 999, catalog: .everySpace).name == "accessTokenInvalid")
+        let foreign = MendError(code: MendError.Code(MendError.Domain(rawValue: "payments"), 1), catalog: .everySpace)
         #expect(foreign.category == .other)
         #expect(foreign.name == "unknown")
         #expect(foreign.messageKey == .generic)
@@ -53,12 +56,13 @@ struct CatalogLookupTests {
 
     @Test("is_transient forces the transient category, keeping a rate-limit wait")
     func isTransientOverride() {
-        let invalid = MendError(code: .Graph.invalidParameter, isTransient: true)
+        let invalid = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everySpace)
         #expect(invalid.category == .transient)
         #expect(invalid.recovery.action == .retry)
-        let throttled = MendError(code: .Graph.appRateLimit, isTransient: true)
+        let throttled = MendError(code: .Graph.appRateLimit, isTransient: true, catalog: .everySpace)
         #expect(throttled.recovery.action == .waitForRateLimit)
-        let token = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, isTransient: false)
+        let token = MendError(
+            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, isTransient: false, catalog: .everySpace)
         #expect(token.category == .recoverable)
     }
 
@@ -75,7 +79,7 @@ struct CatalogLookupTests {
 
     @Test("A provider configuration in the vendor's shape is merged over the defaults")
     func providerMerge() throws {
-        let merged = try ErrorCatalog.standard.merging(providerConfiguration: Data(Self.providerConfiguration.utf8))
+        let merged = try ErrorCatalog.everySpace.merging(providerConfiguration: Data(Self.providerConfiguration.utf8))
 
         let missing = MendError(code: .Graph.invalidParameter, subcode: .objectNotFound, catalog: merged)
         #expect(missing.category == .transient)
@@ -101,9 +105,10 @@ struct CatalogLookupTests {
         #expect(MendError(code: .Graph.invalidParameter, catalog: merged).category == .other)
         #expect(MendError(code: .Graph.unknown, catalog: merged).category == .transient)
         // The standard catalog itself is unchanged.
-        #expect(MendError(code: .Graph.duplicatePost).category == .other)
+        #expect(MendError(code: .Graph.duplicatePost, catalog: .everySpace).category == .other)
         #expect(
-            MendError(code: .Graph.duplicatePost).recoverySuggestion(locale: Locale(identifier: "en"))
+            MendError(code: .Graph.duplicatePost, catalog: .everySpace).recoverySuggestion(
+                locale: Locale(identifier: "en"))
                 == "Check what you entered and try again.")
     }
 
@@ -114,20 +119,21 @@ struct CatalogLookupTests {
         ])
         #expect(
             MendError(
-                code: .Graph.capabilityMissing, catalog: try ErrorCatalog.standard.merging(providerConfiguration: list)
+                code: .Graph.capabilityMissing,
+                catalog: try ErrorCatalog.everySpace.merging(providerConfiguration: list)
             ).category == .transient)
 
         #expect(throws: ErrorCatalog.ConfigurationError.notJSON) {
-            try ErrorCatalog.standard.merging(providerConfiguration: Data("<html>".utf8))
+            try ErrorCatalog.everySpace.merging(providerConfiguration: Data("<html>".utf8))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.standard.merging(providerConfiguration: .object(["data": .array([])]))
+            try ErrorCatalog.everySpace.merging(providerConfiguration: .object(["data": .array([])]))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.standard.merging(providerConfiguration: .array([.string("transient")]))
+            try ErrorCatalog.everySpace.merging(providerConfiguration: .array([.string("transient")]))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.standard.merging(
+            try ErrorCatalog.everySpace.merging(
                 providerConfiguration: .array([
                     .object(["name": .string("other"), "items": .array([.object(["code": .string("x")])])])
                 ]))

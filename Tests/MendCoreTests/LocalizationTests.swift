@@ -1,4 +1,8 @@
 import Foundation
+import MendEmulator
+import MendGraphAPI
+import MendHTTP
+import MendLogin
 import Testing
 
 @testable import MendCore
@@ -29,7 +33,7 @@ struct LocalizationTests {
         arguments: MendLocalization.supportedLanguages)
     func catalogKeysExist(language: String) throws {
         let table = try #require(MendLocalization.tables[language])
-        for entry in ErrorCatalog.standard.entries {
+        for entry in ErrorCatalog.everySpace.entries {
             #expect(
                 table.messages[entry.messageKey] != nil, "\(language): no message \(entry.messageKey) for \(entry.name)"
             )
@@ -55,7 +59,7 @@ struct LocalizationTests {
 
     @Test("Languages differ from English where they should")
     func translated() {
-        let error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired)
+        let error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
         let messages = Set(
             MendLocalization.supportedLanguages.map { error.userMessage(locale: Locale(identifier: $0)) })
         #expect(messages.count == MendLocalization.supportedLanguages.count)
@@ -71,12 +75,12 @@ struct LocalizationTests {
             MendError.Code.Login.badChallengeString, .Login.invalidIDToken,
         ])
     func securityErrorsAreGeneric(code: MendError.Code) {
-        var error = MendError(code: code, developerMessage: "state abc123 != def456")
+        var error = MendError(code: code, developerMessage: "state abc123 != def456", catalog: .everySpace)
         error.serverUserMessage = "The state parameter abc123 did not match"
         error.serverUserTitle = "CSRF detected"
         #expect(error.isSecuritySensitive)
         #expect(error.messageKey == .loginFailed)
-        let generic = MendError(code: .Login.unknown)
+        let generic = MendError(code: .Login.unknown, catalog: .everySpace)
         for language in MendLocalization.supportedLanguages {
             let locale = Locale(identifier: language)
             #expect(error.userMessage(locale: locale) == generic.userMessage(locale: locale))
@@ -87,7 +91,7 @@ struct LocalizationTests {
 
     @Test("The server's own user title and message win for ordinary errors")
     func serverTextWins() {
-        var error = MendError(code: .Graph.duplicatePost)
+        var error = MendError(code: .Graph.duplicatePost, catalog: .everySpace)
         error.serverUserTitle = "Doppelter Beitrag"
         error.serverUserMessage = "Du hast das bereits gepostet."
         #expect(error.userTitle(locale: Locale(identifier: "en")) == "Doppelter Beitrag")
@@ -96,7 +100,7 @@ struct LocalizationTests {
 
     @Test("The reference line is localized, and absent for errors that never reached the API")
     func referenceText() {
-        var error = MendError(code: .REST.updateConflict)
+        var error = MendError(code: .REST.updateConflict, catalog: .everySpace)
         #expect(error.referenceText(locale: Locale(identifier: "en")) == nil)
         #expect(error.referenceIDOrNone == "-1")
         error.referenceID = "8f14e45f"

@@ -1,5 +1,7 @@
 import Foundation
 import MendCore
+import MendEmulator
+import MendGraphAPI
 import Testing
 
 /// An attempter that records its calls and answers with a fixed outcome.
@@ -20,7 +22,7 @@ final class RecordingAttempter: ErrorRecoveryAttempter {
 @Suite("RecoverableError")
 struct RecoveryTests {
     static func expiredToken(attempter: (any ErrorRecoveryAttempter)?) -> MendError {
-        var error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired)
+        var error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
         error.recoveryAttempter = attempter
         return error
     }
@@ -41,7 +43,7 @@ struct RecoveryTests {
         #expect(!(await error.attemptRecovery(optionIndex: 1)))
         #expect(!(await error.attemptRecovery(optionIndex: 7)))
         #expect(!(await Self.expiredToken(attempter: nil).attemptRecovery(optionIndex: 0)))
-        var other = MendError(code: .Graph.duplicatePost)
+        var other = MendError(code: .Graph.duplicatePost, catalog: .everySpace)
         other.recoveryAttempter = attempter
         #expect(!(await other.attemptRecovery(optionIndex: 0)))
         #expect(attempter.callCount == 0)

@@ -1,5 +1,7 @@
 import Foundation
 import MendCore
+import MendEmulator
+import MendGraphAPI
 import Testing
 
 @Suite("Redaction")
@@ -32,7 +34,8 @@ struct RedactionTests {
         let parsed = try? JSONValue.parse(Data(body.utf8)).get()
         var error = MendError(
             code: .Graph.accessTokenInvalid,
-            developerMessage: "GET /me?access_token=\(token) failed; Authorization: Bearer \(token); id_token \(jwt)")
+            developerMessage: "GET /me?access_token=\(token) failed; Authorization: Bearer \(token); id_token \(jwt)",
+            catalog: .everySpace)
         error.response = ResponseExcerpt(
             status: 400,
             headers: [

@@ -71,7 +71,7 @@ struct ControlAPITests {
             func decode(_ reply: Reply) -> MendError? {
                 decoder.decodeError(
                     response: HTTPResponse(status: .init(code: reply.status), headerFields: reply.headers),
-                    body: reply.body, context: ErrorDecodingContext())
+                    body: reply.body, context: ErrorDecodingContext(catalog: .everySpace))
             }
             try await emulator.injectFault(FaultRule(kind: .malformedJSON, path: "/me", times: 1))
             #expect(decode(try await client.get("\(v)/me?access_token=\(token)"))?.code == .Transport.malformedResponse)

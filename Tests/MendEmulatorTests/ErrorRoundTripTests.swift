@@ -9,7 +9,7 @@ import Testing
 /// Every Graph row of the catalog, injected as a fault, comes back through Mend's own decoder as the same error.
 struct ErrorRoundTripTests {
     /// One concrete (code, subcode) per Graph row: ranges use their first code, the catch-all row uses 999.
-    static let graphRows: [ErrorCatalog.Entry] = ErrorCatalog.standard.entries(in: .graph)
+    static let graphRows: [ErrorCatalog.Entry] = ErrorCatalog.everySpace.entries(in: .graph)
 
     static func concrete(_ entry: ErrorCatalog.Entry) -> (code: Int, subcode: Int?) {
         (entry.codes?.lowerBound ?? 999, entry.subcode)
@@ -17,7 +17,8 @@ struct ErrorRoundTripTests {
 
     static func decode(_ reply: Reply) -> MendError? {
         let response = HTTPResponse(status: .init(code: reply.status), headerFields: reply.headers)
-        return GraphErrorDecoder().decodeError(response: response, body: reply.body, context: ErrorDecodingContext())
+        return GraphErrorDecoder().decodeError(
+            response: response, body: reply.body, context: ErrorDecodingContext(catalog: .everySpace))
     }
 
     /// `graph/190/460` for every Graph row (short test names; the row is looked up again).
@@ -49,7 +50,8 @@ struct ErrorRoundTripTests {
 
             let decoded = try #require(Self.decode(reply))
             let expected = MendError(
-                code: MendError.Code(.graph, code), subcode: subcode.map(MendError.Subcode.init(rawValue:)))
+                code: MendError.Code(.graph, code), subcode: subcode.map(MendError.Subcode.init(rawValue:)),
+                catalog: .everySpace)
             #expect(decoded == expected)
             #expect(decoded.name == entry.name)
             #expect(decoded.category == entry.category)
@@ -81,11 +83,11 @@ struct ErrorRoundTripTests {
         }
     }
 
-    static let restRows: [ErrorCatalog.Entry] = ErrorCatalog.standard.entries(in: .rest).filter { $0.codes != nil }
+    static let restRows: [ErrorCatalog.Entry] = ErrorCatalog.everySpace.entries(in: .rest).filter { $0.codes != nil }
 
     @Test(arguments: restRows.map { $0.codes!.lowerBound })
     func restRowRoundTrips(code: Int) async throws {
-        let entry = ErrorCatalog.standard.entry(code: MendError.Code(.rest, code))
+        let entry = ErrorCatalog.everySpace.entry(code: MendError.Code(.rest, code))
         try await withEmulatorClient(.router) { client, emulator in
             try await emulator.injectFault(.error("rest/\(code)", path: "/v1/objects/*"))
             let reply = try await client.get("/v1/objects/note/1", headers: [RESTKey.header: "emulator-api-key"])
@@ -96,7 +98,8 @@ struct ErrorRoundTripTests {
             let referenceID = try #require(status["referenceId"]?.stringValue)
             let response = HTTPResponse(status: .init(code: reply.status), headerFields: reply.headers)
             let decoded = try #require(
-                RESTErrorDecoder().decodeError(response: response, body: reply.body, context: ErrorDecodingContext()))
+                RESTErrorDecoder().decodeError(
+                    response: response, body: reply.body, context: ErrorDecodingContext(catalog: .everySpace)))
             #expect(decoded.code == MendError.Code(.rest, code))
             #expect(decoded.name == entry.name)
             #expect(decoded.category == entry.category)

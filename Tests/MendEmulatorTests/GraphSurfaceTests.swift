@@ -116,7 +116,8 @@ struct GraphSurfaceTests {
             #expect(denied.json?["error"]?["code"]?.intValue == 200)
             let response = HTTPResponse(status: .init(code: denied.status), headerFields: denied.headers)
             let error = try #require(
-                GraphErrorDecoder().decodeError(response: response, body: denied.body, context: ErrorDecodingContext()))
+                GraphErrorDecoder().decodeError(
+                    response: response, body: denied.body, context: ErrorDecodingContext(catalog: .everySpace)))
             #expect(error.recovery.permissions == ["publish_actions"])
 
             let writer = try await emulator.issueToken(userID: alice, scopes: ["publish_actions"])
@@ -216,7 +217,8 @@ struct GraphSurfaceTests {
             let now = await emulator.now()
             let error = try #require(
                 GraphErrorDecoder().decodeError(
-                    response: response, body: throttled.body, context: ErrorDecodingContext(now: now)))
+                    response: response, body: throttled.body,
+                    context: ErrorDecodingContext(catalog: .everySpace, now: now)))
             #expect(error.category == .transient)
             if code == 80001 {
                 let usage = try #require(throttled.header("x-business-use-case-usage"))
@@ -241,7 +243,7 @@ struct GraphSurfaceTests {
             #expect(reply.json?["id"]?.stringValue == appID)
             let categories = try #require(reply.json?["ios_sdk_error_categories"])
             #expect(categories.arrayValue?.map { $0["name"]?.stringValue } == ["transient", "login", "other"])
-            let merged = try ErrorCatalog.standard.merging(providerConfiguration: categories)
+            let merged = try ErrorCatalog.everySpace.merging(providerConfiguration: categories)
             #expect(merged.entry(code: .Graph.accessTokenInvalid, subcode: .passwordChanged).category == .recoverable)
             #expect(merged.serverRecoveryText(code: .Graph.accessTokenInvalid, subcode: nil)?.suggestion != nil)
         }

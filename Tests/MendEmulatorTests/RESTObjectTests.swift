@@ -11,7 +11,8 @@ struct RESTObjectTests {
 
     func decode(_ reply: Reply) -> MendError? {
         let response = HTTPResponse(status: .init(code: reply.status), headerFields: reply.headers)
-        return RESTErrorDecoder().decodeError(response: response, body: reply.body, context: ErrorDecodingContext())
+        return RESTErrorDecoder().decodeError(
+            response: response, body: reply.body, context: ErrorDecodingContext(catalog: .everySpace))
     }
 
     func expectError(_ reply: Reply, _ code: Int, sourceLocation: SourceLocation = #_sourceLocation) {

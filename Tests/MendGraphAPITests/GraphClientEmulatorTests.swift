@@ -26,7 +26,7 @@ struct GraphClientEmulatorTests {
             let parts = row.split(separator: "/").compactMap { Int($0) }
             let code = MendError.Code(.graph, parts[0])
             let subcode = parts.count > 1 ? MendError.Subcode(rawValue: parts[1]) : nil
-            let expected = ErrorCatalog.standard.entry(code: code, subcode: subcode)
+            let expected = ErrorCatalog.graph.entry(code: code, subcode: subcode)
             try await emulator.inject(error: row, path: "/me")
             let tokens = StaticGraphToken(try await emulator.token())
             let waits = Waits()

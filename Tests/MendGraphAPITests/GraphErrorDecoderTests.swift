@@ -12,7 +12,7 @@ private func decode(_ status: Int, _ body: String, headers: [(String, String)] =
     for (name, value) in headers { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
     return GraphErrorDecoder().decodeError(
         response: HTTPResponse(status: .init(code: status), headerFields: fields), body: Data(body.utf8),
-        context: ErrorDecodingContext(now: now))
+        context: ErrorDecodingContext(catalog: .graph, now: now))
 }
 
 @Suite("Graph error decoding")

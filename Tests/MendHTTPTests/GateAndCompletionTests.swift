@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendEmulator
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 
@@ -114,7 +116,8 @@ struct CancellationTests {
         let reauth = makeClient(tokenCheckingTransport(), provider: RotatingProvider())
         await reauth.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }.wait()
         let failedRefresh = makeClient(
-            tokenCheckingTransport(), provider: RotatingProvider(failure: MendError(code: .Login.passwordChanged)))
+            tokenCheckingTransport(),
+            provider: RotatingProvider(failure: MendError(code: .Login.passwordChanged, catalog: .everySpace)))
         await failedRefresh.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }.wait()
         let slow = APIClient(
             transport: InMemoryTransport(replies: [.status(503, headers: [("Retry-After", "50")])]),

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendEmulator
+import MendGraphAPI
 import MendHTTP
 import MendTesting
 import Testing
@@ -87,8 +89,8 @@ struct PipelineTests {
             (.html(500, ""), .HTTP.internalServerError),
             (.html(503, "<html>Service Unavailable</html>"), .HTTP.serviceUnavailable),
             (.json(404, "not json at all"), .HTTP.notFound),
-            (.failure(MendError(code: .Transport.connectionLost)), .Transport.connectionLost),
-            (.failure(URLError(.badURL)), MendError.Code(.transport, 0)),
+            (.failure(MendError(code: .Transport.connectionLost, catalog: .everySpace)), .Transport.connectionLost),
+            (.failure(URLError(.badURL)), MendError.Code.Transport.unclassified),
         ])
     func malformed(reply: InMemoryTransport.Reply, code: MendError.Code) async throws {
         let transport = InMemoryTransport(replies: [reply])
@@ -154,23 +156,23 @@ struct ServiceClassificationTests {
         #expect(response.attempts == 2)
 
         let json = try JSONValue.parse(Data(wire.utf8)).get()
-        let error = try #require(MendError(wireBody: json))
+        let error = try #require(MendError(wireBody: json, catalog: .everySpace))
         #expect(error.category == .transient)
         #expect(error.isAutomaticallyRetryable)
         #expect(error.entry.override == .mendWire(category: .transient, recovery: .retry))
         // The row itself is untouched: a local error of the same code is still `other`, and never retried.
-        #expect(MendError(code: .Graph.invalidParameter).category == .other)
-        #expect(!MendError(code: .Graph.invalidParameter).isAutomaticallyRetryable)
+        #expect(MendError(code: .Graph.invalidParameter, catalog: .everySpace).category == .other)
+        #expect(!MendError(code: .Graph.invalidParameter, catalog: .everySpace).isAutomaticallyRetryable)
     }
 
     /// A row that forbids automatic retries (a policy block of hours) stays unretried even when a service says
     /// transient.
     @Test("A stated transient does not lift a row's ban on automatic retries")
     func statedTransientKeepsTheRowsBan() throws {
-        let entry = ErrorCatalog.standard.entry(code: .Graph.invalidParameter)
+        let entry = ErrorCatalog.everySpace.entry(code: .Graph.invalidParameter)
         #expect(entry.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
         let banned = try #require(
-            ErrorCatalog.standard.entries.first { $0.category == .transient && !$0.isAutomaticallyRetryable })
+            ErrorCatalog.everySpace.entries.first { $0.category == .transient && !$0.isAutomaticallyRetryable })
         #expect(!banned.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
         #expect(banned.overridden(by: .providerTransient).isAutomaticallyRetryable)
     }

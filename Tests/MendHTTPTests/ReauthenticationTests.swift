@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendEmulator
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 
@@ -41,7 +43,8 @@ struct ReauthenticationTests {
 
     @Test("A refresh that fails fails every waiter with the refresh error")
     func refreshFails() async throws {
-        let refreshError = MendError(code: .Login.passwordChanged, developerMessage: "refresh rejected")
+        let refreshError = MendError(
+            code: .Login.passwordChanged, developerMessage: "refresh rejected", catalog: .everySpace)
         // The refresh ends only after all 50 requests were rejected (not after a fixed number of yields, which a slow
         // machine or the thread sanitizer outlasts).
         let transport = tokenCheckingTransport()

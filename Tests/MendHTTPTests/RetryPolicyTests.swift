@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendEmulator
+import MendGraphAPI
 import MendHTTP
 import Testing
 
@@ -29,7 +31,7 @@ struct RetryPolicyTests {
         _ code: MendError.Code, subcode: MendError.Subcode? = nil, attempts: Int = 1, repeatable: Bool = true,
         notBefore: TimeInterval? = nil, remaining: Duration? = nil, budget: Bool = true
     ) -> RetryPolicy.Situation {
-        var error = MendError(code: code, subcode: subcode)
+        var error = MendError(code: code, subcode: subcode, catalog: .everySpace)
         error.notBefore = notBefore.map { now.addingTimeInterval($0) }
         return RetryPolicy.Situation(
             error: error, attempts: attempts, isRepeatable: repeatable, now: now, remaining: remaining,
@@ -71,7 +73,7 @@ struct RetryPolicyTests {
     @Test("is_transient makes an otherwise permanent Graph error retryable")
     func isTransient() {
         var situation = Self.situation(.Graph.invalidParameter)
-        situation.error = MendError(code: .Graph.invalidParameter, isTransient: true)
+        situation.error = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everySpace)
         #expect(RetryPolicy().decide(situation) == .retry(after: .milliseconds(100)))
     }
 }

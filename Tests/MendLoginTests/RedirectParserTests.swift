@@ -113,7 +113,7 @@ struct RedirectParserTests {
         #expect(error.isSecuritySensitive)
         #expect(
             error.userMessage(locale: Locale(identifier: "en"))
-                == MendError(code: .Login.unknown).userMessage(locale: Locale(identifier: "en")))
+                == MendError(code: .Login.unknown, catalog: .login).userMessage(locale: Locale(identifier: "en")))
     }
 }
 

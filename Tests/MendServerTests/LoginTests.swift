@@ -3,7 +3,9 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendGraphAPI
 import MendHTTP
+import MendLogin
 import MendSignedRequest
 import MendTesting
 import Testing
@@ -28,7 +30,7 @@ import Testing
             // session_id is the family id: the access token's sid.
             let payload = try #require(
                 session["access_token"]?.stringValue?.split(separator: ".").dropFirst().first
-                    .flatMap { Base64URL.decode(String($0)) }
+                    .flatMap { MendLogin.Base64URL.decode(String($0)) }
                     .flatMap { try? JSONValue.parse($0).get() })
             #expect(session["session_id"]?.stringValue?.hasPrefix("ses_") == true)
             #expect(session["session_id"] == payload["sid"])
@@ -82,7 +84,7 @@ import Testing
     @Test func logsInWithPKCE() async throws {
         try await TestStack.run { stack in
             let verifier = String(repeating: "v", count: 20) + "-PKCE-verifier-of-enough-length"
-            let challenge = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+            let challenge = MendLogin.Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
             let code = try await stack.emulator.authorizationCode(codeChallenge: challenge)
             let session = try await stack.client.post(
                 "/v1/login/code",

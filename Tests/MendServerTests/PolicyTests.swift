@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendGraphAPI
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 
@@ -105,12 +107,15 @@ import Testing
     }
 
     @Test func upstreamStatuses() {
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.serviceUnavailable)) == .serviceUnavailable)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.invalidParameter)) == .badRequest)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.accessTokenInvalid)) == .unauthorized)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.permissionMissing)) == .forbidden)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.timedOut)) == .gatewayTimeout)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.connectionLost)) == .badGateway)
-        #expect(UpstreamStatus.status(for: MendError(code: .HTTP.serviceUnavailable)) == .badGateway)
+        #expect(
+            UpstreamStatus.status(for: MendError(code: .Graph.serviceUnavailable, catalog: .login))
+                == .serviceUnavailable)
+        #expect(UpstreamStatus.status(for: MendError(code: .Graph.invalidParameter, catalog: .login)) == .badRequest)
+        #expect(
+            UpstreamStatus.status(for: MendError(code: .Graph.accessTokenInvalid, catalog: .login)) == .unauthorized)
+        #expect(UpstreamStatus.status(for: MendError(code: .Graph.permissionMissing, catalog: .login)) == .forbidden)
+        #expect(UpstreamStatus.status(for: MendError(code: .Transport.timedOut, catalog: .login)) == .gatewayTimeout)
+        #expect(UpstreamStatus.status(for: MendError(code: .Transport.connectionLost, catalog: .login)) == .badGateway)
+        #expect(UpstreamStatus.status(for: MendError(code: .HTTP.serviceUnavailable, catalog: .login)) == .badGateway)
     }
 }

@@ -4,6 +4,7 @@ import Logging
 import MendCore
 import MendEmulator
 import MendHTTP
+import MendLogin
 import MendTesting
 import SQLKit
 import Testing

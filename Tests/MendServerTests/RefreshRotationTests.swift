@@ -1,4 +1,5 @@
 import MendCore
+import MendLogin
 import Testing
 
 @testable import MendServer

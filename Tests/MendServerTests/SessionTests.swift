@@ -4,7 +4,9 @@ import JWTKit
 import Logging
 import MendCore
 import MendEmulator
+import MendGraphAPI
 import MendHTTP
+import MendLogin
 import MendTesting
 import SQLKit
 import Testing
@@ -89,7 +91,9 @@ import Testing
                         } catch let error as MendError {
                             return .failure(error)
                         } catch {
-                            return .failure(MendError(code: .Transport.invalidRequest, developerMessage: "\(error)"))
+                            return .failure(
+                                MendError(
+                                    code: .Transport.invalidRequest, developerMessage: "\(error)", catalog: .login))
                         }
                     }
                 }

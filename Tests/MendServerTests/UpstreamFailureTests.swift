@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendGraphAPI
 import MendHTTP
 import MendTesting
 import Testing

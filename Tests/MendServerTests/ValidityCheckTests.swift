@@ -3,6 +3,7 @@ import HTTPTypes
 import MendCore
 import MendEmulator
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 

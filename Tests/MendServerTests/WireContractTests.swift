@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendGraphAPI
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 

@@ -22,7 +22,8 @@ enum ErrorDecodersHarness {
     static func run(_ bytes: UnsafeRawBufferPointer) {
         let input = ResponseInput(bytes)
         let response = input.response
-        let context = ErrorDecodingContext(redactor: redactor, maximumBodySize: maximumBodySize, now: fuzzNow)
+        let context = ErrorDecodingContext(
+            catalog: fuzzCatalog, redactor: redactor, maximumBodySize: maximumBodySize, now: fuzzNow)
         let decoders: [(name: String, decoder: any ErrorDecoder, domains: Set<MendError.Domain>?)] = [
             ("GraphErrorDecoder", GraphErrorDecoder(), [.graph, .http, .transport]),
             ("RESTErrorDecoder", RESTErrorDecoder(), [.rest, .http, .transport]),

@@ -17,7 +17,8 @@ enum GraphQLResponseHarness {
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
         let input = ResponseInput(bytes)
-        let context = ErrorDecodingContext(redactor: redactor, maximumBodySize: maximumBodySize, now: fuzzNow)
+        let context = ErrorDecodingContext(
+            catalog: fuzzCatalog, redactor: redactor, maximumBodySize: maximumBodySize, now: fuzzNow)
         let error = GraphQLResponseDecoder().decodeError(response: input.response, body: input.body, context: context)
         if input.status >= 500 { invariant(error != nil, "a \(input.status) passed as a success") }
         let parsed = JSONValue.parse(input.body, maxBytes: maximumBodySize)

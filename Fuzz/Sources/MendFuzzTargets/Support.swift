@@ -1,7 +1,10 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendGraphAPI
+import MendGraphQL
 import MendHTTP
+import MendLogin
 
 #if canImport(Glibc)
     import Glibc
@@ -159,7 +162,7 @@ func checkDecodedError(
         return
     }
     invariant(reparsed == error.wireBody, "\(decoder): the wire body changed through its text: \(text)")
-    guard let decoded = MendError(wireBody: reparsed) else {
+    guard let decoded = MendError(wireBody: reparsed, catalog: fuzzCatalog) else {
         invariant(false, "\(decoder): MendError(wireBody:) refused \(text)")
         return
     }
@@ -176,3 +179,6 @@ func checkDecodedError(
     _ = error.recoverySuggestion(locale: locale)
     _ = error.recoveryOptions(locale: locale)
 }
+
+/// Every error space the decoders speak, as an app using them all would configure.
+let fuzzCatalog = ErrorCatalog(spaces: [.login, .session, .graph, .rest, .graphQL, .http, .transport])

@@ -1,5 +1,6 @@
 public import Foundation
 public import MendCore
+import MendEmulator
 
 /// The catalog rendered for people (text), documentation (Markdown) and programs (JSON).
 public struct CatalogListing: Sendable {
@@ -79,7 +80,9 @@ public struct CatalogListing: Sendable {
             "| domain | rows |",
             "|---|---|",
         ]
-        let domains = MendError.Domain.known.map(\.rawValue).filter { domain in rows.contains { $0.domain == domain } }
+        let domains = ErrorCatalog.everySpace.domains.map(\.rawValue).filter { domain in
+            rows.contains { $0.domain == domain }
+        }
         for domain in domains { lines.append("| \(domain) | \(rows.filter { $0.domain == domain }.count) |") }
         lines.append("| **total** | \(rows.count) |")
         for domain in domains {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MendCore
+import MendEmulator
 
 /// `mend errors`: the error catalog.
 struct ErrorsCommand: ParsableCommand {
@@ -31,16 +32,17 @@ struct ErrorsCommand: ParsableCommand {
 
         func validate() throws {
             guard !(json && markdown) else { throw ValidationError("Choose one of --json and --markdown.") }
-            if let domain, !MendError.Domain.known.map(\.rawValue).contains(domain) {
+            if let domain, !ErrorCatalog.everySpace.domains.map(\.rawValue).contains(domain) {
                 throw ValidationError(
-                    "--domain must be one of: \(MendError.Domain.known.map(\.rawValue).joined(separator: ", ")).")
+                    "--domain must be one of: \(ErrorCatalog.everySpace.domains.map(\.rawValue).joined(separator: ", "))."
+                )
             }
         }
 
         func run() {
             let locale = LocaleOption.resolve(locale ?? (markdown ? "en" : nil))
             let listing = CatalogListing(
-                catalog: .standard, locale: locale, domain: domain.map(MendError.Domain.init(rawValue:)))
+                catalog: .everySpace, locale: locale, domain: domain.map(MendError.Domain.init(rawValue:)))
             if json {
                 print(ErrorReport.json(listing.rows))
             } else if markdown {

@@ -1,6 +1,7 @@
 public import Foundation
 import HTTPTypes
 public import MendCore
+public import MendEmulator
 import MendGraphAPI
 public import MendGraphQL
 import MendHTTP
@@ -51,7 +52,7 @@ public struct Explainer: Sendable {
     public var now: Date
 
     /// Creates an explainer.
-    public init(maximumInputSize: Int = 1 << 20, catalog: ErrorCatalog = .standard, now: Date = Date()) {
+    public init(maximumInputSize: Int = 1 << 20, catalog: ErrorCatalog = .everySpace, now: Date = Date()) {
         self.maximumInputSize = maximumInputSize
         self.catalog = catalog
         self.now = now

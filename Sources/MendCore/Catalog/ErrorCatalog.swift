@@ -1,9 +1,10 @@
 /// The single source of truth for every error Mend knows: domain, code, subcode, name, category, recovery and
 /// user-message key.
 ///
-/// Classification, localization, `mend errors list`, the documentation page and the emulator's fault injection
-/// all read this table. ``standard`` holds Mend's defaults; a provider's error configuration can be merged over
-/// its Graph part with `merging(providerConfiguration:)`.
+/// A catalog is made of ``ErrorSpace``s, each declared by the module that decodes its errors. Classification,
+/// localization, `mend errors list`, the documentation page and the emulator's fault injection all read it. A
+/// client's configuration holds the catalog it classifies with (there is no hidden global default); a provider's
+/// error configuration can be merged over its Graph rows with `merging(providerConfiguration:)`.
 ///
 /// Lookup order within a domain, as the vendor SDK does it: (code, subcode) → (code, any) → (any, subcode) →
 /// (any, any). An exact code beats a code range. For the ``MendError/Domain/http`` domain, a status with no entry
@@ -23,9 +24,24 @@ public struct ErrorCatalog: Sendable {
         for entry in entries { upsert(entry) }
     }
 
-    /// Mend's default catalog: login 300–310, the Graph codes and subcodes, the REST status error space,
-    /// GraphQL, HTTP and transport errors.
-    public static let standard = ErrorCatalog(entries: ErrorCatalog.standardEntries)
+    /// Creates a catalog from error spaces, in order.
+    public init(spaces: [ErrorSpace]) {
+        self.init(entries: spaces.flatMap(\.entries))
+    }
+
+    /// This catalog with `space`'s rows added (a row with the same key replaces the catalog's).
+    public func adding(_ space: ErrorSpace) -> ErrorCatalog {
+        var catalog = self
+        for entry in space.entries { catalog.upsert(entry) }
+        return catalog
+    }
+
+    /// The domains the catalog has rows for, in display order.
+    public var domains: [MendError.Domain] {
+        var seen: [MendError.Domain] = []
+        for entry in entries where !seen.contains(entry.domain) { seen.append(entry.domain) }
+        return seen
+    }
 
     /// The entry that classifies `code` and `subcode`, following the lookup order.
     ///
@@ -52,9 +68,9 @@ public struct ErrorCatalog: Sendable {
         return Entry.unknown(in: code.domain)
     }
 
-    /// The GraphQL entry whose wire name (`extensions.code`) is `wireName`, if any.
-    public func entry(graphQLCode wireName: String) -> Entry? {
-        entries.first { $0.domain == .graphQL && $0.wireName == wireName }
+    /// The entry of `domain` whose wire name is `wireName` (GraphQL's `extensions.code`), if any.
+    public func entry(in domain: MendError.Domain, wireName: String) -> Entry? {
+        entries.first { $0.domain == domain && $0.wireName == wireName }
     }
 
     /// The entries of one domain, in display order.
@@ -82,8 +98,9 @@ public struct ErrorCatalog: Sendable {
         }
     }
 
-    mutating func setServerRecovery(_ text: MendError.ServerRecoveryText?, for key: EntryKey) {
-        serverRecovery[key] = text
+    /// Sets the provider's recovery text for `entry`'s key (a merged provider configuration).
+    package mutating func setServerRecovery(_ text: MendError.ServerRecoveryText?, for entry: Entry) {
+        serverRecovery[entry.key] = text
     }
 
     private func lookup(domain: MendError.Domain, code: Int, subcode: Int?, anyCode: Bool = true) -> Entry? {

@@ -1,8 +1,8 @@
 public import Foundation
 
 extension MendError {
-    /// The keys of ``errorUserInfo``: Mend's own, and the vendor SDK's documented keys so that code written
-    /// against the vendor SDK's `NSError`s keeps working.
+    /// The keys of ``errorUserInfo``. (MendGraphAPI adds the vendor SDK's documented keys, for code written against
+    /// the vendor SDK's `NSError`s.)
     public enum UserInfoKey {
         /// The Mend domain's stable name (`"graph"`): check it, then the code.
         public static let domain = "dev.mend:domain"
@@ -25,40 +25,16 @@ extension MendError {
         /// The server's own user message, if any.
         public static let serverUserMessage = "dev.mend:serverUserMessage"
 
-        /// The developer message (the vendor SDK's `FBSDKErrorDeveloperMessageKey`).
-        public static let developerMessage = "com.facebook.sdk:FBSDKErrorDeveloperMessageKey"
-        /// The localized user title (`FBSDKErrorLocalizedTitleKey`).
-        public static let localizedTitle = "com.facebook.sdk:FBSDKErrorLocalizedTitleKey"
-        /// The localized user message (`FBSDKErrorLocalizedDescriptionKey`).
-        public static let localizedDescription = "com.facebook.sdk:FBSDKErrorLocalizedDescriptionKey"
-        /// The category: 0 other, 1 transient, 2 recoverable (`FBSDKGraphRequestErrorKey`).
-        public static let category = "com.facebook.sdk:FBSDKGraphRequestErrorKey"
-        /// The Graph (or domain) code (`FBSDKGraphRequestErrorGraphErrorCodeKey`).
-        public static let graphErrorCode = "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorCodeKey"
-        /// The subcode (`FBSDKGraphRequestErrorGraphErrorSubcodeKey`).
-        public static let graphErrorSubcode = "com.facebook.sdk:FBSDKGraphRequestErrorGraphErrorSubcodeKey"
-        /// The HTTP status (`FBSDKGraphRequestErrorHTTPStatusCodeKey`).
-        public static let httpStatusCode = "com.facebook.sdk:FBSDKGraphRequestErrorHTTPStatusCodeKey"
-        /// The parsed JSON response, redacted, as Foundation objects (`FBSDKGraphRequestErrorParsedJSONResponseKey`).
-        public static let parsedJSONResponse = "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey"
-    }
-
-    /// The vendor SDK's numbering of categories in `userInfo`: other 0, transient 1, recoverable 2.
-    static func vendorNumber(of category: Category) -> Int {
-        switch category {
-        case .other: 0
-        case .transient: 1
-        case .recoverable: 2
-        }
-    }
-
-    static func category(vendorNumber: Int) -> Category? {
-        switch vendorNumber {
-        case 0: .other
-        case 1: .transient
-        case 2: .recoverable
-        default: nil
-        }
+        /// The redacted developer message.
+        public static let developerMessage = "dev.mend:developerMessage"
+        /// The category's stable name (`"recoverable"`).
+        public static let category = "dev.mend:category"
+        /// The subcode, as `Int`.
+        public static let subcode = "dev.mend:subcode"
+        /// The HTTP status of the response, as `Int`.
+        public static let httpStatus = "dev.mend:httpStatus"
+        /// The parsed JSON response, redacted, as Foundation objects.
+        public static let json = "dev.mend:json"
     }
 }
 
@@ -72,7 +48,7 @@ extension MendError: CustomNSError {
     /// The code within the Mend domain (302, 190, 409, …).
     public var errorCode: Int { code.rawValue }
 
-    /// Every field, redacted, under Mend's and the vendor SDK's keys, plus Foundation's localized keys.
+    /// Every field, redacted, under Mend's keys, plus Foundation's localized keys.
     public var errorUserInfo: [String: Any] {
         let language = MendLocalization.preferredLanguage
         var info: [String: Any] = [
@@ -82,10 +58,7 @@ extension MendError: CustomNSError {
             UserInfoKey.attempts: attempts,
             UserInfoKey.messageKey: messageKey.rawValue,
             UserInfoKey.developerMessage: Redactor.standard.redact(text: developerMessage),
-            UserInfoKey.localizedTitle: userTitle(language: language),
-            UserInfoKey.localizedDescription: userMessage(language: language),
-            UserInfoKey.category: Self.vendorNumber(of: category),
-            UserInfoKey.graphErrorCode: code.rawValue,
+            UserInfoKey.category: category.rawValue,
             NSLocalizedDescriptionKey: userMessage(language: language),
             NSLocalizedFailureReasonErrorKey: userTitle(language: language),
             NSLocalizedRecoveryOptionsErrorKey: recoveryOptions(language: language),
@@ -93,9 +66,9 @@ extension MendError: CustomNSError {
         if let suggestion = recoverySuggestion(language: language) {
             info[NSLocalizedRecoverySuggestionErrorKey] = suggestion
         }
-        if let subcode { info[UserInfoKey.graphErrorSubcode] = subcode.rawValue }
-        if let status = response?.status { info[UserInfoKey.httpStatusCode] = status }
-        if let json = response?.json { info[UserInfoKey.parsedJSONResponse] = json.foundationObject }
+        if let subcode { info[UserInfoKey.subcode] = subcode.rawValue }
+        if let status = response?.status { info[UserInfoKey.httpStatus] = status }
+        if let json = response?.json { info[UserInfoKey.json] = json.foundationObject }
         if let referenceID { info[UserInfoKey.referenceID] = referenceID }
         if !additionalMessages.isEmpty {
             info[UserInfoKey.additionalMessages] = additionalMessages.map { Redactor.standard.redact(text: $0) }
@@ -120,7 +93,7 @@ extension MendError: CustomNSError {
     /// The identity, category, recovery, messages, reference id, status and parsed JSON come back; the live
     /// ``recoveryAttempter`` and the Swift value of ``underlying`` do not cross the bridge (the underlying
     /// `NSError` does).
-    public init?(bridging error: any Error, catalog: ErrorCatalog = .standard) {
+    public init?(bridging error: any Error, catalog: ErrorCatalog) {
         if let mend = error as? MendError {
             self = mend
             return
@@ -131,12 +104,11 @@ extension MendError: CustomNSError {
             return nil
         }
         let code = Code(Domain(rawValue: domainName), nsError.code)
-        let subcode = (info[UserInfoKey.graphErrorSubcode] as? Int).map(Subcode.init(rawValue:))
+        let subcode = (info[UserInfoKey.subcode] as? Int).map(Subcode.init(rawValue:))
         self.init(
             code: code, subcode: subcode, developerMessage: info[UserInfoKey.developerMessage] as? String,
             catalog: catalog)
-        let category =
-            (info[UserInfoKey.category] as? Int).flatMap(Self.category(vendorNumber:)) ?? entry.category
+        let category = (info[UserInfoKey.category] as? String).flatMap(Category.init(rawValue:)) ?? entry.category
         let action = (info[UserInfoKey.recovery] as? String).map(Recovery.Action.init(rawValue:)) ?? entry.recovery
         if category != entry.category || action != entry.recovery {
             override(.mendWire(category: category, recovery: action))
@@ -147,8 +119,8 @@ extension MendError: CustomNSError {
         attempts = info[UserInfoKey.attempts] as? Int ?? 0
         serverUserTitle = info[UserInfoKey.serverUserTitle] as? String
         serverUserMessage = info[UserInfoKey.serverUserMessage] as? String
-        if let status = info[UserInfoKey.httpStatusCode] as? Int { httpStatus = status }
-        if let object = info[UserInfoKey.parsedJSONResponse], let json = JSONValue(foundationObject: object) {
+        if let status = info[UserInfoKey.httpStatus] as? Int { httpStatus = status }
+        if let object = info[UserInfoKey.json], let json = JSONValue(foundationObject: object) {
             if response == nil { response = ResponseExcerpt(status: nil) }
             response?.json = json
         }

@@ -31,14 +31,24 @@ extension MendError {
     /// when `json` is not that shape (it must name a `domain`).
     ///
     /// The category and recovery the service sent win over the catalog's when they are known names, because the
-    /// service saw the upstream failure.
-    public init?(wireBody json: JSONValue, catalog: ErrorCatalog = .standard) {
+    /// service saw the upstream failure. An error of a domain the catalog holds no space for keeps the name, category
+    /// and recovery the body states.
+    public init?(wireBody json: JSONValue, catalog: ErrorCatalog) {
         guard let body = json["error"], let domainName = body["domain"]?.stringValue, let code = body["code"]?.intValue
         else { return nil }
-        self.init(
-            code: Code(Domain(rawValue: domainName), code),
-            subcode: body["subcode"]?.intValue.map(Subcode.init(rawValue:)),
-            developerMessage: body["message"]?.stringValue, catalog: catalog)
+        let identity = Code(Domain(rawValue: domainName), code)
+        let subcode = body["subcode"]?.intValue.map(Subcode.init(rawValue:))
+        let message = body["message"]?.stringValue
+        if catalog.domains.contains(identity.domain) {
+            self.init(code: identity, subcode: subcode, developerMessage: message, catalog: catalog)
+        } else {
+            // Mend's wire shape describes itself: a domain the catalog has no space for is classified as stated.
+            let entry = ErrorCatalog.Entry(
+                domain: identity.domain, codes: code...code, subcode: subcode?.rawValue,
+                name: body["name"]?.stringValue ?? "unknown", category: .other, recovery: .contactSupport,
+                messageKey: .generic, summary: message ?? "An error of a space this catalog does not hold.")
+            self.init(entry: entry, code: identity, subcode: subcode, developerMessage: entry.summary)
+        }
         let category = body["category"]?.stringValue.flatMap(Category.init(rawValue:)) ?? entry.category
         let action =
             body["recovery"]?.stringValue.map(Recovery.Action.init(rawValue:))

@@ -125,7 +125,7 @@ public struct MendError: Error, Sendable {
         subcode: Subcode? = nil,
         developerMessage: String? = nil,
         isTransient: Bool = false,
-        catalog: ErrorCatalog = .standard
+        catalog: ErrorCatalog
     ) {
         let entry = catalog.entry(code: code, subcode: subcode)
         self.init(

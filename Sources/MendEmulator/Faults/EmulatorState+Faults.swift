@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendGraphAPI
+import MendGraphQL
+import MendHTTP
 
 extension EmulatorState {
     /// The response that replaces the real one, or `nil` when the real handler runs (and ``finish(_:rule:)`` then
@@ -70,7 +73,7 @@ extension EmulatorState {
             if let status { response.status = status }
             return response
         case .graphQL:
-            let entry = ErrorCatalog.standard.entry(code: MendError.Code(.graphQL, error.code))
+            let entry = ErrorCatalog.everySpace.entry(code: MendError.Code(.graphQL, error.code))
             if error.code == 12 {
                 return .json(.object([:]), status: status ?? .ok)
             }

@@ -1,4 +1,6 @@
 import MendCore
+import MendGraphQL
+import MendLogin
 
 extension FaultRule {
     /// A parsed `error` value: `graph/190/460`, `rest/409`, `graphql/UNAUTHENTICATED`, `http/503`, `transport/5`.
@@ -13,11 +15,11 @@ extension FaultRule {
         let parts = text.split(separator: "/").map(String.init)
         guard parts.count == 2 || parts.count == 3 else { return nil }
         let domain = MendError.Domain(rawValue: parts[0].lowercased())
-        guard MendError.Domain.known.contains(domain) else { return nil }
+        guard ErrorCatalog.everySpace.domains.contains(domain) else { return nil }
         let code: Int
         if let number = Int(parts[1]) {
             code = number
-        } else if domain == .graphQL, let entry = ErrorCatalog.standard.entry(graphQLCode: parts[1]),
+        } else if domain == .graphQL, let entry = ErrorCatalog.everySpace.entry(in: .graphQL, wireName: parts[1]),
             let number = entry.codes?.lowerBound
         {
             code = number

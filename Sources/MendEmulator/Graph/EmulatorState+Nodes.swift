@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendGraphAPI
 
 /// A Graph object the emulator serves.
 enum GraphObject: Sendable {
@@ -151,7 +152,7 @@ extension EmulatorState {
     }
 
     static let catalogErrorConfiguration: [ErrorCategoryConfiguration] = {
-        let rows = ErrorCatalog.standard.entries(in: .graph).filter { $0.codes?.count == 1 }
+        let rows = ErrorCatalog.everySpace.entries(in: .graph).filter { $0.codes?.count == 1 }
         func items(_ category: MendError.Category) -> [ErrorCategoryConfiguration.Item] {
             var result: [ErrorCategoryConfiguration.Item] = []
             for row in rows where row.category == category {

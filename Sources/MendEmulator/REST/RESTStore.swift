@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendHTTP
 
 /// The REST object API's objects, by type and id, with revisions.
 struct RESTStore: Sendable {
@@ -60,7 +61,7 @@ struct RESTFailure: Error, Sendable {
 
     /// The standard message of a code.
     static func standard(code: Int) -> RESTFailure {
-        let entry = ErrorCatalog.standard.entry(code: MendError.Code(.rest, code))
+        let entry = ErrorCatalog.everySpace.entry(code: MendError.Code(.rest, code))
         return RESTFailure(code: code, message: entry.summary)
     }
 

@@ -1,12 +1,13 @@
 import Foundation
 import MendCore
+import MendGraphAPI
 
 extension GraphFailure {
     /// The provider's error for a catalog code (and subcode), with the provider's own wording where it is known and
     /// the catalog's summary otherwise.
     static func catalog(code: Int, subcode: Int?, message: String? = nil) -> GraphFailure {
         let known = knownMessages[Key(code: code, subcode: subcode)] ?? knownMessages[Key(code: code, subcode: nil)]
-        let entry = ErrorCatalog.standard.entry(
+        let entry = ErrorCatalog.everySpace.entry(
             code: MendError.Code(.graph, code), subcode: subcode.map(MendError.Subcode.init(rawValue:)))
         let text = message ?? known?.message ?? "(#\(code)) \(entry.summary)"
         var failure = GraphFailure(

@@ -89,12 +89,12 @@ extension GraphClient {
                 code: .Graph.invalidParameter,
                 developerMessage:
                     "A batch holds at most \(GraphBatch.maximumSize) requests; this one has \(batch.items.count). "
-                    + "Split it, or send it with splitting: true.")
+                    + "Split it, or send it with splitting: true.", catalog: catalog)
         }
         guard batch.items.allSatisfy({ $0.name == nil }) else {
             throw MendError(
                 code: .Graph.invalidParameter,
-                developerMessage: "A batch whose items refer to each other by name cannot be split.")
+                developerMessage: "A batch whose items refer to each other by name cannot be split.", catalog: catalog)
         }
         var results: [GraphBatchResult] = []
         var start = 0
@@ -129,19 +129,22 @@ extension GraphClient {
             items = array
         } catch {
             var mendError = MendError(
-                code: .Transport.malformedResponse, developerMessage: "The batch response is not a list of results.")
+                code: .Transport.malformedResponse, developerMessage: "The batch response is not a list of results.",
+                catalog: catalog)
             mendError.attempts = response.attempts
             throw mendError
         }
         guard items.count == batch.items.count else {
             throw MendError(
                 code: .Transport.malformedResponse,
-                developerMessage: "The batch response has \(items.count) results for \(batch.items.count) requests.")
+                developerMessage: "The batch response has \(items.count) results for \(batch.items.count) requests.",
+                catalog: catalog)
         }
         let decoder = GraphErrorDecoder(catalog: { [cache = errorConfiguration, now = configuration.now] in
             cache.catalog(now: now())
         })
-        let context = ErrorDecodingContext(requestIDHeader: HTTPField.Name("x-fb-trace-id")!, now: configuration.now())
+        let context = ErrorDecodingContext(
+            catalog: catalog, requestIDHeader: HTTPField.Name("x-fb-trace-id")!, now: configuration.now())
         return items.map { item in Self.result(of: item, decoder: decoder, context: context) }
     }
 

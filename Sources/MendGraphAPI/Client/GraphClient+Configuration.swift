@@ -11,6 +11,9 @@ extension GraphClient {
         public var version: String
         /// The app id: the key of the rate-limit gate, and the node of the error configuration.
         public var appID: String?
+        /// The catalog that classifies errors (``MendCore/ErrorCatalog/graph`` by default); the provider's error
+        /// configuration, when fetched, is merged over it.
+        public var catalog: ErrorCatalog
         /// Whether token errors are recovered (clear the token, run the attempter, replay once) and transient errors
         /// retried; requests may opt out with ``GraphRequest/Flags-swift.struct/skipRecovery``.
         public var automaticRecovery: Bool
@@ -45,6 +48,7 @@ extension GraphClient {
         /// Creates a configuration.
         public init(
             graphURL: URL = URL(string: "https://graph.facebook.com")!, version: String = "v25.0", appID: String? = nil,
+            catalog: ErrorCatalog = .graph,
             automaticRecovery: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
             tokenPlacement: Credential.Placement = .bearerHeader, maximumResponseBodySize: Int = 10 << 20,
             loggingBehaviors: LoggingBehaviors = [], slowDownAbove: Double? = nil,
@@ -58,6 +62,7 @@ extension GraphClient {
             self.graphURL = graphURL
             self.version = version
             self.appID = appID
+            self.catalog = catalog
             self.automaticRecovery = automaticRecovery
             self.retryPolicy = automaticRecovery ? retryPolicy : .never
             self.tokenPlacement = tokenPlacement

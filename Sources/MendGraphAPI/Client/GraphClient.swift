@@ -45,6 +45,7 @@ public final class GraphClient: Sendable {
         let tracker = usageTracker
         var pipeline = APIClient.Configuration(
             errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
+            catalog: configuration.catalog,
             retryPolicy: configuration.retryPolicy,
             reauthenticationEnabled: configuration.automaticRecovery,
             needsReauthentication: GraphCredentialProvider.isTokenError,
@@ -67,6 +68,10 @@ public final class GraphClient: Sendable {
             },
             logger: logger)
     }
+
+    /// The catalog errors are classified with now: the provider's error configuration merged over
+    /// ``Configuration-swift.struct/catalog`` while it is fresh, else that catalog.
+    public var catalog: ErrorCatalog { errorConfiguration.catalog(now: configuration.now()) ?? configuration.catalog }
 
     /// The latest rate-limit usage the provider reported.
     public var latestUsage: GraphUsage? { usageTracker.usage }
@@ -126,7 +131,9 @@ public final class GraphClient: Sendable {
         let encoded = FormEncoding.encode(query)
         if !encoded.isEmpty { text += "?\(encoded)" }
         guard let url = URL(string: text), url.host != nil else {
-            throw MendError(code: .Transport.invalidRequest, developerMessage: "'\(path)' does not form a Graph URL.")
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "'\(path)' does not form a Graph URL.",
+                catalog: catalog)
         }
         return url
     }
@@ -167,24 +174,27 @@ public final class GraphClient: Sendable {
     // MARK: Error configuration
 
     /// Fetches the provider's error configuration (`ios_sdk_error_categories` on the app node) and merges it over
-    /// the standard catalog, for ``Configuration-swift.struct/errorConfigurationLifetime``. Failures keep the
-    /// standard catalog and are returned.
+    /// the configured catalog, for ``Configuration-swift.struct/errorConfigurationLifetime``. Failures keep the
+    /// configured catalog and are returned.
     @discardableResult
     public func refreshErrorConfiguration() async throws -> ErrorCatalog {
         guard let appID = configuration.appID else {
             throw MendError(
-                code: .Transport.invalidRequest, developerMessage: "The error configuration needs the app id.")
+                code: .Transport.invalidRequest, developerMessage: "The error configuration needs the app id.",
+                catalog: catalog)
         }
         var request = GraphRequest(path: appID, fields: ["ios_sdk_error_categories"], flags: [.skipRecovery])
         request.tokenOverride = configuration.errorConfigurationToken
         let response = try await client.send(try apiRequest(for: request, allowsRecovery: false))
         let merged: ErrorCatalog
         do {
-            merged = try ErrorCatalog.standard.merging(providerConfiguration: try response.json())
+            merged = try configuration.catalog.merging(providerConfiguration: try response.json())
         } catch let error as MendError {
             throw error
         } catch {
-            throw MendError(code: .Transport.malformedResponse, developerMessage: "The error configuration: \(error)")
+            throw MendError(
+                code: .Transport.malformedResponse, developerMessage: "The error configuration: \(error)",
+                catalog: catalog)
         }
         errorConfiguration.store(merged, now: configuration.now())
         return merged
@@ -199,8 +209,8 @@ public final class GraphClient: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            // Keep classifying with the standard catalog; try again after the lifetime.
-            errorConfiguration.store(.standard, now: configuration.now())
+            // Keep classifying with the configured catalog; try again after the lifetime.
+            errorConfiguration.store(configuration.catalog, now: configuration.now())
         }
     }
 }

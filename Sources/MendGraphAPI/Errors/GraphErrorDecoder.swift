@@ -14,6 +14,9 @@ public import MendHTTP
 ///   the `x-fb-trace-id` header as reference id and the `WWW-Authenticate` text as developer message.
 /// - A 2xx whose body is not JSON, is truncated or is too large is a transport error.
 public struct GraphErrorDecoder: ErrorDecoder {
+    /// The Graph space.
+    public var errorSpaces: [ErrorSpace] { [.graph] }
+
     private let catalogOverride: (@Sendable () -> ErrorCatalog?)?
 
     /// Creates the decoder.

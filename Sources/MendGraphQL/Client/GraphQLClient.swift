@@ -47,6 +47,7 @@ public final class GraphQLClient: Sendable {
             transport: transport,
             configuration: .init(
                 errorDecoder: GraphQLResponseDecoder(classifier: configuration.classifier),
+                catalog: configuration.classifier.catalog,
                 retryPolicy: configuration.retryPolicy, maximumResponseBodySize: configuration.maximumResponseBodySize,
                 loggingBehaviors: configuration.loggingBehaviors, sleep: configuration.sleep),
             credentialProvider: credentialProvider, logger: logger)
@@ -70,7 +71,9 @@ public final class GraphQLClient: Sendable {
         _ operation: GraphQLOperation, as type: Value.Type, errorPolicy: ErrorPolicy
     ) async throws -> GraphQLResponse<Value> {
         guard operation.kind != .subscription else {
-            throw MendError(code: .GraphQL.badRequest, developerMessage: "Subscriptions need a streaming transport.")
+            throw MendError(
+                code: .GraphQL.badRequest, developerMessage: "Subscriptions need a streaming transport.",
+                catalog: configuration.classifier.catalog)
         }
         var (body, attempts) = try await exchange(operation, includingText: operation.persistedQueryHash == nil)
         if operation.persistedQueryHash != nil, body.errors.contains(where: { $0.code == "PERSISTED_QUERY_NOT_FOUND" })
@@ -92,7 +95,8 @@ public final class GraphQLClient: Sendable {
             guard response.errors.isEmpty, response.decodingFailure == nil else {
                 throw GraphQLResponseBody.responseError(
                     errors: response.errors, classified: response.classifiedErrors, rawData: response.rawData,
-                    decodingFailure: response.decodingFailure, attempts: attempts)
+                    decodingFailure: response.decodingFailure, attempts: attempts,
+                    catalog: configuration.classifier.catalog)
             }
             return response
         }
@@ -125,7 +129,9 @@ public final class GraphQLClient: Sendable {
             let response = try await client.send(request)
             let json = try response.json()
             guard let body = try? GraphQLResponseBody(json: json) else {
-                throw MendError(code: .GraphQL.noData, developerMessage: "The response is not a GraphQL response.")
+                throw MendError(
+                    code: .GraphQL.noData, developerMessage: "The response is not a GraphQL response.",
+                    catalog: configuration.classifier.catalog)
             }
             return (body, response.attempts)
         } catch let error as MendError {
@@ -143,7 +149,9 @@ public final class GraphQLClient: Sendable {
         let body = operation.body(includingText: includingText)
         if configuration.usesGETForQueries, operation.kind == .query {
             guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
-                throw MendError(code: .Transport.invalidRequest, developerMessage: "The endpoint is not a URL.")
+                throw MendError(
+                    code: .Transport.invalidRequest, developerMessage: "The endpoint is not a URL.",
+                    catalog: configuration.classifier.catalog)
             }
             var items = components.queryItems ?? []
             for (key, value) in (body.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -151,7 +159,9 @@ public final class GraphQLClient: Sendable {
             }
             components.queryItems = items
             guard let url = components.url else {
-                throw MendError(code: .Transport.invalidRequest, developerMessage: "The query does not fit in a URL.")
+                throw MendError(
+                    code: .Transport.invalidRequest, developerMessage: "The query does not fit in a URL.",
+                    catalog: configuration.classifier.catalog)
             }
             return APIRequest(method: .get, url: url, headers: headers, options: options)
         }

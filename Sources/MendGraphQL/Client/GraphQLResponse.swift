@@ -31,7 +31,7 @@ public struct GraphQLResponse<Value: Decodable & Sendable>: Sendable {
         if let data, errors.isEmpty { return data }
         throw GraphQLResponseBody.responseError(
             errors: errors, classified: classifiedErrors, rawData: rawData, decodingFailure: decodingFailure,
-            attempts: attempts)
+            attempts: attempts, catalog: .graphQL)
     }
 }
 
@@ -79,16 +79,18 @@ extension GraphQLResponseBody {
     /// The error that stands for a response with GraphQL errors: its category is the most actionable of its
     /// errors (recoverable, then transient, then other).
     static func responseError(
-        errors: [GraphQLError], classified: [MendError], rawData: JSONValue?, decodingFailure: String?, attempts: Int
+        errors: [GraphQLError], classified: [MendError], rawData: JSONValue?, decodingFailure: String?, attempts: Int,
+        catalog: ErrorCatalog
     ) -> MendError {
         let hasData = rawData != nil && rawData != .null
         var error = MendError(
             code: .GraphQL.responseHasErrors,
             developerMessage: errors.isEmpty
                 ? "The data did not decode: \(decodingFailure ?? "unknown reason")."
-                : "The response carried \(errors.count) GraphQL error(s) and \(hasData ? "partial data" : "no data").")
+                : "The response carried \(errors.count) GraphQL error(s) and \(hasData ? "partial data" : "no data").",
+            catalog: catalog)
         if let leading = mostActionable(classified) {
-            error.override(.mostActionable(leading.entry, hasPartialData: hasData))
+            error.override(ErrorCatalog.Override.mostActionable(leading.entry, hasPartialData: hasData))
             error.requestedPermissions = leading.requestedPermissions
             error.notBefore = leading.notBefore
         }

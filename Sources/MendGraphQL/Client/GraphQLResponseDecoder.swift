@@ -13,6 +13,9 @@ public import MendHTTP
 ///   re-authenticates once or retries (queries only), carrying the response along as ``GraphQLPayload`` so that
 ///   nothing the server said is lost.
 public struct GraphQLResponseDecoder: ErrorDecoder {
+    /// The GraphQL space.
+    public var errorSpaces: [ErrorSpace] { [.graphQL] }
+
     /// Maps `extensions.code` to catalog codes.
     public var classifier: GraphQLErrorClassifier
 

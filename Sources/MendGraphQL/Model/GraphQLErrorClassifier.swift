@@ -12,7 +12,7 @@ public struct GraphQLErrorClassifier: Sendable {
     public var catalog: ErrorCatalog
 
     /// Creates a classifier.
-    public init(mapping: [String: MendError.Code] = [:], catalog: ErrorCatalog = .standard) {
+    public init(mapping: [String: MendError.Code] = [:], catalog: ErrorCatalog = .graphQL) {
         self.mapping = mapping
         self.catalog = catalog
     }
@@ -21,7 +21,7 @@ public struct GraphQLErrorClassifier: Sendable {
     public func code(for wireCode: String?) -> MendError.Code {
         guard let wireCode else { return .GraphQL.unknown }
         if let mapped = mapping[wireCode] { return mapped }
-        if let entry = catalog.entry(graphQLCode: wireCode), let code = entry.codes?.lowerBound {
+        if let entry = catalog.entry(in: .graphQL, wireName: wireCode), let code = entry.codes?.lowerBound {
             return MendError.Code(.graphQL, code)
         }
         return .GraphQL.unknown

@@ -8,7 +8,8 @@ extension APIClient {
     public struct Configuration: Sendable {
         /// The decoder that turns responses into errors (requests may override it).
         public var errorDecoder: any ErrorDecoder
-        /// The catalog that classifies errors.
+        /// The catalog that classifies errors: ``MendCore/ErrorCatalog/core`` by default, with the error decoder's
+        /// own spaces (``ErrorDecoder/errorSpaces``) added when it lacks them.
         public var catalog: ErrorCatalog
         /// When and how often to retry.
         public var retryPolicy: RetryPolicy
@@ -41,7 +42,7 @@ extension APIClient {
         /// Creates a configuration.
         public init(
             errorDecoder: any ErrorDecoder = HTTPStatusErrorDecoder(),
-            catalog: ErrorCatalog = .standard,
+            catalog: ErrorCatalog = .core,
             retryPolicy: RetryPolicy = RetryPolicy(),
             retryBudget: RetryBudget.Configuration = RetryBudget.Configuration(),
             reauthenticationEnabled: Bool = true,
@@ -59,7 +60,7 @@ extension APIClient {
             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
         ) {
             self.errorDecoder = errorDecoder
-            self.catalog = catalog
+            self.catalog = catalog.addingMissing(errorDecoder.errorSpaces)
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
             self.reauthenticationEnabled = reauthenticationEnabled

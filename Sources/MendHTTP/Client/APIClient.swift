@@ -80,7 +80,7 @@ public final class APIClient: Sendable {
         } catch let error as MendError {
             throw error.attempts == context.attempts ? error : error.withAttempts(context.attempts)
         } catch {
-            throw Self.normalize(error, attempts: context.attempts)
+            throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
     }
 
@@ -92,11 +92,11 @@ public final class APIClient: Sendable {
     }
 
     /// Any error that is neither a `MendError` nor cancellation becomes a classified transport failure.
-    static func normalize(_ error: any Error, attempts: Int) -> any Error {
+    static func normalize(_ error: any Error, attempts: Int, catalog: ErrorCatalog) -> any Error {
         if error is CancellationError || error is MendError { return error }
         var wrapped = MendError(
-            code: MendError.Code(.transport, 0),
-            developerMessage: "Unexpected failure: \(String(describing: type(of: error)))")
+            code: .Transport.unclassified,
+            developerMessage: "Unexpected failure: \(String(describing: type(of: error)))", catalog: catalog)
         wrapped.underlying = UnexpectedFailure(description: String(describing: error))
         wrapped.attempts = attempts
         return wrapped
@@ -108,7 +108,8 @@ public final class APIClient: Sendable {
         try Task.checkCancellation()
         if let remaining = context.remaining, remaining <= .zero {
             throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.")
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
+                catalog: configuration.catalog)
         }
         var head = request.head
         if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
@@ -120,14 +121,14 @@ public final class APIClient: Sendable {
             (response, body) = try await transport.send(
                 head, body: request.body.map(HTTPBody.init), deadline: context.deadline)
         } catch {
-            throw Self.normalize(error, attempts: context.attempts)
+            throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
         let limit = configuration.maximumResponseBodySize
         let collected: HTTPBody.Collected
         do {
             collected = try await body.collect(upTo: limit)
         } catch {
-            throw Self.normalize(error, attempts: context.attempts)
+            throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
         var decodingContext = ErrorDecodingContext(
             catalog: configuration.catalog,

@@ -26,7 +26,8 @@ public struct APIResponse: Sendable {
         } catch {
             var mendError = MendError(
                 code: .Transport.malformedResponse,
-                developerMessage: "The response body does not decode as \(T.self): \(Self.describe(error))")
+                developerMessage: "The response body does not decode as \(T.self): \(Self.describe(error))",
+                catalog: .core)
             mendError.response = ResponseExcerpt(
                 status: head.status.code, headers: head.headerFields.map { ($0.name.canonicalName, $0.value) },
                 body: body)
@@ -41,7 +42,8 @@ public struct APIResponse: Sendable {
         switch JSONValue.parse(body, maxBytes: .max) {
         case .success(let value): return value
         case .failure:
-            var mendError = MendError(code: .Transport.malformedResponse, developerMessage: "The body is not JSON.")
+            var mendError = MendError(
+                code: .Transport.malformedResponse, developerMessage: "The body is not JSON.", catalog: .core)
             mendError.attempts = attempts
             throw mendError
         }

@@ -55,7 +55,8 @@ extension RequestHandle {
                 } catch {
                     // `APIClient` only throws MendError or CancellationError; anything else is normalized here.
                     outcome =
-                        (APIClient.normalize(error, attempts: 0) as? MendError).map(Completion.failure) ?? .cancelled
+                        (APIClient.normalize(error, attempts: 0, catalog: .core) as? MendError).map(Completion.failure)
+                        ?? .cancelled
                 }
                 completion(outcome)
             })

@@ -10,6 +10,23 @@ public import MendCore
 public protocol ErrorDecoder: Sendable {
     /// Returns the error that `response` and `body` carry, or `nil` when the response is a success.
     func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError?
+
+    /// The error spaces whose rows this decoder produces. A client adds them to its configured catalog when the
+    /// catalog lacks their domains (``APIClient/Configuration-swift.struct/catalog``).
+    var errorSpaces: [ErrorSpace] { get }
+}
+
+extension ErrorDecoder {
+    /// No spaces beyond MendCore's HTTP and transport spaces.
+    public var errorSpaces: [ErrorSpace] { [] }
+}
+
+extension ErrorCatalog {
+    /// This catalog with each of `spaces` added whose domain it has no rows for.
+    public func addingMissing(_ spaces: [ErrorSpace]) -> ErrorCatalog {
+        spaces.reduce(self) { catalog, space in catalog.domains.contains(space.domain) ? catalog : catalog.adding(space)
+        }
+    }
 }
 
 /// What a decoder needs besides the response.
@@ -29,7 +46,7 @@ public struct ErrorDecodingContext: Sendable {
 
     /// Creates a context.
     public init(
-        catalog: ErrorCatalog = .standard,
+        catalog: ErrorCatalog,
         redactor: Redactor = .standard,
         expectsJSON: Bool = true,
         maximumBodySize: Int = 10 << 20,

@@ -10,6 +10,9 @@ public import MendCore
 /// request-id header of the context. A status outside the REST space (say 503) is classified as a plain HTTP
 /// status, so it keeps its meaning (transient). An HTML, empty or truncated error body never hides the status.
 public struct RESTErrorDecoder: ErrorDecoder {
+    /// The REST status space.
+    public var errorSpaces: [ErrorSpace] { [.rest] }
+
     /// Creates the decoder.
     public init() {}
 

@@ -26,7 +26,8 @@ public struct RESTClient: Sendable {
     /// Creates a client over a new pipeline that decodes errors with ``RESTErrorDecoder``.
     public init(
         baseURL: URL, transport: any HTTPTransport,
-        configuration: APIClient.Configuration = APIClient.Configuration(errorDecoder: RESTErrorDecoder()),
+        configuration: APIClient.Configuration = APIClient.Configuration(
+            errorDecoder: RESTErrorDecoder(), catalog: .rest),
         credentialProvider: (any CredentialProvider)? = nil,
         logger: Logger = Logger(label: "mend.rest", factory: { _ in SwiftLogNoOpLogHandler() }),
         encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
@@ -133,14 +134,16 @@ public struct RESTClient: Sendable {
             trimmed.rangeOfCharacter(from: .whitespacesAndNewlines) == nil
         else {
             throw MendError(
-                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.")
+                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.",
+                catalog: client.configuration.catalog)
         }
         if !query.isEmpty {
             components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         }
         guard let url = components.url else {
             throw MendError(
-                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.")
+                code: .Transport.invalidRequest, developerMessage: "The path '\(path)' does not form a URL.",
+                catalog: client.configuration.catalog)
         }
         var headers = HTTPFields()
         headers[.accept] = "application/json"
@@ -151,7 +154,8 @@ public struct RESTClient: Sendable {
             } catch {
                 throw MendError(
                     code: .Transport.invalidRequest,
-                    developerMessage: "The request body does not encode as JSON: \(error)")
+                    developerMessage: "The request body does not encode as JSON: \(error)",
+                    catalog: client.configuration.catalog)
             }
             headers[.contentType] = "application/json"
         }

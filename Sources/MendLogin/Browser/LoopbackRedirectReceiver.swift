@@ -149,7 +149,8 @@ public final class LoopbackRedirectReceiver: Sendable {
         case .timedOut:
             throw MendError(
                 code: .Transport.timedOut,
-                developerMessage: "No login redirect arrived at \(redirectURI.absoluteString) in time.")
+                developerMessage: "No login redirect arrived at \(redirectURI.absoluteString) in time.", catalog: .login
+            )
         case .closed: throw CancellationError()
         }
     }
@@ -367,7 +368,8 @@ public final class LoopbackRedirectReceiver: Sendable {
     private static func failure(_ call: String) -> MendError {
         MendError(
             code: .Transport.cannotConnect,
-            developerMessage: "The loopback redirect receiver could not listen (\(call) failed, errno \(errno)).")
+            developerMessage: "The loopback redirect receiver could not listen (\(call) failed, errno \(errno)).",
+            catalog: .login)
     }
 }
 

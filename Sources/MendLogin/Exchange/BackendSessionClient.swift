@@ -75,13 +75,14 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         self.client = APIClient(
             transport: transport,
             configuration: .init(
-                errorDecoder: MendServiceErrorDecoder(), retryPolicy: RetryPolicy(maximumAttempts: 3),
+                errorDecoder: MendServiceErrorDecoder(), catalog: .login, retryPolicy: RetryPolicy(maximumAttempts: 3),
                 reauthenticationEnabled: false),
             logger: logger)
         self.exchangeClient = APIClient(
             transport: transport,
             configuration: .init(
-                errorDecoder: MendServiceErrorDecoder(), retryPolicy: .never, reauthenticationEnabled: false),
+                errorDecoder: MendServiceErrorDecoder(), catalog: .login, retryPolicy: .never,
+                reauthenticationEnabled: false),
             logger: logger)
     }
 

@@ -160,7 +160,8 @@ public actor CredentialsManager {
                 guard let authority, base.refreshToken != nil || base.issuer == .provider else {
                     throw MendError(
                         code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
-                        developerMessage: "The session expired and nothing can refresh it: log in again.")
+                        developerMessage: "The session expired and nothing can refresh it: log in again.",
+                        catalog: .login)
                 }
                 do {
                     let fresh = try await authority.refresh(base)

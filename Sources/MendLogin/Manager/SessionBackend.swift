@@ -84,7 +84,8 @@ public struct ProviderSessionAuthority: SessionAuthority {
     public func refresh(_ session: Session) async throws -> Session {
         throw MendError(
             code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
-            developerMessage: "The provider's token expired and a client cannot refresh it: log in again.")
+            developerMessage: "The provider's token expired and a client cannot refresh it: log in again.",
+            catalog: .login)
     }
 
     /// `GET /me?fields=id` with the token.

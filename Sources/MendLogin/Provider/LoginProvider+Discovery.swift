@@ -37,8 +37,9 @@ extension LoginProvider {
         guard isSecure(documentURL) else {
             throw MendError(
                 code: .Transport.invalidRequest,
-                developerMessage: "The issuer \(given) is not https (plain http is allowed only on 127.0.0.1 or [::1])."
-            )
+                developerMessage:
+                    "The issuer \(given) is not https (plain http is allowed only on 127.0.0.1 or [::1]).",
+                catalog: .login)
         }
         let client = APIClient(transport: transport, configuration: .init(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         let document = try await client.send(APIRequest(method: .get, url: documentURL)).json()
@@ -58,7 +59,8 @@ extension LoginProvider {
         else {
             throw MendError(
                 code: .Transport.malformedResponse,
-                developerMessage: "The discovery document lacks authorization_endpoint or token_endpoint.")
+                developerMessage: "The discovery document lacks authorization_endpoint or token_endpoint.",
+                catalog: .login)
         }
         let jwks = document["jwks_uri"]?.stringValue.flatMap(URL.init(string:))
         let revocation = document["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:))
@@ -71,7 +73,7 @@ extension LoginProvider {
                 throw MendError(
                     code: .Transport.malformedResponse,
                     developerMessage: "The discovery document's \(name) is not https "
-                        + "(plain http is allowed only on 127.0.0.1 or [::1]).")
+                        + "(plain http is allowed only on 127.0.0.1 or [::1]).", catalog: .login)
             }
         }
         var provider = LoginProvider(

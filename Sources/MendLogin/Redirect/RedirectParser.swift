@@ -91,7 +91,8 @@ public enum RedirectParser {
             let description = all["error_description"].map { ": \(String($0.prefix(300)))" } ?? ""
             if error == "temporarily_unavailable" || error == "server_error" {
                 throw MendError(
-                    code: .HTTP.serviceUnavailable, developerMessage: "The provider said \(error)\(description).")
+                    code: .HTTP.serviceUnavailable, developerMessage: "The provider said \(error)\(description).",
+                    catalog: .login)
             }
             throw MendError.login(.Login.unknown, "The provider refused the login: \(error)\(description).")
         }

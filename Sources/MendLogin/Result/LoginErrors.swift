@@ -7,7 +7,7 @@ extension MendError {
     )
         -> MendError
     {
-        var error = MendError(code: code, developerMessage: developerMessage)
+        var error = MendError(code: code, developerMessage: developerMessage, catalog: .login)
         error.underlying = underlying
         return error
     }

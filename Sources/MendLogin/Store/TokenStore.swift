@@ -43,7 +43,9 @@ extension TokenStore {
 extension MendError {
     /// A `login/320` error: the store is unavailable (retryable, not "logged out").
     static func storeUnavailable(_ detail: String) -> MendError {
-        MendError(code: .Login.tokenStoreUnavailable, developerMessage: "The token store is unavailable: \(detail).")
+        MendError(
+            code: .Login.tokenStoreUnavailable, developerMessage: "The token store is unavailable: \(detail).",
+            catalog: .login)
     }
 }
 

@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendHTTP
+import MendLogin
 @_spi(MendFuzzing) import MendSignedRequest
 
 extension LoginBackend {
@@ -22,7 +24,8 @@ extension LoginBackend {
             case .malformed, .missingUser: throw ServerFailure.badRequest(rejection.description + ".")
             default:
                 throw ServerFailure(
-                    MendError(code: .REST.accessDenied, developerMessage: rejection.description + "."),
+                    MendError(
+                        code: .REST.accessDenied, developerMessage: rejection.description + ".", catalog: .server),
                     status: .unauthorized)
             }
         }

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import MendCore
+import MendHTTP
+import MendLogin
 import NIOCore
 
 /// The outermost middleware: a request id on every response (`X-Request-Id`), every failure in the Mend error shape
@@ -73,7 +75,9 @@ enum ErrorMapping {
                 return .notFound("No endpoint answers \(request.method.rawValue) \(request.uri.path).")
             case .contentTooLarge:
                 return ServerFailure(
-                    MendError(code: .HTTP.contentTooLarge, developerMessage: "The request body is too large."),
+                    MendError(
+                        code: .HTTP.contentTooLarge, developerMessage: "The request body is too large.",
+                        catalog: .server),
                     status: .contentTooLarge)
             case let status where status.code < 500:
                 return .badRequest(error.body ?? status.reasonPhrase)
@@ -82,7 +86,8 @@ enum ErrorMapping {
             }
         case is NIOTooManyBytesError:
             return ServerFailure(
-                MendError(code: .HTTP.contentTooLarge, developerMessage: "The request body is too large."),
+                MendError(
+                    code: .HTTP.contentTooLarge, developerMessage: "The request body is too large.", catalog: .server),
                 status: .contentTooLarge)
         case is CancellationError:
             return .internalFailure("The request was cancelled.")

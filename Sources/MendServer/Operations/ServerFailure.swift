@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendHTTP
+import MendLogin
 
 /// An error the server answers with: a `MendError` (rendered as its wire body, with the request id as
 /// the reference id), the HTTP status, and extra headers (`Retry-After`).
@@ -17,7 +19,8 @@ struct ServerFailure: Error, Sendable {
 
     /// rest/400: the request is malformed or names something the server does not accept.
     static func badRequest(_ message: String) -> ServerFailure {
-        ServerFailure(MendError(code: .REST.badRequest, developerMessage: message), status: .badRequest)
+        ServerFailure(
+            MendError(code: .REST.badRequest, developerMessage: message, catalog: .server), status: .badRequest)
     }
 
     /// 401 with a session code (session/1–3: refresh or send a token; session/10–19: the session is over) and
@@ -27,7 +30,8 @@ struct ServerFailure: Error, Sendable {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] =
             code == .Session.accessTokenMissing ? "Bearer" : #"Bearer error="invalid_token""#
-        return ServerFailure(MendError(code: code, developerMessage: message), status: .unauthorized, headers: headers)
+        return ServerFailure(
+            MendError(code: code, developerMessage: message, catalog: .server), status: .unauthorized, headers: headers)
     }
 
     /// 401 session/10–17: the session ended for `reason` (`nil`: gone, or a reason stored before reasons were
@@ -48,13 +52,14 @@ struct ServerFailure: Error, Sendable {
 
     /// rest/404.
     static func notFound(_ message: String) -> ServerFailure {
-        ServerFailure(MendError(code: .REST.notFound, developerMessage: message), status: .notFound)
+        ServerFailure(MendError(code: .REST.notFound, developerMessage: message, catalog: .server), status: .notFound)
     }
 
     /// http/429 with `Retry-After`.
     static func rateLimited(retryAfter seconds: Int, scope: String) -> ServerFailure {
         var error = MendError(
-            code: .HTTP.tooManyRequests, developerMessage: "Too many requests (\(scope)); retry after \(seconds) s.")
+            code: .HTTP.tooManyRequests, developerMessage: "Too many requests (\(scope)); retry after \(seconds) s.",
+            catalog: .server)
         error.notBefore = Date().addingTimeInterval(TimeInterval(seconds))
         var headers = HTTPFields()
         headers[.retryAfter] = String(seconds)
@@ -64,12 +69,15 @@ struct ServerFailure: Error, Sendable {
     /// rest/500: something failed inside the server (the database); transient by the catalog.
     static func internalFailure(_ message: String) -> ServerFailure {
         ServerFailure(
-            MendError(code: .REST.internalServerError, developerMessage: message), status: .internalServerError)
+            MendError(code: .REST.internalServerError, developerMessage: message, catalog: .server),
+            status: .internalServerError)
     }
 
     /// rest/512: the database is unavailable (readiness).
     static func storageUnavailable(_ message: String) -> ServerFailure {
-        ServerFailure(MendError(code: .REST.dataAccessError, developerMessage: message), status: .serviceUnavailable)
+        ServerFailure(
+            MendError(code: .REST.dataAccessError, developerMessage: message, catalog: .server),
+            status: .serviceUnavailable)
     }
 
     /// A provider failure, keeping its domain, code and classification (see ``UpstreamStatus``).

@@ -4,6 +4,7 @@ import MendCore
 import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendLogin
 
 /// Every call the server makes to the provider, through MendGraphAPI's `GraphClient` (so failures come back
 /// classified), with the app secret applied here: in the code and long-lived exchanges, in the app token of
@@ -71,7 +72,9 @@ struct ProviderGateway: Sendable {
             path: "debug_token", parameters: ["input_token": token], tokenOverride: appToken, flags: [.skipRecovery])
         let json = try await readClient.send(request).json()
         guard let inspection = TokenInspection(json: json) else {
-            throw MendError(code: .Transport.malformedResponse, developerMessage: "debug_token answered without data.")
+            throw MendError(
+                code: .Transport.malformedResponse, developerMessage: "debug_token answered without data.",
+                catalog: .server)
         }
         return inspection
     }
@@ -81,7 +84,8 @@ struct ProviderGateway: Sendable {
         let request = GraphRequest(
             path: "me", fields: ["id", "name", "email", "picture"], tokenOverride: token, flags: [.skipRecovery])
         guard let profile = ProviderProfile(json: try await readClient.send(request).json()) else {
-            throw MendError(code: .Transport.malformedResponse, developerMessage: "The profile has no id.")
+            throw MendError(
+                code: .Transport.malformedResponse, developerMessage: "The profile has no id.", catalog: .server)
         }
         return profile
     }
@@ -102,7 +106,8 @@ struct ProviderGateway: Sendable {
     private func token(from json: JSONValue, operation: String) throws -> ProviderToken {
         guard let value = json["access_token"]?.stringValue, !value.isEmpty else {
             throw MendError(
-                code: .Transport.malformedResponse, developerMessage: "The \(operation) answered without access_token.")
+                code: .Transport.malformedResponse, developerMessage: "The \(operation) answered without access_token.",
+                catalog: .server)
         }
         return ProviderToken(value: value, expiresIn: json["expires_in"]?.intValue)
     }

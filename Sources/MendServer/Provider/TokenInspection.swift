@@ -1,5 +1,7 @@
 import Foundation
 import MendCore
+import MendGraphAPI
+import MendLogin
 
 /// What `debug_token` says about a user token (its `data` object).
 struct TokenInspection: Sendable, Hashable {
@@ -51,12 +53,14 @@ struct TokenInspection: Sendable, Hashable {
                 MendError(
                     code: code, subcode: errorSubcode.map(MendError.Subcode.init(rawValue:)),
                     developerMessage:
-                        "debug_token: the provider says the token is invalid: \(errorMessage ?? "no reason given")."))
+                        "debug_token: the provider says the token is invalid: \(errorMessage ?? "no reason given").",
+                    catalog: .server))
         }
         guard appID == expected else {
             var error = MendError(
                 code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
-                developerMessage: "debug_token: the token was issued for app \(appID ?? "(none)"), not for this app.")
+                developerMessage: "debug_token: the token was issued for app \(appID ?? "(none)"), not for this app.",
+                catalog: .server)
             error.override(.securityEvent)
             return .failure(error)
         }
@@ -64,20 +68,21 @@ struct TokenInspection: Sendable, Hashable {
             return .failure(
                 MendError(
                     code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
-                    developerMessage: "debug_token: the token is a \(type) token, not a user token."))
+                    developerMessage: "debug_token: the token is a \(type) token, not a user token.", catalog: .server))
         }
         guard let userID, !userID.isEmpty else {
             return .failure(
                 MendError(
                     code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
-                    developerMessage: "debug_token: the token names no user."))
+                    developerMessage: "debug_token: the token names no user.", catalog: .server))
         }
         let missing = requiredScopes.filter { !scopes.contains($0) }
         guard missing.isEmpty else {
             var error = MendError(
                 code: .Graph.permissionMissing,
                 developerMessage:
-                    "The login did not grant the required permissions: \(missing.joined(separator: ", ")).")
+                    "The login did not grant the required permissions: \(missing.joined(separator: ", ")).",
+                catalog: .server)
             error.requestedPermissions = missing
             return .failure(error)
         }

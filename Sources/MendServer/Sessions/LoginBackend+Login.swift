@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendGraphAPI
+import MendLogin
 
 extension LoginBackend {
     /// `POST /v1/login/code`: exchange the code, verify the token, get a long-lived one, fetch the profile and the
@@ -70,7 +72,7 @@ extension LoginBackend {
             throw ServerFailure.upstream(
                 MendError(
                     code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
-                    developerMessage: "The profile belongs to another user than debug_token named."),
+                    developerMessage: "The profile belongs to another user than debug_token named.", catalog: .server),
                 operation: "profile")
         }
         let permissions = try await upstream("permissions", logger: logger) {
@@ -117,7 +119,7 @@ extension LoginBackend {
         return ServerFailure(
             MendError(
                 code: .Graph.invalidParameter, subcode: MendError.Subcode(rawValue: 36009),
-                developerMessage: "This authorization code has been used."),
+                developerMessage: "This authorization code has been used.", catalog: .server),
             status: .badRequest)
     }
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import MendCore
+import MendGraphAPI
 
 extension LoginBackend {
     /// `GET /v1/me`: the stored profile, refreshed from the provider (with `appsecret_proof`) when it is older than

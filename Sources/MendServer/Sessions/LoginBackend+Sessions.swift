@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendLogin
 
 /// A session just opened, rotated or replayed: what the session response needs.
 struct IssuedSession: Sendable {

@@ -1,4 +1,5 @@
 import MendCore
+import MendLogin
 
 /// Why a session ended, as stored in `mend_sessions.revoked_reason` (the raw values are stable: never rename one),
 /// and the session code (session/10–19) a client gets for it. A human detail, if any, is stored beside it in

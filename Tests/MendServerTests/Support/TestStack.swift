@@ -5,6 +5,7 @@ import MendCore
 import MendEmulator
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendLogin
 import MendTesting
 import SQLKit
 import Testing

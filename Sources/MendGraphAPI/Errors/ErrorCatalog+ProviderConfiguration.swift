@@ -1,4 +1,5 @@
 public import Foundation
+public import MendCore
 
 extension ErrorCatalog {
     /// Why a provider's error configuration could not be merged.
@@ -85,7 +86,7 @@ extension ErrorCatalog {
             category == .transient && base.isAutomaticallyRetryable
             || category == .transient && base.category != .transient
         upsert(replacement)
-        setServerRecovery(recoveryText, for: replacement.key)
+        setServerRecovery(recoveryText, for: replacement)
     }
 
     static func category(providerName name: String) -> MendError.Category? {

@@ -1,0 +1,123 @@
+// The login and session error spaces: their domains, codes and catalog rows. Sources: the vendor SDK's login
+// codes (300–310) and mend-server's session codes.
+public import MendCore
+import MendGraphAPI
+
+extension MendError.Domain {
+    /// Login errors, with the vendor SDK's codes 300–310.
+    public static let login = Self(rawValue: "login")
+    /// Session errors of the app's backend (`mend-server`): an access token to refresh, or a session that ended
+    /// and why. Only the "ended" codes (10–19) mean that the user must log in again.
+    public static let session = Self(rawValue: "session")
+}
+
+extension MendError.Code {
+    /// Login codes, with parity to the vendor SDK (300–310).
+    public enum Login {
+        /// 300: reserved.
+        public static let reserved = MendError.Code(.login, 300)
+        /// 301: the login failed for an unknown reason.
+        public static let unknown = MendError.Code(.login, 301)
+        /// 302: the user changed their password since they last logged in.
+        public static let passwordChanged = MendError.Code(.login, 302)
+        /// 303: the user is checkpointed and must log in on the provider's website.
+        public static let userCheckpointed = MendError.Code(.login, 303)
+        /// 304: a re-authentication logged in a different user than the current one.
+        public static let userMismatch = MendError.Code(.login, 304)
+        /// 305: the user has not confirmed their account.
+        public static let unconfirmedUser = MendError.Code(.login, 305)
+        /// 306: the system account's access to the app is disabled.
+        public static let systemAccountAppDisabled = MendError.Code(.login, 306)
+        /// 307: the system account is unavailable.
+        public static let systemAccountUnavailable = MendError.Code(.login, 307)
+        /// 308: the `state` (challenge) in the redirect is missing or differs, or its `iss` is not the provider's
+        /// (RFC 9207): a possible forgery or mix-up.
+        public static let badChallengeString = MendError.Code(.login, 308)
+        /// 309: the id_token is missing (when one is required) or failed validation.
+        public static let invalidIDToken = MendError.Code(.login, 309)
+        /// 310: an operation needs an access token and there is none.
+        public static let missingAccessToken = MendError.Code(.login, 310)
+        /// 320 (Mend): the token store could not be read or written. Retryable; it never means "logged out".
+        public static let tokenStoreUnavailable = MendError.Code(.login, 320)
+    }
+
+    /// Session codes of the app's backend (`mend-server`), in two groups that a client must never confuse:
+    ///
+    /// - 1–9, **refresh**: this access token is expired, invalid or missing. Refresh the session (a Mend client does
+    ///   it by itself) and replay; the user stays signed in.
+    /// - 10–19, **ended**: the session is over and only a new login helps; the code says why. These, and only these,
+    ///   sign a user out of a backend session.
+    public enum Session {
+        /// 1: the access token expired; refresh the session, then replay.
+        public static let accessTokenExpired = MendError.Code(.session, 1)
+        /// 2: the access token is not valid (malformed, a signature that does not verify, another audience); refresh.
+        public static let accessTokenInvalid = MendError.Code(.session, 2)
+        /// 3: the request carried no access token.
+        public static let accessTokenMissing = MendError.Code(.session, 3)
+        /// 10: the session ended, for a reason the server did not name.
+        public static let sessionEnded = MendError.Code(.session, 10)
+        /// 11: the user logged out (here or on another device sharing the session).
+        public static let loggedOut = MendError.Code(.session, 11)
+        /// 12: a refresh token was used again after its successor was used: the session was revoked as stolen.
+        public static let refreshTokenReused = MendError.Code(.session, 12)
+        /// 13: the provider withdrew the app's access (the user removed the app, changed the password, the provider
+        ///     token was found invalid).
+        public static let providerAccessRevoked = MendError.Code(.session, 13)
+        /// 14: the user's account was deleted.
+        public static let userDeleted = MendError.Code(.session, 14)
+        /// 15: the session reached the end of its lifetime (the refresh token expired).
+        public static let sessionExpired = MendError.Code(.session, 15)
+        /// 16: the refresh token is unknown: never issued here, or long gone.
+        public static let refreshTokenUnknown = MendError.Code(.session, 16)
+        /// 17: the session was revoked (RFC 7009 token revocation, or by an operator).
+        public static let revoked = MendError.Code(.session, 17)
+
+        /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
+        public static func endsSession(_ code: MendError.Code) -> Bool {
+            code.domain == .session && (10..<20).contains(code.rawValue)
+        }
+    }
+}
+
+extension ErrorSpace {
+    /// Login errors, with the vendor SDK's codes 300–310, and the token store's.
+    // swift-format-ignore
+    public static let login = ErrorSpace(domain: .login, entries: [
+        .row(.login, nil, "loginFailed", .other, .contactSupport, .loginFailed, "A login error without a code of its own."),
+        .row(.login, 300, "reserved", .other, .none, .loginFailed, "Reserved by the vendor SDK."),
+        .row(.login, 301, "unknown", .other, .contactSupport, .loginFailed, "The login failed for an unknown reason."),
+        .row(.login, 302, "passwordChanged", .recoverable, .reauthenticate, .passwordChanged, "The user changed their password; log in again."),
+        .row(.login, 303, "userCheckpointed", .recoverable, .visitProvider, .accountCheckpointed, "The user is checkpointed and must log in on the provider's website."),
+        .row(.login, 304, "userMismatch", .recoverable, .reauthenticate, .userMismatch, "Re-authentication logged in a different user than the current one."),
+        .row(.login, 305, "unconfirmedUser", .recoverable, .visitProvider, .accountUnconfirmed, "The user has not confirmed their account."),
+        .row(.login, 306, "systemAccountAppDisabled", .recoverable, .reauthenticate, .systemAccountUnavailable, "The system account's access to the app is disabled in the device settings."),
+        .row(.login, 307, "systemAccountUnavailable", .recoverable, .reauthenticate, .systemAccountUnavailable, "The system account is unavailable."),
+        .row(.login, 308, "badChallengeString", .other, .reauthenticate, .loginFailed, "The redirect's state is missing or differs from the one sent, or its iss is not the provider's (RFC 9207): a possible forgery or mix-up. Nothing was stored.", security: true),
+        .row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token is missing or failed validation (signature and key, issuer, audience and azp, exp/nbf/iat, nonce).", security: true),
+        .row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
+        .row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
+    ])
+
+    /// The session errors of the app's backend (`mend-server`): a token to refresh, or a session that ended and why.
+    // swift-format-ignore
+    public static let session = ErrorSpace(domain: .session, entries: [
+        .row(.session, nil, "sessionError", .other, .contactSupport, .generic, "A session error without a code of its own."),
+        .row(.session, 1, "accessTokenExpired", .recoverable, .reauthenticate, .sessionRenewal, "The access token expired: refresh the session, then replay. Never a reason to sign out."),
+        .row(.session, 2, "accessTokenInvalid", .recoverable, .reauthenticate, .sessionRenewal, "The access token is not valid (malformed, unverifiable, another audience): refresh the session, then replay."),
+        .row(.session, 3, "accessTokenMissing", .recoverable, .reauthenticate, .notLoggedIn, "The request carried no access token."),
+        .row(.session, 10, "sessionEnded", .recoverable, .reauthenticate, .signedOut, "The session ended: log in again."),
+        .row(.session, 11, "loggedOut", .recoverable, .reauthenticate, .signedOut, "The session ended because the user logged out: log in again."),
+        .row(.session, 12, "refreshTokenReused", .recoverable, .reauthenticate, .signedOutForSecurity, "A refresh token was used after its successor: the session was revoked as stolen. Log in again."),
+        .row(.session, 13, "providerAccessRevoked", .recoverable, .reauthenticate, .appRemoved, "The provider withdrew the app's access (app removed, password changed, provider token invalid): log in again."),
+        .row(.session, 14, "userDeleted", .recoverable, .reauthenticate, .accountDeleted, "The user's account was deleted; a new login creates a new account."),
+        .row(.session, 15, "sessionExpired", .recoverable, .reauthenticate, .sessionExpired, "The session reached the end of its lifetime (the refresh token expired): log in again."),
+        .row(.session, 16, "refreshTokenUnknown", .recoverable, .reauthenticate, .sessionExpired, "The refresh token is unknown (never issued here, or long gone): log in again."),
+        .row(.session, 17, "revoked", .recoverable, .reauthenticate, .signedOut, "The session was revoked (token revocation, or an operator): log in again."),
+    ])
+}
+
+extension ErrorCatalog {
+    /// The catalog of login and sessions: ``ErrorCatalog/core`` with the Graph space (the provider's answers), the
+    /// login space and the session space (`mend-server`'s answers).
+    public static let login = ErrorCatalog.core.adding(.graph).adding(.login).adding(.session)
+}

@@ -1,0 +1,10 @@
+public import MendCore
+import MendGraphAPI
+import MendHTTP
+import MendLogin
+
+extension ErrorCatalog {
+    /// The rows mend-server answers with: MendLogin's catalog (transport, HTTP, Graph, login, session) and the REST
+    /// status space (its storage and internal failures).
+    public static let server = ErrorCatalog.login.adding(.rest)
+}
