@@ -11,7 +11,7 @@ extension GraphClient {
         public var version: String
         /// The app id: the key of the rate-limit gate, and the node of the error configuration.
         public var appID: String?
-        /// The catalog that classifies errors (``MendCore/ErrorCatalog/graph`` by default); the provider's error
+        /// The catalog that classifies errors (`ErrorCatalog.graph` by default); the provider's error
         /// configuration, when fetched, is merged over it.
         public var catalog: ErrorCatalog
         /// Whether token errors are recovered (clear the token, run the attempter, replay once) and transient errors

@@ -3,7 +3,7 @@ public import MendCore
 
 extension MendError {
     /// The vendor SDK's documented `userInfo` keys, so that code written against the vendor SDK's `NSError`s keeps
-    /// working: read them from ``vendorSDKUserInfo`` or from the `NSError` that ``vendorSDKNSError`` returns.
+    /// working: read them from `vendorSDKUserInfo` or from the `NSError` that `vendorSDKNSError` returns.
     public enum VendorSDKUserInfoKey {
         /// The developer message (`FBSDKErrorDeveloperMessageKey`).
         public static let developerMessage = "com.facebook.sdk:FBSDKErrorDeveloperMessageKey"
@@ -23,7 +23,7 @@ extension MendError {
         public static let parsedJSONResponse = "com.facebook.sdk:FBSDKGraphRequestErrorParsedJSONResponseKey"
     }
 
-    /// ``errorUserInfo`` plus the vendor SDK's keys (``VendorSDKUserInfoKey``), redacted like the rest.
+    /// `errorUserInfo` plus the vendor SDK's keys (`VendorSDKUserInfoKey`), redacted like the rest.
     public var vendorSDKUserInfo: [String: Any] {
         let language = MendLocalization.preferredLanguage
         var info = errorUserInfo
@@ -38,7 +38,7 @@ extension MendError {
         return info
     }
 
-    /// The error as an `NSError` with the vendor SDK's keys as well as Mend's (domain ``errorDomain``), for code
+    /// The error as an `NSError` with the vendor SDK's keys as well as Mend's (domain `errorDomain`), for code
     /// migrating from the vendor SDK. `MendError(bridging:catalog:)` restores it.
     public var vendorSDKNSError: NSError {
         NSError(domain: Self.errorDomain, code: errorCode, userInfo: vendorSDKUserInfo)

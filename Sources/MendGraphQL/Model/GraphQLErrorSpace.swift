@@ -61,6 +61,6 @@ extension ErrorSpace {
 }
 
 extension ErrorCatalog {
-    /// The catalog of a GraphQL client: ``ErrorCatalog/core`` with the GraphQL space.
+    /// The catalog of a GraphQL client: `ErrorCatalog.core` with the GraphQL space.
     public static let graphQL = ErrorCatalog.core.adding(.graphQL)
 }

@@ -8,7 +8,7 @@ extension APIClient {
     public struct Configuration: Sendable {
         /// The decoder that turns responses into errors (requests may override it).
         public var errorDecoder: any ErrorDecoder
-        /// The catalog that classifies errors: ``MendCore/ErrorCatalog/core`` by default, with the error decoder's
+        /// The catalog that classifies errors: `ErrorCatalog.core` by default, with the error decoder's
         /// own spaces (``ErrorDecoder/errorSpaces``) added when it lacks them.
         public var catalog: ErrorCatalog
         /// When and how often to retry.

@@ -63,6 +63,6 @@ extension ErrorSpace {
 }
 
 extension ErrorCatalog {
-    /// The catalog of a REST client: ``ErrorCatalog/core`` with the REST status space.
+    /// The catalog of a REST client: `ErrorCatalog.core` with the REST status space.
     public static let rest = ErrorCatalog.core.adding(.rest)
 }
