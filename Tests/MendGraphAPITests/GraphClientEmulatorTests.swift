@@ -100,6 +100,31 @@ struct GraphClientEmulatorTests {
         }
     }
 
+    @Test(
+        "doNotInvalidateTokenOnError returns the token error at once and keeps the token; an override is never cleared")
+    func keepsTheTokenWhenAsked() async throws {
+        try await withEmulator { emulator in
+            let token = try await emulator.token()
+            let tokens = StaticGraphToken(token)
+            try await emulator.setUserState(.passwordChanged)
+            let login = EmulatorLogin(emulator: emulator, tokens: tokens)
+            let client = graphClient(emulator, tokens: tokens, attempter: login)
+            let kept = try await #require(throws: MendError.self) {
+                try await client.send(GraphRequest(path: "me", flags: .doNotInvalidateTokenOnError))
+            }
+            #expect(kept.matches(.Graph.accessTokenInvalid, .passwordChanged))
+            #expect(login.calls.current == 0)
+            #expect(try await tokens.currentAccessToken() == token)
+            #expect(await tokens.invalidation == nil)
+
+            var overridden = GraphRequest(path: "me")
+            overridden.tokenOverride = token
+            _ = try await #require(throws: MendError.self) { try await client.send(overridden) }
+            #expect(login.calls.current == 0)
+            #expect(try await tokens.currentAccessToken() == token)
+        }
+    }
+
     @Test("1,000 concurrent requests when the token expires: one recovery, every completion exactly once")
     func concurrentExpiry() async throws {
         try await withEmulator { emulator in

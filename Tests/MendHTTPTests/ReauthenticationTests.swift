@@ -88,7 +88,7 @@ struct ReauthenticationTests {
         let globallyOff = makeClient(tokenCheckingTransport(), provider: provider, reauthentication: false)
         await #expect(throws: MendError.self) { try await globallyOff.send(APIRequest(method: .get, url: apiURL)) }
         let client = makeClient(tokenCheckingTransport(), provider: provider)
-        let perRequest = APIRequest(method: .get, url: apiURL, options: .init(allowsReauthentication: false))
+        let perRequest = APIRequest(method: .get, url: apiURL, options: .init(credentialRejection: .keep))
         await #expect(throws: MendError.self) { try await client.send(perRequest) }
         let override = APIRequest(
             method: .get, url: apiURL,

@@ -36,7 +36,7 @@ struct GraphCommand: AsyncParsableCommand {
     var baseURL = "https://graph.facebook.com"
 
     @Option(name: .long, help: "The API version.")
-    var version = "v25.0"
+    var version = GraphAPI.defaultVersion
 
     @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN).")
     var token: String?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MendCore
+import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
@@ -39,7 +40,7 @@ struct LoginCommand: AsyncParsableCommand {
     var baseURL: String?
 
     @Option(name: .long, help: "The Graph API version.")
-    var version = "v25.0"
+    var version = GraphAPI.defaultVersion
 
     @Flag(name: .long, help: "Print the login URL instead of opening a browser.")
     var noBrowser = false

@@ -1,4 +1,5 @@
 public import Foundation
+public import MendGraphAPI
 
 /// Everything the emulator starts from: where it listens, its seed, its apps and users, and its modes.
 ///
@@ -51,7 +52,7 @@ public struct EmulatorConfiguration: Sendable, Codable {
 
     /// Creates a configuration.
     public init(
-        host: String = "127.0.0.1", port: Int = 0, seed: UInt64 = 1, graphVersion: String = "v25.0",
+        host: String = "127.0.0.1", port: Int = 0, seed: UInt64 = 1, graphVersion: String = GraphAPI.defaultVersion,
         testMode: Bool = true, apps: [EmulatedApp] = [.default], users: [TestUser] = TestUser.defaults,
         autoConsent: AutoConsent = .manual, autoConsentUserID: String? = nil, startTime: Date? = nil,
         clockMode: EmulatorClock.Mode = .running, issuer: String = "https://www.facebook.com",

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendHTTP
 
 enum RESTHeaders {
     static let apiKey = HTTPField.Name("Appacitive-Apikey")!
     static let apiKeyAlternative = HTTPField.Name("X-Appacitive-Apikey")!
     static let session = HTTPField.Name("Appacitive-Session")!
-    static let requestID = HTTPField.Name("X-Request-Id")!
+    static let requestID = HTTPField.Name.requestID
 }
 
 extension EmulatorState {

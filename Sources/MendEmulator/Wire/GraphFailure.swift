@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendGraphAPI
 
 /// A Graph API error as the provider sends it: the `{"error": {…}}` envelope, its HTTP status, and the
 /// `WWW-Authenticate` header that repeats it.
@@ -80,8 +81,8 @@ struct GraphFailure: Error, Sendable, Hashable {
 
 /// Headers that every Graph response carries.
 enum GraphHeaders {
-    static let traceID = HTTPField.Name("x-fb-trace-id")!
-    static let requestID = HTTPField.Name("x-fb-request-id")!
+    static let traceID = GraphAPI.traceIDHeader
+    static let requestID = GraphAPI.requestIDHeader
     static let apiVersion = HTTPField.Name("facebook-api-version")!
     static let appUsage = HTTPField.Name("x-app-usage")!
     static let businessUsage = HTTPField.Name("x-business-use-case-usage")!

@@ -144,7 +144,7 @@ extension GraphClient {
             cache.catalog(now: now())
         })
         let context = ErrorDecodingContext(
-            catalog: catalog, requestIDHeader: HTTPField.Name("x-fb-trace-id")!, now: configuration.now())
+            catalog: catalog, requestIDHeader: GraphAPI.traceIDHeader, now: configuration.now())
         return items.map { item in Self.result(of: item, decoder: decoder, context: context) }
     }
 

@@ -47,7 +47,7 @@ extension GraphClient {
 
         /// Creates a configuration.
         public init(
-            graphURL: URL = URL(string: "https://graph.facebook.com")!, version: String = "v25.0", appID: String? = nil,
+            graphURL: URL = GraphAPI.defaultURL, version: String = GraphAPI.defaultVersion, appID: String? = nil,
             catalog: ErrorCatalog = .graph,
             automaticRecovery: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
             tokenPlacement: Credential.Placement = .bearerHeader, maximumResponseBodySize: Int = 10 << 20,

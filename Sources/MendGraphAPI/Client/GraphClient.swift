@@ -50,7 +50,7 @@ public final class GraphClient: Sendable {
             reauthenticationEnabled: configuration.automaticRecovery,
             needsReauthentication: GraphCredentialProvider.isTokenError,
             maximumResponseBodySize: configuration.maximumResponseBodySize,
-            requestIDHeader: HTTPField.Name("x-fb-trace-id")!,
+            requestIDHeader: GraphAPI.traceIDHeader,
             loggingBehaviors: configuration.loggingBehaviors,
             rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
             sleep: configuration.sleep, now: configuration.now)
@@ -79,23 +79,8 @@ public final class GraphClient: Sendable {
     /// Sends `request` and returns the raw response.
     public func send(_ request: GraphRequest) async throws -> GraphResponse {
         try await loadErrorConfigurationIfDue()
-        let response: APIResponse
-        do {
-            response = try await client.send(try apiRequest(for: request))
-        } catch let error as MendError {
-            // A token error on the session's token clears it, even when recovery was skipped (the pipeline's
-            // recovery path clears it itself) — unless the request asked not to.
-            if GraphCredentialProvider.isTokenError(error), request.tokenOverride == nil,
-                !request.flags.contains(.doNotInvalidateTokenOnError), let tokens,
-                let token = try? await tokens.currentAccessToken()
-            {
-                await tokens.invalidate(token: token, because: error)
-            }
-            throw error
-        }
-        return GraphResponse(
-            status: response.head.status.code, headers: response.head.headerFields, body: response.body,
-            attempts: response.attempts)
+        let response = try await client.send(try apiRequest(for: request))
+        return GraphResponse(response)
     }
 
     /// Sends `request` and decodes the response into `type`.
@@ -151,10 +136,13 @@ public final class GraphClient: Sendable {
         } else if let proof = try appSecretProofParameter(for: request) {
             query.append(proof)
         }
-        let recover = allowsRecovery && request.flags.isDisjoint(with: [.skipRecovery, .doNotInvalidateTokenOnError])
+        // A token error clears the token unless the request says not to; it is recovered unless recovery is off.
+        let rejection: CredentialRejection =
+            request.flags.contains(.doNotInvalidateTokenOnError)
+            ? .keep : (allowsRecovery && !request.flags.contains(.skipRecovery) ? .reauthenticate : .invalidate)
         let options = RequestOptions(
             idempotencyKey: request.idempotencyKey,
-            allowsReauthentication: recover,
+            credentialRejection: rejection,
             credentialOverride: request.tokenOverride.map {
                 Credential(token: $0, placement: configuration.tokenPlacement)
             })
@@ -215,29 +203,34 @@ public final class GraphClient: Sendable {
     }
 }
 
-/// A Graph response: status, headers, the JSON body, and how many tries it took.
+/// A Graph response: status, headers, the JSON body, and how many tries it took — the pipeline's `APIResponse`,
+/// read the Graph way.
 public struct GraphResponse: Sendable {
+    /// The response as the pipeline returned it.
+    public var response: APIResponse
+
+    /// Wraps a pipeline response.
+    public init(_ response: APIResponse) { self.response = response }
+
+    /// Creates a response from its parts.
+    public init(status: Int, headers: HTTPFields, body: Data, attempts: Int) {
+        self.init(
+            APIResponse(
+                head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts))
+    }
+
     /// The HTTP status.
-    public var status: Int
+    public var status: Int { response.head.status.code }
     /// The header fields.
-    public var headers: HTTPFields
+    public var headers: HTTPFields { response.head.headerFields }
     /// The body.
-    public var body: Data
+    public var body: Data { response.body }
     /// How many times the request was sent.
-    public var attempts: Int
+    public var attempts: Int { response.attempts }
 
     /// The body as JSON.
-    public func json() throws(MendError) -> JSONValue {
-        try APIResponse(
-            head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts
-        ).json()
-    }
+    public func json() throws(MendError) -> JSONValue { try response.json() }
 
     /// The body decoded into `type`.
-    public func decode<Value: Decodable>(_ type: Value.Type) throws(MendError) -> Value {
-        try APIResponse(
-            head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts
-        )
-        .decode(type)
-    }
+    public func decode<Value: Decodable>(_ type: Value.Type) throws(MendError) -> Value { try response.decode(type) }
 }

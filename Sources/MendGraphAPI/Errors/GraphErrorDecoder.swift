@@ -42,10 +42,10 @@ public struct GraphErrorDecoder: ErrorDecoder {
             }
         }
         var fallbackContext = context
-        fallbackContext.requestIDHeader = Self.traceHeader
+        fallbackContext.requestIDHeader = GraphAPI.traceIDHeader
         guard var error = HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: fallbackContext)
         else { return nil }
-        if error.referenceID == nil, let requestID = response.headerFields[Self.requestIDHeader] {
+        if error.referenceID == nil, let requestID = response.headerFields[GraphAPI.requestIDHeader] {
             error.referenceID = String(requestID.prefix(128))
         }
         if let authenticate = response.headerFields[.wwwAuthenticate] {
@@ -70,7 +70,7 @@ public struct GraphErrorDecoder: ErrorDecoder {
         error.attach(response: response, body: body, json: json, context: context)
         error.serverUserTitle = envelope.userTitle
         error.serverUserMessage = envelope.userMessage
-        error.referenceID = envelope.traceID ?? response.headerFields[Self.traceHeader] ?? error.referenceID
+        error.referenceID = envelope.traceID ?? response.headerFields[GraphAPI.traceIDHeader] ?? error.referenceID
         if error.recovery.action == .requestPermissions { error.requestedPermissions = envelope.missingPermissions }
         if error.recovery.action == .waitForRateLimit || error.category == .transient,
             let usageWait = Self.usageWait(in: response.headerFields, now: context.now)
@@ -80,8 +80,6 @@ public struct GraphErrorDecoder: ErrorDecoder {
         return error
     }
 
-    static let traceHeader = HTTPField.Name("x-fb-trace-id")!
-    static let requestIDHeader = HTTPField.Name("x-fb-request-id")!
     static let businessUsageHeader = HTTPField.Name("x-business-use-case-usage")!
     static let adAccountUsageHeader = HTTPField.Name("x-ad-account-usage")!
 

@@ -53,4 +53,14 @@ public protocol CredentialProvider: Sendable {
     /// The pipeline calls this once for any number of concurrent rejections of the same credential. Throwing fails
     /// every waiting request with the thrown error (a `MendError`, ideally; rethrow `error` when nothing helps).
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential
+
+    /// Forgets `credential`, which the server rejected with `error`. The pipeline calls this before
+    /// ``refreshCredential(rejected:error:)`` (once for any number of concurrent rejections), and alone when the
+    /// request does not re-authenticate (``CredentialRejection/invalidate``).
+    func invalidate(_ credential: Credential, because error: MendError) async
+}
+
+extension CredentialProvider {
+    /// Does nothing: a provider whose refresh replaces the credential needs no separate step.
+    public func invalidate(_ credential: Credential, because error: MendError) async {}
 }

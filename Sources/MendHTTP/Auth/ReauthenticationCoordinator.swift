@@ -22,7 +22,10 @@ actor ReauthenticationCoordinator {
             return try await inFlight.task.value
         }
         let provider = self.provider
-        let task = Task { try await provider.refreshCredential(rejected: rejected, error: error) }
+        let task = Task {
+            await provider.invalidate(rejected, because: error)
+            return try await provider.refreshCredential(rejected: rejected, error: error)
+        }
         inFlight = (rejected, task)
         defer { if inFlight?.rejected == rejected { inFlight = nil } }
         let result = try await task.value

@@ -50,7 +50,7 @@ extension APIClient {
                 error.category == .recoverable && error.recovery.action == .reauthenticate
             },
             maximumResponseBodySize: Int = 10 << 20,
-            requestIDHeader: HTTPField.Name = HTTPField.Name("X-Request-Id")!,
+            requestIDHeader: HTTPField.Name = .requestID,
             loggingBehaviors: LoggingBehaviors = [],
             rateLimitKey: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
             defaultThrottleWait: Duration = .seconds(1),
@@ -76,4 +76,10 @@ extension APIClient {
             self.random = random
         }
     }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-Id`: the request id that Mend's services and many APIs answer with, and Mend's clients read as the
+    /// reference id.
+    public static let requestID = HTTPField.Name("X-Request-Id")!
 }

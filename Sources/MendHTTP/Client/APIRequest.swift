@@ -59,8 +59,9 @@ public struct RequestOptions: Sendable {
     public var idempotencyKey: String?
     /// Overrides whether the request may be retried (`nil`: idempotent methods and keyed requests only).
     public var allowsRetry: Bool?
-    /// Whether a recoverable authentication error triggers one re-authentication and replay.
-    public var allowsReauthentication: Bool
+    /// What a rejection of the client's credential does: re-authenticate once and replay (the default), only
+    /// invalidate the credential, or keep it.
+    public var credentialRejection: CredentialRejection
     /// Whether the client's credential is attached.
     public var attachesCredential: Bool
     /// A credential to use instead of the provider's (a token override); never refreshed.
@@ -76,13 +77,14 @@ public struct RequestOptions: Sendable {
 
     /// Creates options.
     public init(
-        idempotencyKey: String? = nil, allowsRetry: Bool? = nil, allowsReauthentication: Bool = true,
+        idempotencyKey: String? = nil, allowsRetry: Bool? = nil,
+        credentialRejection: CredentialRejection = .reauthenticate,
         attachesCredential: Bool = true, credentialOverride: Credential? = nil, timeout: Duration? = nil,
         rateLimitKey: String? = nil, expectsJSON: Bool = true, errorDecoder: (any ErrorDecoder)? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.allowsRetry = allowsRetry
-        self.allowsReauthentication = allowsReauthentication
+        self.credentialRejection = credentialRejection
         self.attachesCredential = attachesCredential
         self.credentialOverride = credentialOverride
         self.timeout = timeout
@@ -90,4 +92,15 @@ public struct RequestOptions: Sendable {
         self.expectsJSON = expectsJSON
         self.errorDecoder = errorDecoder
     }
+}
+
+/// What the pipeline does when the server rejects the client's credential (the error is one the client's
+/// re-authentication rule matches, such as a 401 or Graph 190). A credential override is never touched.
+public enum CredentialRejection: Sendable, Hashable {
+    /// Invalidate the credential, re-authenticate once (single-flight across concurrent requests) and replay once.
+    case reauthenticate
+    /// Invalidate the credential and return the error (the vendor SDK's `disableErrorRecovery`).
+    case invalidate
+    /// Return the error and leave the credential as it is (the vendor SDK's `doNotInvalidateTokenOnError`).
+    case keep
 }

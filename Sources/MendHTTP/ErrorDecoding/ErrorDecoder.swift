@@ -50,7 +50,7 @@ public struct ErrorDecodingContext: Sendable {
         redactor: Redactor = .standard,
         expectsJSON: Bool = true,
         maximumBodySize: Int = 10 << 20,
-        requestIDHeader: HTTPField.Name = HTTPField.Name("X-Request-Id")!,
+        requestIDHeader: HTTPField.Name = .requestID,
         now: Date = Date()
     ) {
         self.catalog = catalog

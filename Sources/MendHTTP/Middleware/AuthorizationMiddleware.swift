@@ -27,9 +27,14 @@ struct AuthorizationMiddleware: ClientMiddleware {
         do {
             return try await next(Self.apply(credential, to: request))
         } catch let error as MendError {
-            guard enabled, request.options.allowsReauthentication, request.options.credentialOverride == nil,
-                needsReauthentication(error), let coordinator
+            // The one decision for a rejected credential: keep it, invalidate it, or re-authenticate and replay.
+            guard request.options.credentialOverride == nil, needsReauthentication(error),
+                request.options.credentialRejection != .keep
             else { throw error }
+            guard enabled, request.options.credentialRejection == .reauthenticate, let coordinator else {
+                await provider?.invalidate(credential, because: error)
+                throw error
+            }
             if behaviors.contains(.reauthentication) {
                 context.logger.debug(
                     "Re-authenticating after a rejected credential",
@@ -43,7 +48,7 @@ struct AuthorizationMiddleware: ClientMiddleware {
                     context.logger.debug(
                         "Re-authentication failed", metadata: ["error": "\(refreshError.shortDescription)"])
                 }
-                throw refreshError.withAttempts(context.attempts)
+                throw refreshError
             }
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])

@@ -38,7 +38,7 @@ struct RetryMiddleware: ClientMiddleware {
                                 "attempts": "\(context.attempts)",
                             ])
                     }
-                    throw error.withAttempts(context.attempts)
+                    throw error
                 }
                 if configuration.loggingBehaviors.contains(.retries) {
                     context.logger.debug(

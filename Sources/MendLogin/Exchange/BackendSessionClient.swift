@@ -142,7 +142,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
             method: .post, url: baseURL.appendingPathComponent("v1/session/revoke"), headers: headers,
             body: Data(encoded.utf8),
             options: RequestOptions(
-                allowsRetry: true, allowsReauthentication: false, attachesCredential: false, timeout: requestTimeout,
+                allowsRetry: true, credentialRejection: .keep, attachesCredential: false, timeout: requestTimeout,
                 expectsJSON: false))
         _ = try await client.send(request)
     }
@@ -170,7 +170,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
             method: .post, url: baseURL.appendingPathComponent(path), headers: headers,
             body: Data(body.jsonText().utf8),
             options: RequestOptions(
-                allowsRetry: retryable, allowsReauthentication: false, attachesCredential: credential != nil,
+                allowsRetry: retryable, credentialRejection: .keep, attachesCredential: credential != nil,
                 credentialOverride: credential, timeout: timeout, expectsJSON: expectsJSON))
         return try await pipeline.send(request)
     }

@@ -123,7 +123,8 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         let graph = GraphClient(
             transport: transport,
             configuration: .init(
-                graphURL: graphURL, version: provider.graphVersion ?? "v25.0", automaticRecovery: false))
+                graphURL: graphURL, version: provider.graphVersion ?? GraphAPI.defaultVersion, automaticRecovery: false)
+        )
         struct Profile: Decodable, Sendable {
             var id: String
             var name: String?

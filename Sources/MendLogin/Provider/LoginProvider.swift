@@ -1,4 +1,5 @@
 public import Foundation
+public import MendGraphAPI
 
 /// Where a provider's login lives: its authorization and token endpoints, and what it speaks.
 ///
@@ -49,9 +50,9 @@ public struct LoginProvider: Sendable, Hashable {
     }
 
     /// Facebook: the versioned dialog on www.facebook.com and the token endpoint on graph.facebook.com.
-    public static func facebook(appID: String, version: String = "v25.0") -> LoginProvider {
+    public static func facebook(appID: String, version: String = GraphAPI.defaultVersion) -> LoginProvider {
         facebookCompatible(
-            web: URL(string: "https://www.facebook.com")!, graph: URL(string: "https://graph.facebook.com")!,
+            web: URL(string: "https://www.facebook.com")!, graph: GraphAPI.defaultURL,
             appID: appID, version: version, issuer: "https://www.facebook.com",
             jwks: URL(string: "https://www.facebook.com/.well-known/oauth/openid/jwks/"))
     }
@@ -60,7 +61,8 @@ public struct LoginProvider: Sendable, Hashable {
     /// issuer, `https://www.facebook.com`. The emulator puts its issuer in every authorization response (RFC 9207),
     /// so this provider requires it (``requiresAuthorizationResponseIssuer``); for an emulator configured with
     /// another issuer, set ``issuer`` to it.
-    public static func emulator(baseURL: URL, appID: String, version: String = "v25.0") -> LoginProvider {
+    public static func emulator(baseURL: URL, appID: String, version: String = GraphAPI.defaultVersion) -> LoginProvider
+    {
         var provider = facebookCompatible(
             web: baseURL, graph: baseURL, appID: appID, version: version, issuer: "https://www.facebook.com",
             jwks: baseURL.appendingPathComponent(".well-known/oauth/openid/jwks/"))

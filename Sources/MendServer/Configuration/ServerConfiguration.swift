@@ -1,4 +1,5 @@
 public import Foundation
+public import MendGraphAPI
 
 /// Everything `mend-server` needs to run: where it listens, the provider and the app's credentials, the redirect
 /// URIs it accepts, the database, the session signing keys and lifetimes, and its rate limits.
@@ -84,7 +85,7 @@ public struct ServerConfiguration: Sendable {
     /// Creates a configuration with the defaults for everything but the app's credentials.
     public init(
         appID: String, appSecret: Secret, host: String = "127.0.0.1", port: Int = 8080,
-        graphURL: URL = URL(string: "https://graph.facebook.com")!, graphVersion: String = "v25.0",
+        graphURL: URL = GraphAPI.defaultURL, graphVersion: String = GraphAPI.defaultVersion,
         databaseURL: String = "sqlite://mend.sqlite"
     ) {
         self.host = host

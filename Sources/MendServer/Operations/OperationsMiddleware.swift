@@ -16,7 +16,7 @@ struct OperationsMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     let redactor: Redactor
 
-    static let requestIDField = HTTPField.Name("X-Request-Id")!
+    static let requestIDField = HTTPField.Name.requestID
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

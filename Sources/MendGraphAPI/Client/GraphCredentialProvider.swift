@@ -13,8 +13,11 @@ struct GraphCredentialProvider: CredentialProvider {
         try await source.currentAccessToken().map { Credential(token: $0, placement: placement) }
     }
 
+    func invalidate(_ credential: Credential, because error: MendError) async {
+        await source.invalidate(token: credential.token, because: error)
+    }
+
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
-        await source.invalidate(token: rejected.token, because: error)
         guard let attempter else { throw error }
         var offered = error
         offered.recoveryAttempter = attempter

@@ -30,7 +30,7 @@ extension BackendSessionClient: SessionAuthority {
         let request = APIRequest(
             method: .get, url: baseURL.appendingPathComponent("v1/session"),
             options: RequestOptions(
-                allowsReauthentication: false, credentialOverride: Credential(token: session.accessToken.tokenString),
+                credentialRejection: .keep, credentialOverride: Credential(token: session.accessToken.tokenString),
                 timeout: requestTimeout))
         _ = try await client.send(request)
     }
@@ -59,8 +59,8 @@ public struct ProviderSessionAuthority: SessionAuthority {
         graph = GraphClient(
             transport: transport,
             configuration: .init(
-                graphURL: provider.graphURL ?? URL(string: "https://graph.facebook.com")!,
-                version: provider.graphVersion ?? "v25.0", automaticRecovery: false))
+                graphURL: provider.graphURL ?? GraphAPI.defaultURL,
+                version: provider.graphVersion ?? GraphAPI.defaultVersion, automaticRecovery: false))
     }
 
     /// A provider session ends with the provider's token errors (Graph 190 with any subcode, 102), the login codes
