@@ -7,7 +7,9 @@
 //   MendCore ◄── MendHTTP ◄── MendGraphAPI / MendLogin / MendGraphQL
 //                   ▲ ◄── MendHTTPURLSession        (client-safe live transport)
 //                   └──── MendHTTPAsyncHTTPClient   (server/CLI live transport)
-//   MendEmulator, MendServer, MendTesting: never depended on by a client module.
+//   MendServing ◄── MendEmulator, MendServer      (the one run loop of the in-process servers; Hummingbird,
+//                                                  ServiceLifecycle, swift-log only)
+//   MendEmulator, MendServer, MendServing, MendTesting: never depended on by a client module.
 //
 // The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
@@ -98,6 +100,19 @@ let package = Package(
         ),
 
         // MARK: Server-side modules
+        // The run loop of every in-process server: start a Hummingbird application, report where it listens, stop
+        // it gracefully (after a block, or on SIGTERM/SIGINT).
+        .target(
+            name: "MendServing",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "MendHTTPAsyncHTTPClient",
             dependencies: [
@@ -111,7 +126,7 @@ let package = Package(
         .target(
             name: "MendEmulator",
             dependencies: [
-                "MendCore",
+                "MendCore", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
@@ -120,8 +135,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -131,7 +144,7 @@ let package = Package(
         .target(
             name: "MendServer",
             dependencies: [
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendHTTPAsyncHTTPClient", "MendSignedRequest", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -155,7 +168,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -187,11 +199,10 @@ let package = Package(
         .executableTarget(
             name: "MendServerBenchmark",
             dependencies: [
-                "MendServer", "MendTesting", "MendEmulator",
+                "MendServer", "MendTesting", "MendEmulator", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -265,6 +276,15 @@ let package = Package(
             name: "MendCommandsTests",
             dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendTesting"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MendServingTests",
+            dependencies: [
+                "MendServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "MendServerTests",
