@@ -10,6 +10,8 @@
 //   MendServing ◄── MendEmulator, MendServer      (the one run loop of the in-process servers; Hummingbird,
 //                                                  ServiceLifecycle, swift-log only)
 //   MendEmulator, MendServer, MendServing, MendTesting: never depended on by a client module.
+//   MendTesting: test targets, the session torture client and the benchmarks only; never MendCommands or the
+//   shipping `mend` and `mend-server` executables.
 //
 // The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
@@ -128,6 +130,7 @@ let package = Package(
             dependencies: [
                 "MendCore", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -135,6 +138,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -179,7 +183,7 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendTesting", "MendServer",
+                "MendLogin", "MendServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
