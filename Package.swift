@@ -7,7 +7,11 @@
 //   MendCore ◄── MendHTTP ◄── MendGraphAPI / MendLogin / MendGraphQL
 //                   ▲ ◄── MendHTTPURLSession        (client-safe live transport)
 //                   └──── MendHTTPAsyncHTTPClient   (server/CLI live transport)
-//   MendEmulator, MendServer, MendTesting: never depended on by a client module.
+//   MendServing ◄── MendEmulator, MendServer      (the one run loop of the in-process servers; Hummingbird,
+//                                                  ServiceLifecycle, swift-log only)
+//   MendEmulator, MendServer, MendServing, MendTesting: never depended on by a client module.
+//   MendTesting: test targets, the session torture client and the benchmarks only; never MendCommands or the
+//   shipping `mend` and `mend-server` executables.
 //
 // Error spaces live with the module that decodes them: MendCore holds the mechanism and the HTTP and transport
 // spaces; MendHTTP the REST space; MendGraphAPI the Graph space (and the vendor SDK's userInfo keys); MendGraphQL
@@ -104,6 +108,19 @@ let package = Package(
         ),
 
         // MARK: Server-side modules
+        // The run loop of every in-process server: start a Hummingbird application, report where it listens, stop
+        // it gracefully (after a block, or on SIGTERM/SIGINT).
+        .target(
+            name: "MendServing",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "MendHTTPAsyncHTTPClient",
             dependencies: [
@@ -118,8 +135,9 @@ let package = Package(
             name: "MendEmulator",
             dependencies: [
                 // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -127,8 +145,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -140,6 +157,7 @@ let package = Package(
             dependencies: [
                 // MendLogin: the login and session error spaces it answers with.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
+                "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -163,7 +181,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -175,7 +192,7 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendTesting", "MendServer",
+                "MendLogin", "MendServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,20 +203,18 @@ let package = Package(
             name: "MendServerMain",
             dependencies: [
                 "MendServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
             name: "MendServerBenchmark",
             dependencies: [
-                "MendServer", "MendTesting", "MendEmulator",
+                "MendServer", "MendTesting", "MendEmulator", "MendServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -277,6 +292,15 @@ let package = Package(
             name: "MendCommandsTests",
             dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendTesting"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MendServingTests",
+            dependencies: [
+                "MendServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "MendServerTests",

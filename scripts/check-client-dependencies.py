@@ -6,16 +6,22 @@ dependencies) and `swift package show-dependencies --format json` (the package d
 every client module's dependencies. A product of an external package counts as a dependency on that package
 and, conservatively, on everything that package depends on. Exits non-zero and names the path when a client
 module reaches a forbidden package (SwiftNIO, Hummingbird, AsyncHTTPClient) or target (MendServer,
-MendEmulator), or a package outside the allowed list.
+MendEmulator, MendServing, MendTesting), or a package outside the allowed list.
+
+Also proves that the shipping executables (`mend`: MendCLI and MendCommands; `mend-server`: MendServerMain) never
+link MendTesting, even transitively.
 """
 import json
 import subprocess
 import sys
 
 CLIENT_MODULES = ["MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendGraphQL", "MendHTTPURLSession"]
-FORBIDDEN_TARGETS = {"MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendTesting"}
+FORBIDDEN_TARGETS = {"MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendServing", "MendTesting"}
 FORBIDDEN_PACKAGES = {"swift-nio", "hummingbird", "async-http-client"}
 ALLOWED_PACKAGES = {"swift-http-types", "swift-log", "swift-crypto", "swift-asn1"}
+# The targets of the shipping executables, and the test support they must never link.
+SHIPPING_MODULES = ["MendCLI", "MendCommands", "MendServerMain"]
+TEST_ONLY_TARGETS = {"MendTesting"}
 
 
 def run(*args):
@@ -87,12 +93,37 @@ def main():
                     failures.append(" -> ".join(path + [f"{product} ({package})", item]))
         print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
 
+    shipping_failures = []
+    for module in SHIPPING_MODULES:
+        if module not in targets:
+            shipping_failures.append(f"{module}: not a target of the package")
+            continue
+        seen, stack = set(), [(module, [module])]
+        while stack:
+            name, path = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for dep in targets[name].get("target_dependencies", []):
+                if dep in TEST_ONLY_TARGETS:
+                    shipping_failures.append(" -> ".join(path + [dep]))
+                elif dep in targets:
+                    stack.append((dep, path + [dep]))
+
     if failures:
         print("\nClient modules must not depend on server-side code. Offending paths:")
         for failure in sorted(set(failures)):
             print("  " + failure)
+    if shipping_failures:
+        print("\nThe shipping executables must not link test support. Offending paths:")
+        for failure in sorted(set(shipping_failures)):
+            print("  " + failure)
+    if failures or shipping_failures:
         return 1
-    print("client dependency check: passed (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)")
+    print(
+        "client dependency check: passed (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer, MendEmulator or "
+        "MendServing); mend and mend-server do not link MendTesting"
+    )
     return 0
 
 

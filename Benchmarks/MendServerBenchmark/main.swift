@@ -12,11 +12,11 @@ import Hummingbird
 import Logging
 import MendEmulator
 import MendServer
+import MendServing
 import MendTesting
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import ServiceLifecycle
 
 let requestsPerRound = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let rounds = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
@@ -77,23 +77,10 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 func withHelloServer<T>(_ body: (Int) async throws -> T) async throws -> T {
     let router = Router()
     router.get("/hello") { _, _ in "hello" }
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
         logger: Logger(label: "hello", factory: { _ in SwiftLogNoOpLogHandler() }))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        let serviceGroup = ServiceGroup(
-            configuration: .init(
-                services: [app], logger: Logger(label: "hello", factory: { _ in SwiftLogNoOpLogHandler() })))
-        group.addTask { try await serviceGroup.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw BenchmarkFailure(description: "hello did not start") }
-        let value = try await body(port)
-        await serviceGroup.triggerGracefulShutdown()
-        try await group.waitForAll()
-        return value
-    }
+    return try await ServerRunLoop.withRunning(app) { server in try await body(server.port) }
 }
 
 func format(_ figures: Figures) -> String {
@@ -167,4 +154,4 @@ do {
 } catch {
     print("benchmark failed: \(error)")
 }
-try await client.shutdown()
+try await client.shutdown().get()

@@ -1,27 +1,8 @@
-public import Foundation
+import Foundation
 import HTTPTypes
 public import Logging
-public import MendEmulator
+import MendEmulator
 public import MendServer
-import ServiceLifecycle
-
-/// A running `mend-server`: its base URL, its backend (validity check, metrics), and a way to begin a graceful
-/// shutdown while the test still runs.
-public struct RunningMendServer: Sendable {
-    /// `http://127.0.0.1:<port>`.
-    public let baseURL: URL
-    /// The server's state.
-    public let backend: LoginBackend
-    let shutdown: @Sendable () async -> Void
-
-    /// The URL of a path on the server (`url("/v1/session")`).
-    public func url(_ pathAndQuery: String) -> URL {
-        URL(string: baseURL.absoluteString + (pathAndQuery.hasPrefix("/") ? "" : "/") + pathAndQuery)!
-    }
-
-    /// Begins a graceful shutdown: the server stops accepting connections and finishes the requests in flight.
-    public func beginGracefulShutdown() async { await shutdown() }
-}
 
 extension ServerConfiguration {
     /// A configuration for a server in front of `emulator`: its app id and secret, its redirect URIs, an in-memory
@@ -56,42 +37,7 @@ public func withMendServer<T>(
     configuration.port = 0
     let logger = logger ?? Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() })
     let backend = try await LoginBackend.open(configuration: configuration, logger: logger)
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let app = buildApplication(backend: backend) { port in
-        continuation.yield(port)
-        continuation.finish()
-    }
-    let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask {
-            defer { continuation.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await tasks.next()
-            throw ServerStartFailure()
-        }
-        let server = RunningMendServer(
-            baseURL: URL(string: "http://127.0.0.1:\(port)")!, backend: backend,
-            shutdown: { await group.triggerGracefulShutdown() })
-        do {
-            let value = try await body(server)
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return value
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            throw error
-        }
-    }
-}
-
-/// The server stopped before it accepted connections.
-public struct ServerStartFailure: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String { "mend-server stopped before it was ready" }
+    return try await backend.withRunningServer(body)
 }
 
 extension RunningEmulator {

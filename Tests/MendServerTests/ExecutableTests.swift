@@ -44,6 +44,49 @@ import Testing
         #expect(variables.output.contains("DATABASE_URL"))
     }
 
+    @Test func helpListsTheSubcommandsAndUsageErrorsExit64() throws {
+        for arguments in [["--help"], ["-h"], ["help"]] {
+            let help = try Self.run(arguments, environment: [:])
+            #expect(help.status == 0, "\(arguments)")
+            for subcommand in ["serve", "generate-key", "check-config", "env"] {
+                #expect(help.output.contains(subcommand), "\(arguments): \(help.output)")
+            }
+        }
+        let serveHelp = try Self.run(["serve", "--help"], environment: [:])
+        #expect(serveHelp.status == 0)
+        #expect(serveHelp.output.contains("SIGTERM"))
+
+        // EX_USAGE: an unknown subcommand, an unknown flag, an unknown algorithm.
+        let unknown = try Self.run(["frobnicate"], environment: [:])
+        #expect(unknown.status == 64)
+        #expect(unknown.output.contains("frobnicate"))
+        #expect(try Self.run(["--frobnicate"], environment: [:]).status == 64)
+        let algorithm = try Self.run(["generate-key", "RS256"], environment: [:])
+        #expect(algorithm.status == 64)
+        #expect(algorithm.output.contains("unknown algorithm 'RS256'"))
+        let lowercase = try Self.run(["generate-key", "eddsa"], environment: [:])
+        #expect(lowercase.status == 0)
+        #expect(lowercase.output.contains(":EdDSA:"))
+    }
+
+    @Test func aBadConfigurationExits78() throws {
+        let valid = ["MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb"]
+        for (name, value) in [("MEND_PORT", "eighty"), ("MEND_PORT", "70000"), ("MEND_GRAPH_URL", "not a url")] {
+            let result = try Self.run(["check-config"], environment: valid.merging([name: value]) { $1 })
+            #expect(result.status == 78, "\(name)=\(value): \(result.output)")
+            #expect(result.output.contains("mend-server: configuration:"))
+            #expect(result.output.contains(name))
+        }
+        // Serving with a bad configuration fails the same way, before it binds anything.
+        let serve = try Self.run([], environment: valid.merging(["MEND_PORT": "eighty"]) { $1 })
+        #expect(serve.status == 78)
+        #expect(serve.output.contains("MEND_PORT"))
+        let missingFile = try Self.run(
+            ["check-config"], environment: ["MEND_CONFIG_FILE": "/nonexistent/mend-\(UUID().uuidString).json"])
+        #expect(missingFile.status == 78)
+        #expect(missingFile.output.contains("MEND_CONFIG_FILE"))
+    }
+
     @Test func servesLoginsAndStopsOnSIGTERM() async throws {
         try await withEmulator { emulator in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

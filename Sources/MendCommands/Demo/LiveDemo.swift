@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 import MendCore
 import MendEmulator
 import MendGraphAPI
@@ -8,7 +9,6 @@ import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendServer
-import MendTesting
 
 /// `mend demo`'s walk-through: the emulator and `mend-server` in-process on loopback, a real login, real calls, and
 /// each fault class injected in turn — each row showing the classified error and what Mend did about it.
@@ -37,12 +37,22 @@ struct LiveDemo {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mend-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try await withEmulator(configuration: emulatorConfiguration) { emulator in
+        return try await DemoEmulator.withRunning(configuration: emulatorConfiguration) { emulator in
             say("provider emulator on \(emulator.baseURL.absoluteString)")
-            var serverConfiguration = ServerConfiguration.forEmulator(emulator)
-            serverConfiguration.databaseURL = "sqlite://\(directory.appendingPathComponent("mend.sqlite").path)"
+            let app = emulator.emulator.configuration.defaultApp
+            var serverConfiguration = ServerConfiguration(
+                appID: app.id, appSecret: Secret(app.secret), host: "127.0.0.1", port: 0, graphURL: emulator.baseURL,
+                graphVersion: emulator.emulator.configuration.graphVersion,
+                databaseURL: "sqlite://\(directory.appendingPathComponent("mend.sqlite").path)")
+            serverConfiguration.allowedRedirectURIs = app.redirectURIs
+            serverConfiguration.validityCheckInterval = .zero
+            serverConfiguration.providerMaxAttempts = 1
+            serverConfiguration.providerTimeout = .seconds(5)
             serverConfiguration.returnsProviderToken = true
-            return try await withMendServer(configuration: serverConfiguration) { server in
+            let backend = try await LoginBackend.open(
+                configuration: serverConfiguration,
+                logger: Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() }))
+            return try await backend.withRunningServer { server in
                 say("mend-server on \(server.baseURL.absoluteString) (SQLite in \(directory.path))")
                 return try await Walkthrough(emulator: emulator, server: server, locale: locale, say: say).run()
             }
@@ -52,7 +62,7 @@ struct LiveDemo {
 
 /// The steps, sharing the clients.
 struct Walkthrough {
-    let emulator: RunningEmulator
+    let emulator: DemoEmulator
     let server: RunningMendServer
     let locale: Locale
     let say: @Sendable (String) -> Void

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import MendCore
+import MendEmulator
 import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
-import MendTesting
 
 /// `mend login`: log in without a vendor SDK (PKCE, state, nonce; a loopback redirect).
 struct LoginCommand: AsyncParsableCommand {

@@ -1,0 +1,56 @@
+public import Foundation
+import MendServing
+
+/// A running `mend-server`: its base URL, its backend (validity check, metrics), and a way to begin a graceful
+/// shutdown while it still runs.
+public struct RunningMendServer: Sendable {
+    /// `http://<host>:<port>`, where the server is bound.
+    public let baseURL: URL
+    /// The server's state.
+    public let backend: LoginBackend
+    private let shutdown: @Sendable () async -> Void
+
+    init(server: RunningServer, backend: LoginBackend) {
+        self.baseURL = server.baseURL
+        self.backend = backend
+        self.shutdown = { await server.beginGracefulShutdown() }
+    }
+
+    /// The URL of a path on the server (`url("/v1/session")`).
+    public func url(_ pathAndQuery: String) -> URL {
+        URL(string: baseURL.absoluteString + (pathAndQuery.hasPrefix("/") ? "" : "/") + pathAndQuery)!
+    }
+
+    /// Begins a graceful shutdown: the server stops accepting connections and finishes the requests in flight.
+    public func beginGracefulShutdown() async { await shutdown() }
+}
+
+extension LoginBackend {
+    /// Serves this backend where its configuration says (port 0: any free port) for the duration of `body`, and
+    /// always shuts the server down gracefully afterwards (requests in flight finish, then the database closes),
+    /// whether `body` returns or throws.
+    ///
+    /// ```swift
+    /// let backend = try await LoginBackend.open(configuration: configuration)
+    /// try await backend.withRunningServer { server in
+    ///     // POST server.url("/v1/login/code") …
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `body` throws, or why the server did not start.
+    public func withRunningServer<T>(_ body: (RunningMendServer) async throws -> T) async throws -> T {
+        try await ServerRunLoop.withRunning(buildApplication(backend: self)) { server in
+            try await body(RunningMendServer(server: server, backend: self))
+        }
+    }
+
+    /// Serves this backend until SIGTERM or SIGINT (then shuts down gracefully: requests in flight finish, then the
+    /// database closes), calling `onReady` once the server accepts connections.
+    ///
+    /// - Throws: Why the server did not start, or stopped.
+    public func runUntilSignalled(onReady: (RunningMendServer) async throws -> Void) async throws {
+        try await ServerRunLoop.runUntilSignalled(buildApplication(backend: self)) { server in
+            try await onReady(RunningMendServer(server: server, backend: self))
+        }
+    }
+}

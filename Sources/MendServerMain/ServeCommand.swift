@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MendServer
+import Metrics
+
+/// `mend-server serve` (also `mend-server` alone): serves until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve until SIGTERM or SIGINT (the default).",
+        discussion: """
+            Logs "mend-server ready" with the host and port once it accepts connections (MEND_PORT=0 picks a free \
+            port). On SIGTERM or SIGINT the requests in flight finish, then the database closes. MEND_LOG_LEVEL sets \
+            the log level (info).
+            """)
+
+    /// Whatever follows `mend-server` that is neither a subcommand nor an option: a usage error (64), said plainly
+    /// rather than as an argument of `serve`.
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var unrecognized: [String] = []
+
+    func validate() throws {
+        if let first = unrecognized.first {
+            throw ValidationError("unknown command or argument '\(first)'; see mend-server --help")
+        }
+    }
+
+    func run() async throws {
+        let configuration = try ServerCommandSupport.loadConfiguration()
+        let level =
+            ProcessInfo.processInfo.environment["MEND_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "mend.server")
+        logger.logLevel = level
+        let metrics = ServerMetrics()
+        MetricsSystem.bootstrap(metrics.metricsFactory)
+        do {
+            let backend = try await LoginBackend.open(configuration: configuration, logger: logger, metrics: metrics)
+            try await backend.runUntilSignalled { server in
+                logger.notice(
+                    "mend-server ready",
+                    metadata: [
+                        "host": .string(configuration.host), "port": .stringConvertible(server.baseURL.port ?? 0),
+                    ])
+            }
+        } catch {
+            ServerCommandSupport.complain("\(error)")
+            throw ServerCommandSupport.serverFailure
+        }
+    }
+}

@@ -1,0 +1,161 @@
+public import Foundation
+public import Hummingbird
+import HummingbirdCore
+public import Logging
+import NIOCore
+import ServiceLifecycle
+public import UnixSignals
+
+/// The one run loop of Mend's in-process servers (the emulator, `mend-server`, the demo, tests and benchmarks):
+/// start a Hummingbird application where its configuration says (port 0: any free port), report where it listens
+/// once it accepts connections, and stop it gracefully — after a block, or on a signal.
+///
+/// ```swift
+/// let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+/// try await ServerRunLoop.withRunning(app) { server in
+///     // call server.baseURL …
+/// }
+/// ```
+public enum ServerRunLoop {
+    /// Starts `application`, runs `body` once it accepts connections, and always shuts it down gracefully
+    /// afterwards (requests in flight finish), whether `body` returns or throws.
+    ///
+    /// - Parameters:
+    ///   - application: The application; it listens where its configuration says.
+    ///   - logger: The logger of the service group (the application's own by default).
+    ///   - body: What to do while the server runs; ``RunningServer/beginGracefulShutdown()`` stops it early.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, the application's error when it fails to start, or ``ServerStartFailure``
+    ///   when it stops before it accepted connections.
+    public static func withRunning<Application: ApplicationProtocol, Value>(
+        _ application: Application, logger: Logger? = nil, _ body: (RunningServer) async throws -> Value
+    ) async throws -> Value {
+        try await run(application, signals: [], logger: logger, stopsAfterBody: true, body)
+    }
+
+    /// Runs `application` until one of `signals` arrives (then shuts it down gracefully: requests in flight
+    /// finish), calling `onReady` once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - application: The application; it listens where its configuration says.
+    ///   - signals: The signals that begin a graceful shutdown.
+    ///   - logger: The logger of the service group (the application's own by default).
+    ///   - onReady: Called once with where the server listens.
+    /// - Throws: The application's error, or ``ServerStartFailure`` when it stops before it accepted connections.
+    public static func runUntilSignalled<Application: ApplicationProtocol>(
+        _ application: Application, signals: [UnixSignal] = [.sigterm, .sigint], logger: Logger? = nil,
+        onReady: (RunningServer) async throws -> Void
+    ) async throws {
+        try await run(application, signals: signals, logger: logger, stopsAfterBody: false, onReady)
+    }
+
+    private static func run<Application: ApplicationProtocol, Value>(
+        _ application: Application, signals: [UnixSignal], logger: Logger?, stopsAfterBody: Bool,
+        _ body: (RunningServer) async throws -> Value
+    ) async throws -> Value {
+        let (addresses, continuation) = AsyncStream<BoundAddress>.makeStream()
+        let reporting = ReportingApplication(base: application) { address in
+            continuation.yield(address)
+            continuation.finish()
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [reporting], gracefulShutdownSignals: signals, logger: logger ?? application.logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { continuation.finish() }
+                try await group.run()
+            }
+            var iterator = addresses.makeAsyncIterator()
+            guard let address = await iterator.next() else {
+                try await tasks.next()
+                throw ServerStartFailure(serverName: application.configuration.serverName)
+            }
+            let server = RunningServer(host: address.host, port: address.port) {
+                await group.triggerGracefulShutdown()
+            }
+            do {
+                let value = try await body(server)
+                if stopsAfterBody { await group.triggerGracefulShutdown() }
+                try await tasks.waitForAll()
+                return value
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+}
+
+/// A server started by ``ServerRunLoop``: where it listens, and a way to stop it.
+public struct RunningServer: Sendable {
+    /// The address the server is bound to (`127.0.0.1`, `::1`, `0.0.0.0`, …).
+    public let host: String
+    /// The port the server is bound to (the one the system chose when the configuration said 0).
+    public let port: Int
+    private let shutdown: @Sendable () async -> Void
+
+    /// Describes a running server; `shutdown` begins its graceful shutdown.
+    public init(host: String, port: Int, shutdown: @escaping @Sendable () async -> Void) {
+        self.host = host
+        self.port = port
+        self.shutdown = shutdown
+    }
+
+    /// `http://host:port` (brackets around an IPv6 address).
+    public var baseURL: URL { Self.baseURL(host: host, port: port) }
+
+    /// Begins a graceful shutdown: the server stops accepting connections and finishes the requests in flight.
+    public func beginGracefulShutdown() async { await shutdown() }
+
+    /// `http://host:port`, with brackets around an IPv6 host.
+    public static func baseURL(host: String, port: Int) -> URL {
+        let printable = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return URL(string: "http://\(printable):\(port)")!
+    }
+}
+
+/// The server stopped before it accepted connections.
+public struct ServerStartFailure: Error, CustomStringConvertible {
+    /// The server's name (its configuration's `serverName`), if it has one.
+    public var serverName: String?
+
+    /// Describes the failure of the server named `serverName`.
+    public init(serverName: String? = nil) {
+        self.serverName = serverName
+    }
+
+    /// What went wrong.
+    public var description: String { "\(serverName ?? "the server") stopped before it was ready" }
+}
+
+/// Where the listening socket is bound.
+struct BoundAddress: Sendable {
+    var host: String
+    var port: Int
+}
+
+/// An application that reports where it listens once it accepts connections, after its own `onServerRunning`.
+struct ReportingApplication<Base: ApplicationProtocol>: ApplicationProtocol {
+    typealias Responder = Base.Responder
+
+    let base: Base
+    let report: @Sendable (BoundAddress) -> Void
+
+    var responder: Base.Responder {
+        get async throws { try await base.responder }
+    }
+    var server: HTTPServerBuilder { base.server }
+    var eventLoopGroup: any EventLoopGroup { base.eventLoopGroup }
+    var configuration: ApplicationConfiguration { base.configuration }
+    var logger: Logger { base.logger }
+    var services: [any Service] { base.services }
+    var processesRunBeforeServerStart: [@Sendable () async throws -> Void] { base.processesRunBeforeServerStart }
+
+    @Sendable func onServerRunning(_ channel: any Channel) async {
+        await base.onServerRunning(channel)
+        let address = channel.localAddress
+        report(BoundAddress(host: address?.ipAddress ?? "127.0.0.1", port: address?.port ?? 0))
+    }
+}

@@ -1,0 +1,4 @@
+// Types that moved out of MendTesting so that the shipping `mend` executable does not link it, re-exported so that
+// tests importing MendTesting keep finding them where they were.
+@_exported public import struct MendEmulator.HeadlessConsentBrowser
+@_exported public import struct MendServer.RunningMendServer

@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import MendServing
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The run loop every in-process server shares: ready only once it accepts connections, stopped after the block
+/// (whether it returns or throws), a start failure reported instead of a hang.
+@Suite struct ServerRunLoopTests {
+    static func helloApplication(port: Int = 0) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/hello") { _, _ in "hello" }
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "hello"),
+            logger: Logger(label: "hello", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    static func get(_ url: URL) async throws -> String {
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: url.absoluteString), timeout: .seconds(10))
+        return String(buffer: try await response.body.collect(upTo: 1 << 16))
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port` (a refused connect answers at once, unlike an
+    /// HTTP client that retries until its deadline).
+    static func accepts(port: Int) -> Bool {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
+    @Test func servesOnAFreeLoopbackPortForTheBlockThenStops() async throws {
+        let port = try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
+            #expect(server.host == "127.0.0.1")
+            #expect(server.port > 0)
+            #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
+            let answer = try await Self.get(server.baseURL.appendingPathComponent("hello"))
+            #expect(answer == "hello")
+            #expect(Self.accepts(port: server.port))
+            return server.port
+        }
+        #expect(!Self.accepts(port: port))
+    }
+
+    @Test func stopsWhenTheBlockThrows() async throws {
+        struct Expected: Error {}
+        let port = LockedPort()
+        await #expect(throws: Expected.self) {
+            try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
+                port.set(server.port)
+                throw Expected()
+            }
+        }
+        #expect(port.get() > 0)
+        #expect(!Self.accepts(port: port.get()))
+    }
+
+    @Test func aGracefulShutdownBegunInTheBlockEndsTheServer() async throws {
+        let answered = try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
+            let answer = try await Self.get(server.baseURL.appendingPathComponent("hello"))
+            await server.beginGracefulShutdown()
+            return answer
+        }
+        #expect(answered == "hello")
+    }
+
+    @Test func aPortInUseFailsToStartInsteadOfHanging() async throws {
+        try await ServerRunLoop.withRunning(Self.helloApplication()) { first -> Void in
+            await #expect(throws: (any Error).self) {
+                try await ServerRunLoop.withRunning(Self.helloApplication(port: first.port)) { _ in
+                    Issue.record("a second server started on port \(first.port)")
+                }
+            }
+        }
+    }
+
+    @Test func runUntilSignalledReportsReadinessAndEndsOnAGracefulShutdown() async throws {
+        let task = Task {
+            try await ServerRunLoop.runUntilSignalled(Self.helloApplication(), signals: []) { server in
+                let answer = try await Self.get(server.baseURL.appendingPathComponent("hello"))
+                #expect(answer == "hello")
+                await server.beginGracefulShutdown()
+            }
+        }
+        try await task.value
+    }
+
+    @Test func baseURLsBracketIPv6() {
+        #expect(RunningServer.baseURL(host: "::1", port: 8080).absoluteString == "http://[::1]:8080")
+        #expect(RunningServer.baseURL(host: "127.0.0.1", port: 80).absoluteString == "http://127.0.0.1:80")
+        #expect(ServerStartFailure(serverName: "hello").description == "hello stopped before it was ready")
+    }
+}
+
+/// A port handed out of a throwing block.
+final class LockedPort: @unchecked Sendable {
+    // Safe: guarded by the lock.
+    private let lock = NSLock()
+    private var port = 0
+    func set(_ value: Int) { lock.withLock { port = value } }
+    func get() -> Int { lock.withLock { port } }
+}
