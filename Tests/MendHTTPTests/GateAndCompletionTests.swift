@@ -66,7 +66,7 @@ struct CancellationTests {
         let capture = LogCapture()
         let client = APIClient(
             transport: transport,
-            configuration: .init(retryPolicy: RetryPolicy(maximumAttempts: 5), loggingBehaviors: .all),
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 5), logging: .all),
             logger: capture.logger())
         let task = Task { try await client.send(APIRequest(method: .get, url: apiURL)) }
         while transport.requestCount == 0 { await Task.yield() }
@@ -121,7 +121,7 @@ struct CancellationTests {
         await failedRefresh.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }.wait()
         let slow = APIClient(
             transport: InMemoryTransport(replies: [.status(503, headers: [("Retry-After", "50")])]),
-            configuration: .init(retryPolicy: RetryPolicy(maximumAttempts: 5)))
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 5)))
         let handle = slow.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }
         handle.cancel()
         await handle.wait()
@@ -141,7 +141,7 @@ struct CancellationTests {
                     #"{"status":{"code":"409","message":"revision","referenceid":"ref-9","additionalmessages":["__revision: 4"]}}"#
                 ),
             ]),
-            configuration: .init(errorDecoder: RESTErrorDecoder(), retryPolicy: .never))
+            configuration: .init(errorDecoder: RESTErrorDecoder()), steps: .standard(retryPolicy: .never))
         await rest.send(
             .get, "objects/note/1", as: Note.self, success: { calls.add("ok:\($0.title)") },
             failure: { calls.add("fail:\($0.code)") }

@@ -24,8 +24,8 @@ enum LiveTransport: String, CaseIterable, Sendable {
     func client(limit: Int = 10 << 20, policy: RetryPolicy = .never) -> APIClient {
         APIClient(
             transport: make(),
-            configuration: .init(
-                retryPolicy: policy, retryBudget: .unlimited, maximumResponseBodySize: limit))
+            configuration: .init(maximumResponseBodySize: limit),
+            steps: .standard(retryPolicy: policy, retryBudget: RetryBudget(configuration: .unlimited)))
     }
 }
 

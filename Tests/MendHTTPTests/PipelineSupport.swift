@@ -26,14 +26,17 @@ func makeClient(
     policy: RetryPolicy = RetryPolicy(maximumAttempts: 3), decoder: any ErrorDecoder = HTTPStatusErrorDecoder(),
     logging: LoggingBehaviors = [], capture: LogCapture? = nil, limit: Int = 10 << 20, reauthentication: Bool = true
 ) -> APIClient {
-    APIClient(
+    // Re-authentication switched off for the whole client: no error counts as a rejected credential.
+    let isRejection: @Sendable (MendError) -> Bool = { error in
+        reauthentication && AuthorizationStep.isAuthenticationRejection(error)
+    }
+    let clock = PipelineClock(sleep: sleeper.sleep, now: { testNow }, random: { 0.5 })
+    return APIClient(
         transport: transport,
-        configuration: .init(
-            errorDecoder: decoder, retryPolicy: policy, retryBudget: .unlimited,
-            reauthenticationEnabled: reauthentication,
-            maximumResponseBodySize: limit, loggingBehaviors: logging, sleep: sleeper.sleep, now: { testNow },
-            random: { 0.5 }),
-        credentialProvider: provider,
+        configuration: .init(errorDecoder: decoder, maximumResponseBodySize: limit, now: { testNow }),
+        steps: .standard(
+            credentialProvider: provider, isCredentialRejection: isRejection, retryPolicy: policy,
+            retryBudget: RetryBudget(configuration: .unlimited), logging: logging, clock: clock),
         logger: capture?.logger() ?? .init(label: "test", factory: { _ in SwiftLogNoOpLogHandlerShim() }))
 }
 

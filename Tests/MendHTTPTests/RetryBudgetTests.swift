@@ -12,11 +12,12 @@ struct RetryBudgetTests {
     func outage() async throws {
         let transport = InMemoryTransport(replies: [.html(503, "<html>down</html>")])
         let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let budget = RetryBudget(configuration: .init(ratio: 0.1, floor: 10), now: now)
         let client = APIClient(
-            transport: transport,
-            configuration: .init(
-                retryPolicy: RetryPolicy(maximumAttempts: 5), retryBudget: .init(ratio: 0.1, floor: 10),
-                sleep: { _ in }, now: { now }))
+            transport: transport, configuration: .init(now: { now }),
+            steps: .standard(
+                retryPolicy: RetryPolicy(maximumAttempts: 5), retryBudget: budget,
+                clock: PipelineClock(sleep: { _ in }, now: { now })))
         let url = URL(string: "https://api.example/items")!
         var failures = 0
         for _ in 0..<200 {
@@ -30,7 +31,7 @@ struct RetryBudgetTests {
         #expect(failures == 200)
         // Without a budget, 200 requests × 5 attempts = 1,000 calls into a dead server.
         #expect(transport.requestCount == 200 + 10)
-        #expect(client.retryBudget.balance(now: now) < 1)
+        #expect(budget.balance(now: now) < 1)
     }
 
     @Test("Successes earn retries at the configured ratio; the floor refills with time")

@@ -261,10 +261,13 @@ struct Walkthrough {
         // REST: a revision conflict, resolved by reloading and re-applying.
         let rest = RESTClient(
             baseURL: emulator.url("/v1/"), transport: transport,
-            configuration: .init(errorDecoder: RESTErrorDecoder(), retryPolicy: .never),
-            credentialProvider: FixedCredential(
-                credential: Credential(
-                    token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey"))))
+            configuration: .init(errorDecoder: RESTErrorDecoder()),
+            steps: .standard(
+                credentialProvider: FixedCredential(
+                    credential: Credential(
+                        token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey")
+                    )),
+                retryPolicy: .never))
         let created: JSONValue = try await rest.post(
             "objects/note", body: JSONValue.object(["title": .string("Draft")]))
         let note = created["object"] ?? created

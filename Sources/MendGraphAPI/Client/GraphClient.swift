@@ -21,7 +21,7 @@ public final class GraphClient: Sendable {
     /// The pipeline the client sends through.
     public let client: APIClient
     let tokens: (any GraphTokenSource)?
-    let usageTracker = UsageTracker()
+    let usage: GraphUsageStep
     let errorConfiguration: ErrorConfigurationCache
 
     /// Creates a client.
@@ -42,31 +42,31 @@ public final class GraphClient: Sendable {
         let cache = ErrorConfigurationCache(lifetime: configuration.errorConfigurationLifetime)
         self.errorConfiguration = cache
         let now = configuration.now
-        let tracker = usageTracker
-        var pipeline = APIClient.Configuration(
-            errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
-            catalog: configuration.catalog,
-            retryPolicy: configuration.retryPolicy,
-            reauthenticationEnabled: configuration.automaticRecovery,
-            needsReauthentication: GraphCredentialProvider.isTokenError,
-            maximumResponseBodySize: configuration.maximumResponseBodySize,
-            requestIDHeader: GraphAPI.traceIDHeader,
-            loggingBehaviors: configuration.loggingBehaviors,
-            rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
-            sleep: configuration.sleep, now: configuration.now)
-        pipeline.middlewares = [
-            UsageMiddleware(
-                tracker: tracker, slowDownAbove: configuration.slowDownAbove,
-                maximumDelay: configuration.maximumSlowdown,
-                sleep: configuration.sleep, now: configuration.now)
-        ]
+        let clock = PipelineClock(sleep: configuration.sleep, now: configuration.now)
+        let usage = GraphUsageStep(
+            slowDownAbove: configuration.slowDownAbove, maximumDelay: configuration.maximumSlowdown, clock: clock)
+        self.usage = usage
+        // The pipeline, in the open: usage headers, then Mend's standard steps with the Graph's token errors as
+        // credential rejections and the app as the rate-limit key.
+        let steps: [any ClientMiddleware] =
+            [usage]
+            + .standard(
+                credentialProvider: tokens.map {
+                    GraphCredentialProvider(
+                        source: $0, attempter: recoveryAttempter, placement: configuration.tokenPlacement)
+                },
+                isCredentialRejection: GraphCredentialProvider.isTokenError,
+                retryPolicy: configuration.retryPolicy,
+                rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
+                logging: configuration.loggingBehaviors, clock: clock)
         self.client = APIClient(
-            transport: transport, configuration: pipeline,
-            credentialProvider: tokens.map {
-                GraphCredentialProvider(
-                    source: $0, attempter: recoveryAttempter, placement: configuration.tokenPlacement)
-            },
-            logger: logger)
+            transport: transport,
+            configuration: APIClient.Configuration(
+                errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
+                catalog: configuration.catalog,
+                maximumResponseBodySize: configuration.maximumResponseBodySize,
+                requestIDHeader: GraphAPI.traceIDHeader, now: now),
+            steps: steps, logger: logger)
     }
 
     /// The catalog errors are classified with now: the provider's error configuration merged over
@@ -74,7 +74,7 @@ public final class GraphClient: Sendable {
     public var catalog: ErrorCatalog { errorConfiguration.catalog(now: configuration.now()) ?? configuration.catalog }
 
     /// The latest rate-limit usage the provider reported.
-    public var latestUsage: GraphUsage? { usageTracker.usage }
+    public var latestUsage: GraphUsage? { usage.latestUsage }
 
     /// Sends `request` and returns the raw response.
     public func send(_ request: GraphRequest) async throws -> GraphResponse {
@@ -137,9 +137,9 @@ public final class GraphClient: Sendable {
             query.append(proof)
         }
         // A token error clears the token unless the request says not to; it is recovered unless recovery is off.
+        let recovers = allowsRecovery && configuration.automaticRecovery && !request.flags.contains(.skipRecovery)
         let rejection: CredentialRejection =
-            request.flags.contains(.doNotInvalidateTokenOnError)
-            ? .keep : (allowsRecovery && !request.flags.contains(.skipRecovery) ? .reauthenticate : .invalidate)
+            request.flags.contains(.doNotInvalidateTokenOnError) ? .keep : (recovers ? .reauthenticate : .invalidate)
         let options = RequestOptions(
             idempotencyKey: request.idempotencyKey,
             credentialRejection: rejection,

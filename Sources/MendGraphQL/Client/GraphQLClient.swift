@@ -48,9 +48,11 @@ public final class GraphQLClient: Sendable {
             configuration: .init(
                 errorDecoder: GraphQLResponseDecoder(classifier: configuration.classifier),
                 catalog: configuration.classifier.catalog,
-                retryPolicy: configuration.retryPolicy, maximumResponseBodySize: configuration.maximumResponseBodySize,
-                loggingBehaviors: configuration.loggingBehaviors, sleep: configuration.sleep),
-            credentialProvider: credentialProvider, logger: logger)
+                maximumResponseBodySize: configuration.maximumResponseBodySize),
+            steps: .standard(
+                credentialProvider: credentialProvider, retryPolicy: configuration.retryPolicy,
+                logging: configuration.loggingBehaviors, clock: PipelineClock(sleep: configuration.sleep)),
+            logger: logger)
     }
 
     /// Sends `operation` and decodes its data into `Value`.

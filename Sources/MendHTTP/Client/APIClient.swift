@@ -10,61 +10,40 @@ public import MendCore
 /// page, an empty, truncated or oversized body is never a success.
 ///
 /// ```swift
-/// let client = APIClient(transport: AsyncHTTPClientTransport(), credentialProvider: credentials)
+/// let client = APIClient(transport: AsyncHTTPClientTransport(), steps: .standard(credentialProvider: credentials))
 /// let response = try await client.send(APIRequest(method: .get, url: URL(string: "https://api.example/me")!))
 /// let me = try response.decode(Profile.self)
 /// ```
 ///
-/// One client owns one retry budget and one rate-limit gate: share a client across the requests to one API.
+/// One client's steps own one retry budget and one rate-limit gate: share a client across the requests to one API.
 public final class APIClient: Sendable {
     /// The transport that carries requests.
     public let transport: any HTTPTransport
-    /// The configuration.
+    /// How responses are read and errors classified.
     public let configuration: Configuration
-    /// The credential provider, if requests are authorized.
-    public let credentialProvider: (any CredentialProvider)?
+    /// The steps every request goes through, outermost first.
+    public let steps: [any ClientMiddleware]
     /// The logger (libraries log at debug level only).
     public let logger: Logger
-    /// The retry budget this client's requests share.
-    public let retryBudget: RetryBudget
-    /// The rate-limit gate this client's requests share.
-    public let rateLimitGate: RateLimitGate
-
-    private let coordinator: ReauthenticationCoordinator?
-    private let pipeline: [any ClientMiddleware]
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - transport: The transport (AsyncHTTPClient, URLSession, or an in-memory one in tests).
-    ///   - configuration: Decoding, retries, re-authentication and logging.
-    ///   - credentialProvider: Supplies and refreshes the credential; `nil` sends requests without one.
-    ///   - logger: Where the configured ``LoggingBehaviors`` go. Nothing is logged by default.
+    ///   - configuration: How responses are read and errors classified.
+    ///   - steps: The pipeline, outermost first: `.standard(credentialProvider:…)` by default, or your own
+    ///     composition of ``AuthorizationStep``, ``RateLimitGateStep``, ``RetryStep``, ``LoggingStep`` and yours.
+    ///   - logger: Where the steps' logging goes. Nothing is logged by default.
     public init(
         transport: any HTTPTransport,
         configuration: Configuration = Configuration(),
-        credentialProvider: (any CredentialProvider)? = nil,
+        steps: [any ClientMiddleware] = .standard(),
         logger: Logger = Logger(label: "mend.http", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.transport = transport
         self.configuration = configuration
-        self.credentialProvider = credentialProvider
+        self.steps = steps
         self.logger = logger
-        self.retryBudget = RetryBudget(configuration: configuration.retryBudget, now: configuration.now())
-        self.rateLimitGate = RateLimitGate()
-        let coordinator = credentialProvider.map(ReauthenticationCoordinator.init(provider:))
-        self.coordinator = coordinator
-        self.pipeline =
-            configuration.middlewares + [
-                AuthorizationMiddleware(
-                    provider: credentialProvider, coordinator: coordinator,
-                    enabled: configuration.reauthenticationEnabled,
-                    needsReauthentication: configuration.needsReauthentication,
-                    behaviors: configuration.loggingBehaviors),
-                RateLimitGateMiddleware(gate: rateLimitGate, configuration: configuration),
-                RetryMiddleware(budget: retryBudget, configuration: configuration),
-                LoggingMiddleware(behaviors: configuration.loggingBehaviors),
-            ]
     }
 
     /// Sends `request` and returns its successful response.
@@ -85,8 +64,8 @@ public final class APIClient: Sendable {
     }
 
     private func run(_ request: APIRequest, from index: Int, context: PipelineContext) async throws -> APIResponse {
-        guard index < pipeline.count else { return try await exchange(request, context: context) }
-        return try await pipeline[index].intercept(request, context: context) { next in
+        guard index < steps.count else { return try await exchange(request, context: context) }
+        return try await steps[index].intercept(request, context: context) { next in
             try await self.run(next, from: index + 1, context: context)
         }
     }

@@ -1,18 +1,54 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 public import Logging
-import MendCore
+public import MendCore
 
 /// A step of the request pipeline: it sees each request on its way to the transport and each response or error on
 /// the way back.
 ///
-/// The client runs its own middleware in this order, outermost first: your middleware, authorization (attach the
-/// credential; re-authenticate once and replay), the rate-limit gate (hold requests to a throttled key), retry
-/// (backoff, budget, deadline), logging (one line per try), then the transport and the error decoder.
+/// A client runs its steps in the order given, outermost first, then the transport and the error decoder. Mend's
+/// own steps are public values composed in the open; `.standard(credentialProvider:…)`
+/// is the usual order: ``AuthorizationStep`` (attach the credential; on its rejection invalidate it, re-authenticate
+/// once and replay), ``RateLimitGateStep`` (hold requests to a throttled key), ``RetryStep`` (backoff, budget,
+/// deadline), ``LoggingStep`` (one line per try). Put your own steps where they belong in that list.
 public protocol ClientMiddleware: Sendable {
     /// Handles `request`, calling `next` to continue down the pipeline (any number of times, or not at all).
     func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse
+}
+
+extension Array where Element == any ClientMiddleware {
+    /// Mend's standard steps, outermost first: authorization, the rate-limit gate, retry, logging.
+    ///
+    /// - Parameters:
+    ///   - credentialProvider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - isCredentialRejection: Which errors mean that the server rejected the credential.
+    ///   - retryPolicy: When and how often to retry (``RetryPolicy/never`` turns retries off); its
+    ///     ``RetryPolicy/maximumHintedWait`` is also the longest rate-limit hold waited out.
+    ///   - retryBudget: The budget retries are paid from.
+    ///   - rateLimitGate: The rate-limit holds.
+    ///   - rateLimitKey: The rate-limit bucket of a request that names none (default: its host).
+    ///   - logging: What the steps log (nothing by default).
+    ///   - clock: How the steps wait, read the time and draw jitter.
+    public static func standard(
+        credentialProvider: (any CredentialProvider)? = nil,
+        isCredentialRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        retryBudget: RetryBudget = RetryBudget(),
+        rateLimitGate: RateLimitGate = RateLimitGate(),
+        rateLimitKey: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
+        logging: LoggingBehaviors = [],
+        clock: PipelineClock = .system
+    ) -> [any ClientMiddleware] {
+        [
+            AuthorizationStep(provider: credentialProvider, isRejection: isCredentialRejection, logging: logging),
+            RateLimitGateStep(
+                gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging,
+                clock: clock),
+            RetryStep(policy: retryPolicy, budget: retryBudget, logging: logging, clock: clock),
+            LoggingStep(behaviors: logging),
+        ]
+    }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-import HTTPTypes
-import Logging
+public import HTTPTypes
+public import Logging
 public import MendCore
 
 /// Holds requests to a throttled key (an app, a business, a host) until the throttle's wait has passed, because
@@ -45,23 +45,52 @@ public final class RateLimitGate: Sendable {
     }
 }
 
-/// Waits out a hold on the request's key before sending; closes the gate when a throttling error comes back.
+/// The rate-limit step: waits out a hold on the request's key before sending; closes the gate when a throttling
+/// error comes back.
 ///
-/// A hold longer than the retry policy's ``RetryPolicy/maximumHintedWait`` (or than the request's deadline) is not
-/// waited out: the request fails at once with the throttle's error.
-struct RateLimitGateMiddleware: ClientMiddleware {
+/// A hold longer than `maximumWait` (or than the request's deadline) is not waited out: the request fails at once
+/// with the throttle's error.
+public struct RateLimitGateStep: ClientMiddleware {
     let gate: RateLimitGate
-    let configuration: APIClient.Configuration
+    let key: @Sendable (APIRequest) -> String
+    let defaultWait: Duration
+    let maximumWait: Duration
+    let behaviors: LoggingBehaviors
+    let clock: PipelineClock
 
-    func intercept(
+    /// Creates the step.
+    ///
+    /// - Parameters:
+    ///   - gate: The holds (share one gate across the requests of one API).
+    ///   - key: The bucket of a request that names none (default: its host).
+    ///   - defaultWait: How long to hold a throttled key when the server gave no wait.
+    ///   - maximumWait: The longest hold waited out (the retry policy's ``RetryPolicy/maximumHintedWait``).
+    ///   - logging: Logs each hold when it contains ``LoggingBehaviors/rateLimits``.
+    ///   - clock: How the step waits and reads the time.
+    public init(
+        gate: RateLimitGate = RateLimitGate(),
+        key: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
+        defaultWait: Duration = .seconds(1), maximumWait: Duration = .seconds(60), logging: LoggingBehaviors = [],
+        clock: PipelineClock = .system
+    ) {
+        self.gate = gate
+        self.key = key
+        self.defaultWait = defaultWait
+        self.maximumWait = maximumWait
+        self.behaviors = logging
+        self.clock = clock
+    }
+
+    /// Holds, sends, and closes the gate on a throttle.
+    public func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
-        let key = request.options.rateLimitKey ?? configuration.rateLimitKey(request)
-        if let hold = gate.hold(for: key, now: configuration.now()) {
-            let wait = Duration.seconds(max(0, hold.until.timeIntervalSince(configuration.now())))
+        let key = request.options.rateLimitKey ?? self.key(request)
+        if let hold = gate.hold(for: key, now: clock.now()) {
+            let wait = Duration.seconds(max(0, hold.until.timeIntervalSince(clock.now())))
             let deadlinePassesFirst = context.remaining.map { wait >= $0 } ?? false
-            if deadlinePassesFirst || wait > configuration.retryPolicy.maximumHintedWait {
+            if deadlinePassesFirst || wait > maximumWait {
                 // Waiting would pass the deadline, or be longer than any hinted wait the retry policy accepts (a
                 // `Retry-After: 86400` must not hold every later request for a day): return the throttle at once,
                 // without calling into it; its `notBefore` says when the key opens.
@@ -71,20 +100,20 @@ struct RateLimitGateMiddleware: ClientMiddleware {
                     "Not sent: \(key) is rate limited until the throttle passes. " + error.developerMessage
                 throw error
             }
-            if configuration.loggingBehaviors.contains(.rateLimits) {
+            if behaviors.contains(.rateLimits) {
                 context.logger.debug(
                     "Holding a request while rate limited", metadata: ["key": "\(key)", "wait": "\(wait)"])
             }
-            try await configuration.sleep(wait)
+            try await clock.sleep(wait)
         }
         do {
             return try await next(request)
         } catch let error as MendError where error.recovery.action == .waitForRateLimit {
             let until =
                 error.recovery.notBefore
-                ?? configuration.now().addingTimeInterval(configuration.defaultThrottleWait.seconds)
+                ?? clock.now().addingTimeInterval(defaultWait.seconds)
             gate.close(key, until: until, because: error)
-            if configuration.loggingBehaviors.contains(.rateLimits) {
+            if behaviors.contains(.rateLimits) {
                 context.logger.debug("Rate limited: holding the key", metadata: ["key": "\(key)", "until": "\(until)"])
             }
             throw error

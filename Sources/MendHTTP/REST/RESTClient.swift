@@ -28,15 +28,13 @@ public struct RESTClient: Sendable {
         baseURL: URL, transport: any HTTPTransport,
         configuration: APIClient.Configuration = APIClient.Configuration(
             errorDecoder: RESTErrorDecoder(), catalog: .rest),
-        credentialProvider: (any CredentialProvider)? = nil,
+        steps: [any ClientMiddleware] = .standard(),
         logger: Logger = Logger(label: "mend.rest", factory: { _ in SwiftLogNoOpLogHandler() }),
         encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
     ) {
         self.init(
             baseURL: baseURL,
-            client: APIClient(
-                transport: transport, configuration: configuration, credentialProvider: credentialProvider,
-                logger: logger),
+            client: APIClient(transport: transport, configuration: configuration, steps: steps, logger: logger),
             encoder: encoder, decoder: decoder)
     }
 

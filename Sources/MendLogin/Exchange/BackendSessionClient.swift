@@ -74,16 +74,12 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         self.now = now
         self.client = APIClient(
             transport: transport,
-            configuration: .init(
-                errorDecoder: MendServiceErrorDecoder(), catalog: .login, retryPolicy: RetryPolicy(maximumAttempts: 3),
-                reauthenticationEnabled: false),
-            logger: logger)
+            configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login),
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 3)), logger: logger)
         self.exchangeClient = APIClient(
             transport: transport,
-            configuration: .init(
-                errorDecoder: MendServiceErrorDecoder(), catalog: .login, retryPolicy: .never,
-                reauthenticationEnabled: false),
-            logger: logger)
+            configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login),
+            steps: .standard(retryPolicy: .never), logger: logger)
     }
 
     /// `POST /v1/login/code`: the code, the PKCE verifier and the redirect URI, for the backend's session.

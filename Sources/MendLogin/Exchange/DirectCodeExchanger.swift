@@ -37,8 +37,7 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         let decoder: any ErrorDecoder = provider.isFacebookCompatible ? GraphErrorDecoder() : HTTPStatusErrorDecoder()
         self.client = APIClient(
             transport: transport,
-            configuration: .init(
-                errorDecoder: decoder, catalog: .login, retryPolicy: .never, reauthenticationEnabled: false),
+            configuration: .init(errorDecoder: decoder, catalog: .login), steps: .standard(retryPolicy: .never),
             logger: logger)
     }
 

@@ -85,7 +85,7 @@ public actor IDTokenValidator {
         self.keyRefetchInterval = keyRefetchInterval
         self.now = now
         self.client = APIClient(
-            transport: transport, configuration: .init(retryPolicy: RetryPolicy(maximumAttempts: 2)))
+            transport: transport, steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 
     /// A key from the key set, with the algorithm it is restricted to (the JWK's `alg`), if any.

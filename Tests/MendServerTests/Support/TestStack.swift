@@ -140,7 +140,8 @@ struct ServerClient: Sendable {
         self.baseURL = baseURL
         self.client = APIClient(
             transport: AsyncHTTPClientTransport(defaultTimeout: .seconds(30)),
-            configuration: APIClient.Configuration(errorDecoder: MendServiceErrorDecoder(), retryPolicy: .never))
+            configuration: APIClient.Configuration(errorDecoder: MendServiceErrorDecoder()),
+            steps: .standard(retryPolicy: .never))
     }
 
     func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }

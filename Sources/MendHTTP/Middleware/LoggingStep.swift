@@ -1,14 +1,19 @@
 import Foundation
 import HTTPTypes
-import Logging
-import MendCore
+public import Logging
+public import MendCore
 
-/// Logs each try at debug level: the redacted request line, the status and duration, or the classified error.
+/// The logging step: logs each try at debug level: the redacted request line, the status and duration, or the classified error.
 /// Cancellation is logged at trace level as what it is, never as a failure. Headers and bodies are never logged.
-struct LoggingMiddleware: ClientMiddleware {
+public struct LoggingStep: ClientMiddleware {
     let behaviors: LoggingBehaviors
 
-    func intercept(
+    /// Creates the step; it logs what `behaviors` contains of ``LoggingBehaviors/networkRequests`` and
+    /// ``LoggingBehaviors/developerErrors``.
+    public init(behaviors: LoggingBehaviors) { self.behaviors = behaviors }
+
+    /// Logs the try and its outcome.
+    public func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

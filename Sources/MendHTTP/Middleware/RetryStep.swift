@@ -1,18 +1,38 @@
 import Foundation
 import HTTPTypes
-import Logging
-import MendCore
+public import Logging
+public import MendCore
 
-/// Retries transient failures as the ``RetryPolicy`` decides, paying each retry from the client's ``RetryBudget``.
-struct RetryMiddleware: ClientMiddleware {
+/// The retry step: retries transient failures as the ``RetryPolicy`` decides, paying each retry from a
+/// ``RetryBudget`` (share one budget across the requests of one API).
+public struct RetryStep: ClientMiddleware {
+    let policy: RetryPolicy
     let budget: RetryBudget
-    let configuration: APIClient.Configuration
+    let behaviors: LoggingBehaviors
+    let clock: PipelineClock
 
-    func intercept(
+    /// Creates the step.
+    ///
+    /// - Parameters:
+    ///   - policy: When and how often to retry.
+    ///   - budget: The budget each retry is paid from.
+    ///   - logging: Logs each retry decision when it contains ``LoggingBehaviors/retries``.
+    ///   - clock: How the step waits, reads the time and draws the jitter.
+    public init(
+        policy: RetryPolicy = RetryPolicy(), budget: RetryBudget = RetryBudget(), logging: LoggingBehaviors = [],
+        clock: PipelineClock = .system
+    ) {
+        self.policy = policy
+        self.budget = budget
+        self.behaviors = logging
+        self.clock = clock
+    }
+
+    /// Sends, and retries while the policy says so.
+    public func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
-        let policy = configuration.retryPolicy
         let repeatable = request.options.allowsRetry ?? (request.isIdempotent || request.options.idempotencyKey != nil)
         var tries = 0
         while true {
@@ -22,13 +42,13 @@ struct RetryMiddleware: ClientMiddleware {
                 budget.recordSuccess()
                 return response
             } catch let error as MendError {
-                let now = configuration.now()
+                let now = clock.now()
                 let decision = policy.decide(
                     RetryPolicy.Situation(
                         error: error, attempts: tries, isRepeatable: repeatable, now: now, remaining: context.remaining,
-                        budgetAvailable: budget.canWithdraw(now: now), unitRandom: configuration.random()))
+                        budgetAvailable: budget.canWithdraw(now: now), unitRandom: clock.random()))
                 guard case .retry(let delay) = decision, budget.tryWithdraw(now: now) else {
-                    if configuration.loggingBehaviors.contains(.retries), error.category == .transient,
+                    if behaviors.contains(.retries), error.category == .transient,
                         case .giveUp(let reason) = decision
                     {
                         context.logger.debug(
@@ -40,14 +60,14 @@ struct RetryMiddleware: ClientMiddleware {
                     }
                     throw error
                 }
-                if configuration.loggingBehaviors.contains(.retries) {
+                if behaviors.contains(.retries) {
                     context.logger.debug(
                         "Retrying",
                         metadata: [
                             "after": "\(delay)", "error": "\(error.shortDescription)", "attempt": "\(tries + 1)",
                         ])
                 }
-                try await configuration.sleep(delay)
+                try await clock.sleep(delay)
             }
         }
     }

@@ -1,18 +1,42 @@
 import Foundation
 import HTTPTypes
-import Logging
-import MendCore
+public import Logging
+public import MendCore
 
-/// Attaches the credential; on a recoverable authentication error for it, re-authenticates once (single-flight
-/// across concurrent requests) and replays once. A second failure is returned, never looped.
-struct AuthorizationMiddleware: ClientMiddleware {
+/// The authorization step: attaches the credential; when the server rejects it, does what the request's
+/// ``RequestOptions/credentialRejection`` says — invalidate it, and re-authenticate once (single-flight across
+/// concurrent requests) and replay once. A second failure is returned, never looped.
+public struct AuthorizationStep: ClientMiddleware {
     let provider: (any CredentialProvider)?
     let coordinator: ReauthenticationCoordinator?
-    let enabled: Bool
-    let needsReauthentication: @Sendable (MendError) -> Bool
+    let isRejection: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
 
-    func intercept(
+    /// Creates the step.
+    ///
+    /// - Parameters:
+    ///   - provider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - isRejection: Which errors mean that the server rejected the credential (default:
+    ///     ``isAuthenticationRejection(_:)``; the Graph client also counts its token errors).
+    ///   - logging: Logs each re-authentication when it contains ``LoggingBehaviors/reauthentication``.
+    public init(
+        provider: (any CredentialProvider)?,
+        isRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
+        logging: LoggingBehaviors = []
+    ) {
+        self.provider = provider
+        self.coordinator = provider.map(ReauthenticationCoordinator.init(provider:))
+        self.isRejection = isRejection
+        self.behaviors = logging
+    }
+
+    /// A recoverable error whose recovery is to re-authenticate (a 401, an expired session).
+    public static func isAuthenticationRejection(_ error: MendError) -> Bool {
+        error.category == .recoverable && error.recovery.action == .reauthenticate
+    }
+
+    /// Attaches the credential and handles its rejection.
+    public func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
@@ -28,10 +52,10 @@ struct AuthorizationMiddleware: ClientMiddleware {
             return try await next(Self.apply(credential, to: request))
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or re-authenticate and replay.
-            guard request.options.credentialOverride == nil, needsReauthentication(error),
+            guard request.options.credentialOverride == nil, isRejection(error),
                 request.options.credentialRejection != .keep
             else { throw error }
-            guard enabled, request.options.credentialRejection == .reauthenticate, let coordinator else {
+            guard request.options.credentialRejection == .reauthenticate, let coordinator else {
                 await provider?.invalidate(credential, because: error)
                 throw error
             }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
-import MendCore
-import MendHTTP
+public import MendCore
+public import MendHTTP
 
 /// Keeps the latest usage headers of every response (errors included), and optionally slows requests down as the
 /// usage approaches 100 %, so that the app never calls into a throttle.
@@ -17,15 +17,31 @@ final class UsageTracker: Sendable {
     }
 }
 
-struct UsageMiddleware: ClientMiddleware {
-    let tracker: UsageTracker
-    /// Above this share (0…1) of any counter, requests are delayed; `nil` never delays.
+/// The usage step (Graph): keeps the latest usage headers of every response, errors included, and, above
+/// `slowDownAbove` of any counter, delays requests so that the app never calls into a throttle.
+public struct GraphUsageStep: ClientMiddleware {
+    let tracker = UsageTracker()
     let slowDownAbove: Double?
     let maximumDelay: Duration
-    let sleep: @Sendable (Duration) async throws -> Void
-    let now: @Sendable () -> Date
+    let clock: PipelineClock
 
-    func intercept(
+    /// Creates the step.
+    ///
+    /// - Parameters:
+    ///   - slowDownAbove: Above this share (0…1) of any usage counter, requests are delayed; `nil` never delays.
+    ///   - maximumDelay: The longest delay (at 100 % usage).
+    ///   - clock: How the step waits and reads the time.
+    public init(slowDownAbove: Double? = nil, maximumDelay: Duration = .seconds(5), clock: PipelineClock = .system) {
+        self.slowDownAbove = slowDownAbove
+        self.maximumDelay = maximumDelay
+        self.clock = clock
+    }
+
+    /// The latest usage the provider reported.
+    public var latestUsage: GraphUsage? { tracker.usage }
+
+    /// Delays when close to the limit, sends, and records the usage headers.
+    public func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
@@ -36,17 +52,17 @@ struct UsageMiddleware: ClientMiddleware {
                 let delay = Duration.seconds(Double(maximumDelay.components.seconds) * fraction)
                 context.logger.debug(
                     "Slowing down before the rate limit", metadata: ["usage": "\(usage.highestPercentage)%"])
-                try await sleep(delay)
+                try await clock.sleep(delay)
             }
         }
         do {
             let response = try await next(request)
             var headers: [String: String] = [:]
             for field in response.head.headerFields { headers[field.name.canonicalName.lowercased()] = field.value }
-            tracker.record(headers, now: now())
+            tracker.record(headers, now: clock.now())
             return response
         } catch let error as MendError {
-            if let headers = error.response?.headers { tracker.record(headers, now: now()) }
+            if let headers = error.response?.headers { tracker.record(headers, now: clock.now()) }
             throw error
         }
     }
