@@ -52,12 +52,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             guard case .complete(let data) = try await body.collect(upTo: .max) else { fatalError("unbounded collect") }
             outgoing.body = .bytes(ByteBuffer(bytes: data))
         }
-        let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
-        guard timeout > .zero else {
-            throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
-                catalog: .core)
-        }
+        let timeout = try timeLeft(before: deadline, default: defaultTimeout)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout))

@@ -48,12 +48,7 @@ public final class URLSessionTransport: HTTPTransport {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
-        let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
-        guard timeout > .zero else {
-            throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
-                catalog: .core)
-        }
+        let timeout = try timeLeft(before: deadline, default: defaultTimeout)
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18

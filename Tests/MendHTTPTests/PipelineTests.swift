@@ -177,3 +177,28 @@ struct ServiceClassificationTests {
         #expect(banned.overridden(by: .providerTransient).isAutomaticallyRetryable)
     }
 }
+
+@Suite("The one deadline check")
+struct DeadlineCheckTests {
+    @Test("A request whose deadline already passed is never handed to the transport, and counts no attempt")
+    func passedDeadlineIsNeverSent() async throws {
+        let transport = InMemoryTransport(replies: [.json(200, "{}")])
+        let error = try await #require(throws: MendError.self) {
+            try await makeClient(transport).send(APIRequest(method: .get, url: apiURL, options: .init(timeout: .zero)))
+        }
+        #expect(error.code == .Transport.timedOut)
+        #expect(error.attempts == 0)
+        #expect(transport.requestCount == 0)
+    }
+
+    @Test("A transport used on its own refuses a passed deadline with the same error")
+    func transportsShareTheCheck() throws {
+        let transport = InMemoryTransport(replies: [.json(200, "{}")])
+        #expect(try transport.timeLeft(before: nil, default: .seconds(30)) == .seconds(30))
+        let passed = ContinuousClock.now.advanced(by: .seconds(-1))
+        let error = try #require(throws: MendError.self) {
+            try transport.timeLeft(before: passed, default: .seconds(30))
+        }
+        #expect(error.code == .Transport.timedOut)
+    }
+}

@@ -85,11 +85,8 @@ public final class APIClient: Sendable {
 
     private func exchange(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
         try Task.checkCancellation()
-        if let remaining = context.remaining, remaining <= .zero {
-            throw MendError(
-                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
-                catalog: configuration.catalog)
-        }
+        // A request whose deadline passed is never sent (the one check, `HTTPTransport.timeLeft`).
+        if let deadline = context.deadline { _ = try transport.timeLeft(before: deadline, default: .zero) }
         var head = request.head
         if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
             head.headerFields[Self.idempotencyKey] = key

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+public import MendCore
 
 /// The one seam between Mend's pipeline and the network.
 ///
@@ -20,4 +21,22 @@ public protocol HTTPTransport: Sendable {
     ) async throws -> (
         HTTPResponse, HTTPBody
     )
+}
+
+extension HTTPTransport {
+    /// The time left before `deadline`, or `defaultTimeout` without one: the one check that a request's deadline has
+    /// not passed before it is sent, used by the pipeline and by every transport.
+    ///
+    /// - Throws: `transport/timedOut` when the deadline has passed: the request must not be sent.
+    public func timeLeft(
+        before deadline: ContinuousClock.Instant?, default defaultTimeout: Duration
+    ) throws(MendError) -> Duration {
+        let left = deadline.map { ContinuousClock.now.duration(to: $0) } ?? defaultTimeout
+        guard left > .zero else {
+            throw MendError(
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
+                catalog: .core)
+        }
+        return left
+    }
 }
