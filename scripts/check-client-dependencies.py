@@ -64,40 +64,11 @@ def main():
         for product in manifest.get("products", []):
             product_package.setdefault(product["name"], identity)
 
-    failures = []
-    for module in CLIENT_MODULES:
+    def reach(module, forbidden, failures, on_target=None):
+        """Walks `module`'s target dependencies; a path into `forbidden` is a failure. Returns the targets seen."""
         if module not in targets:
             failures.append(f"{module}: not a target of the package")
-            continue
-        seen, stack = set(), [(module, [module])]
-        while stack:
-            name, path = stack.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            target = targets[name]
-            for dep in target.get("target_dependencies", []):
-                if dep in FORBIDDEN_TARGETS:
-                    failures.append(" -> ".join(path + [dep]))
-                elif dep in targets:
-                    stack.append((dep, path + [dep]))
-            for product in target.get("product_dependencies", []):
-                package = product_package.get(product)
-                if package is None:
-                    failures.append(" -> ".join(path + [f"{product} (unknown product)"]))
-                    continue
-                reached = {package} | closure.get(package, set())
-                bad = reached & FORBIDDEN_PACKAGES
-                outside = reached - ALLOWED_PACKAGES
-                for item in sorted(bad | outside):
-                    failures.append(" -> ".join(path + [f"{product} ({package})", item]))
-        print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
-
-    shipping_failures = []
-    for module in SHIPPING_MODULES:
-        if module not in targets:
-            shipping_failures.append(f"{module}: not a target of the package")
-            continue
+            return set()
         seen, stack = set(), [(module, [module])]
         while stack:
             name, path = stack.pop()
@@ -105,10 +76,36 @@ def main():
                 continue
             seen.add(name)
             for dep in targets[name].get("target_dependencies", []):
-                if dep in TEST_ONLY_TARGETS:
-                    shipping_failures.append(" -> ".join(path + [dep]))
+                if dep in forbidden:
+                    failures.append(" -> ".join(path + [dep]))
                 elif dep in targets:
                     stack.append((dep, path + [dep]))
+            if on_target:
+                on_target(name, path)
+        return seen
+
+    failures = []
+
+    def check_products(name, path):
+        for product in targets[name].get("product_dependencies", []):
+            package = product_package.get(product)
+            if package is None:
+                failures.append(" -> ".join(path + [f"{product} (unknown product)"]))
+                continue
+            reached = {package} | closure.get(package, set())
+            bad = reached & FORBIDDEN_PACKAGES
+            outside = reached - ALLOWED_PACKAGES
+            for item in sorted(bad | outside):
+                failures.append(" -> ".join(path + [f"{product} ({package})", item]))
+
+    for module in CLIENT_MODULES:
+        seen = reach(module, FORBIDDEN_TARGETS, failures, check_products)
+        if seen:
+            print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
+
+    shipping_failures = []
+    for module in SHIPPING_MODULES:
+        reach(module, TEST_ONLY_TARGETS, shipping_failures)
 
     if failures:
         print("\nClient modules must not depend on server-side code. Offending paths:")
