@@ -202,3 +202,20 @@ struct DeadlineCheckTests {
         #expect(error.code == .Transport.timedOut)
     }
 }
+
+@Suite("A request's own error decoder")
+struct RequestDecoderTests {
+    @Test("A REST decoder given to one request classifies with the REST space on a plain client")
+    func requestDecoderBringsItsSpace() async throws {
+        let body = #"{"status":{"code":"409","message":"revision","referenceid":"ref-1","additionalmessages":[]}}"#
+        let client = APIClient(
+            transport: InMemoryTransport(replies: [.json(409, body)]), steps: .standard(retryPolicy: .never))
+        let error = try await #require(throws: MendError.self) {
+            try await client.send(
+                APIRequest(method: .put, url: apiURL, options: .init(errorDecoder: RESTErrorDecoder())))
+        }
+        #expect(error.code == .REST.updateConflict)
+        #expect(error.name == "updateConflict")
+        #expect(error.category == .recoverable)
+    }
+}

@@ -125,6 +125,10 @@ public final class APIClient: Sendable {
             throw error
         case .complete(let data):
             let decoder = request.options.errorDecoder ?? configuration.errorDecoder
+            if let override = request.options.errorDecoder {
+                // A request's own decoder brings its spaces, as the configured one did when the client was made.
+                decodingContext.catalog = decodingContext.catalog.addingMissing(override.errorSpaces)
+            }
             if let error = decoder.decodeError(response: response, body: data, context: decodingContext) {
                 throw error
             }
