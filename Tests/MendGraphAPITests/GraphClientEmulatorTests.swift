@@ -74,7 +74,7 @@ struct GraphClientEmulatorTests {
         }
     }
 
-    @Test("A failed recovery returns the token error, once; skipRecovery returns it at once; both clear the token")
+    @Test("A failed recovery returns the token error once; onTokenError .invalidate at once; both clear the token")
     func recoveryFails() async throws {
         try await withEmulator { emulator in
             let tokens = StaticGraphToken(try await emulator.token())
@@ -92,16 +92,16 @@ struct GraphClientEmulatorTests {
             await tokens.set(try await emulator.token())
             try await emulator.setUserState(.passwordChanged)
             let skipped = try await #require(throws: MendError.self) {
-                try await client.send(GraphRequest(path: "me", flags: .skipRecovery))
+                try await client.send(GraphRequest(path: "me", onTokenError: .invalidate))
             }
             #expect(skipped.matches(.Graph.accessTokenInvalid, .passwordChanged))
-            #expect(login.calls.current == 1, "skipRecovery runs no attempter")
+            #expect(login.calls.current == 1, "onTokenError: .invalidate runs no attempter")
             #expect(try await tokens.currentAccessToken() == nil, "but the dead token is still cleared")
         }
     }
 
     @Test(
-        "doNotInvalidateTokenOnError returns the token error at once and keeps the token; an override is never cleared")
+        "onTokenError: .keep returns the token error at once and keeps the token; an override is never cleared")
     func keepsTheTokenWhenAsked() async throws {
         try await withEmulator { emulator in
             let token = try await emulator.token()
@@ -110,7 +110,7 @@ struct GraphClientEmulatorTests {
             let login = EmulatorLogin(emulator: emulator, tokens: tokens)
             let client = graphClient(emulator, tokens: tokens, attempter: login)
             let kept = try await #require(throws: MendError.self) {
-                try await client.send(GraphRequest(path: "me", flags: .doNotInvalidateTokenOnError))
+                try await client.send(GraphRequest(path: "me", onTokenError: .keep))
             }
             #expect(kept.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(login.calls.current == 0)

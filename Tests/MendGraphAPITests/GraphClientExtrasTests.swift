@@ -51,12 +51,14 @@ struct GraphClientExtrasTests {
             let usage = #"{"call_count":95,"total_cputime":10,"total_time":10}"#
             try await emulator.inject(
                 FaultRule(kind: .delay, path: "/me", headers: ["X-App-Usage": usage], delayMilliseconds: 0))
+            let configuration = GraphClient.Configuration(
+                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion)
+            let clock = PipelineClock(sleep: waits.sleep)
             let client = GraphClient(
-                transport: AsyncHTTPClientTransport(),
-                configuration: .init(
-                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
-                    slowDownAbove: 0.9, maximumSlowdown: .seconds(10), sleep: waits.sleep),
-                tokens: StaticGraphToken(try await emulator.token()))
+                transport: AsyncHTTPClientTransport(), configuration: configuration,
+                steps: .graph(
+                    for: configuration, tokens: StaticGraphToken(try await emulator.token()),
+                    usage: GraphUsageStep(slowDownAbove: 0.9, maximumDelay: .seconds(10), clock: clock), clock: clock))
             _ = try await client.send(GraphRequest(path: "me"))
             #expect(client.latestUsage?.app?.callCount == 95)
             _ = try await client.send(GraphRequest(path: "me"))

@@ -43,13 +43,15 @@ func graphClient(
     _ emulator: RunningEmulator, tokens: StaticGraphToken?, attempter: (any ErrorRecoveryAttempter)? = nil,
     waits: Waits = Waits(), recovery: Bool = true, limit: Int = 10 << 20
 ) -> GraphClient {
-    GraphClient(
-        transport: AsyncHTTPClientTransport(),
-        configuration: .init(
-            graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
-            appID: emulator.emulator.configuration.defaultApp.id, automaticRecovery: recovery,
-            retryPolicy: RetryPolicy(maximumAttempts: 3), maximumResponseBodySize: limit, sleep: waits.sleep),
-        tokens: tokens, recoveryAttempter: attempter)
+    let configuration = GraphClient.Configuration(
+        graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+        appID: emulator.emulator.configuration.defaultApp.id, maximumResponseBodySize: limit)
+    // Recovery off, as an app turns it off: no attempter and no retries (a token error only clears the token).
+    return GraphClient(
+        transport: AsyncHTTPClientTransport(), configuration: configuration,
+        steps: .graph(
+            for: configuration, tokens: tokens, recoveryAttempter: recovery ? attempter : nil,
+            retryPolicy: recovery ? RetryPolicy(maximumAttempts: 3) : .never, clock: PipelineClock(sleep: waits.sleep)))
 }
 
 /// A decodable profile.

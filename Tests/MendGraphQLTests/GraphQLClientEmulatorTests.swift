@@ -31,7 +31,8 @@ final class EmulatorTokens: CredentialProvider {
 func graphQLClient(_ emulator: RunningEmulator, tokens: EmulatorTokens?, timeout: Duration? = nil) -> GraphQLClient {
     GraphQLClient(
         endpoint: emulator.url("/graphql"), transport: AsyncHTTPClientTransport(),
-        configuration: .init(timeout: timeout, sleep: { _ in }), credentialProvider: tokens)
+        configuration: .init(timeout: timeout),
+        steps: .standard(credentialProvider: tokens, clock: PipelineClock(sleep: { _ in })))
 }
 
 struct MeQuery: Decodable, Sendable {

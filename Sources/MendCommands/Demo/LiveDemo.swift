@@ -104,19 +104,21 @@ struct Walkthrough {
         let tokens = StaticGraphToken(providerToken)
         let relogins = ReloginCounter()
         let attempter = DemoLoginAttempter(login: login, tokens: tokens, counter: relogins)
+        let graphConfiguration = GraphClient.Configuration(
+            graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+            appID: emulator.emulator.configuration.defaultApp.id)
         let graph = GraphClient(
-            transport: transport,
-            configuration: .init(
-                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
-                appID: emulator.emulator.configuration.defaultApp.id,
+            transport: transport, configuration: graphConfiguration,
+            steps: .graph(
+                for: graphConfiguration, tokens: tokens, recoveryAttempter: attempter,
                 retryPolicy: RetryPolicy(
-                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))),
-            tokens: tokens, recoveryAttempter: attempter)
+                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
+            ))
+        let probeConfiguration = GraphClient.Configuration(
+            graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion)
         let probe = GraphClient(
-            transport: transport,
-            configuration: .init(
-                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
-                automaticRecovery: false))
+            transport: transport, configuration: probeConfiguration,
+            steps: .graph(for: probeConfiguration, tokens: nil, retryPolicy: .never))
 
         // 2. Reads: a node, an edge across pages, a batch.
         let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
@@ -212,7 +214,7 @@ struct Walkthrough {
         let changed = try await probeError(me1)
         var signedOut = "?"
         do {
-            _ = try await graph.send(GraphRequest(path: "me", flags: .skipRecovery))
+            _ = try await graph.send(GraphRequest(path: "me", onTokenError: .invalidate))
         } catch let error as MendError {
             signedOut = error.name
         }

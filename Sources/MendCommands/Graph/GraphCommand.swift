@@ -68,11 +68,11 @@ struct GraphCommand: AsyncParsableCommand {
         var logger = Logger(label: "mend.graph") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .critical
         let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
+        let configuration = GraphClient.Configuration(graphURL: URL(string: baseURL)!, version: version)
         let client = GraphClient(
-            transport: AsyncHTTPClientTransport(),
-            configuration: .init(
-                graphURL: URL(string: baseURL)!, version: version, loggingBehaviors: verbose ? .all : []),
-            tokens: StaticGraphToken(accessToken), logger: logger)
+            transport: AsyncHTTPClientTransport(), configuration: configuration,
+            steps: .graph(for: configuration, tokens: StaticGraphToken(accessToken), logging: verbose ? .all : []),
+            logger: logger)
         do {
             if method.uppercased() == "BATCH" {
                 let batch = try loadBatch()

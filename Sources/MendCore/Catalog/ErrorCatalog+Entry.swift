@@ -86,13 +86,13 @@ extension ErrorCatalog {
         }
 
         /// The row's code as text: `190`, `200–299` or `*`.
-        public var codeText: String {
+        package var codeText: String {
             guard let codes else { return "*" }
             return codes.count == 1 ? String(codes.lowerBound) : "\(codes.lowerBound)–\(codes.upperBound)"
         }
 
         /// The row's subcode as text: `463` or `*`.
-        public var subcodeText: String { subcode.map(String.init) ?? "*" }
+        package var subcodeText: String { subcode.map(String.init) ?? "*" }
 
         var key: EntryKey { EntryKey(domain: domain, codes: codes, subcode: subcode) }
 

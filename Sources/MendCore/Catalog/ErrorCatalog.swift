@@ -79,7 +79,8 @@ public struct ErrorCatalog: Sendable {
     }
 
     /// Recovery text that a merged provider configuration supplied for this code, following the lookup order.
-    public func serverRecoveryText(code: MendError.Code, subcode: MendError.Subcode?) -> MendError.ServerRecoveryText? {
+    package func serverRecoveryText(code: MendError.Code, subcode: MendError.Subcode?) -> MendError.ServerRecoveryText?
+    {
         guard !serverRecovery.isEmpty else { return nil }
         for key in EntryKey.lookupOrder(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
             if let text = serverRecovery[key] { return text }
@@ -88,7 +89,7 @@ public struct ErrorCatalog: Sendable {
     }
 
     /// Adds `entry`, replacing an entry with the same key.
-    public mutating func upsert(_ entry: Entry) {
+    package mutating func upsert(_ entry: Entry) {
         let key = entry.key
         if let position = index[key] {
             entries[position] = entry

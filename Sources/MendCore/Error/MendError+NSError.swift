@@ -130,7 +130,7 @@ extension MendError: CustomNSError {
 
 extension JSONValue {
     /// The value as Foundation objects (`NSNull`, `Bool`, `Int`, `Double`, `String`, arrays, dictionaries).
-    public var foundationObject: Any {
+    package var foundationObject: Any {
         switch self {
         case .null: NSNull()
         case .bool(let value): value

@@ -61,7 +61,7 @@ extension MendError: RecoverableError {
     }
 
     /// How long the synchronous `attemptRecovery(optionIndex:)` waits before it gives up.
-    public static let synchronousRecoveryTimeout: DispatchTimeInterval = .seconds(120)
+    static let synchronousRecoveryTimeout: DispatchTimeInterval = .seconds(120)
 }
 
 /// A result box shared between the waiting thread and the recovery task.

@@ -47,7 +47,7 @@ extension MendError {
 
     /// The reference line to show beside the message when the person may need support: `Reference: AbC123`, or
     /// `nil` for an error that never reached the API.
-    public func referenceText(locale: Locale) -> String? {
+    package func referenceText(locale: Locale) -> String? {
         guard let referenceID else { return nil }
         let language = MendLocalization.language(for: locale)
         return "\(MendLocalization.label(.reference, language: language)): \(referenceID)"

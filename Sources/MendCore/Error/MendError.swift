@@ -158,7 +158,7 @@ public struct MendError: Error, Sendable {
     }
 
     /// Returns a copy with `attempts` set, as the pipeline does when it gives up.
-    public func withAttempts(_ attempts: Int) -> MendError {
+    package func withAttempts(_ attempts: Int) -> MendError {
         var copy = self
         copy.attempts = attempts
         return copy

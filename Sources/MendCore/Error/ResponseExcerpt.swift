@@ -6,7 +6,7 @@ public struct ResponseExcerpt: Sendable, Hashable {
     public static let defaultBodyLimit = 2048
 
     /// The headers an excerpt keeps (others are dropped): the ones that explain errors and rate limits.
-    public static let keptHeaders: Set<String> = [
+    static let keptHeaders: Set<String> = [
         "content-type", "retry-after", "www-authenticate", "x-fb-trace-id", "x-fb-request-id",
         "facebook-api-version", "x-app-usage", "x-ad-account-usage", "x-business-use-case-usage", "x-request-id",
         "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "date",

@@ -37,25 +37,25 @@ public enum MendLocalization {
     }
 
     /// One language's strings.
-    public struct Table: Sendable {
+    package struct Table: Sendable {
         /// The language code.
-        public var language: String
+        package var language: String
         /// Messages by key.
-        public var messages: [MendError.MessageKey: Message]
+        package var messages: [MendError.MessageKey: Message]
         /// Recovery text by action.
-        public var recoveries: [MendError.Recovery.Action: RecoveryText]
+        package var recoveries: [MendError.Recovery.Action: RecoveryText]
         /// Labels used around errors (`"Reference"`).
-        public var labels: [Label: String]
+        package var labels: [Label: String]
     }
 
     /// Labels that renderings of errors use.
-    public enum Label: String, Sendable, Hashable, CaseIterable {
+    package enum Label: String, Sendable, Hashable, CaseIterable {
         /// "Reference", shown before a reference id.
         case reference
     }
 
     /// Every shipped table, by language code.
-    public static let tables: [String: Table] = [
+    package static let tables: [String: Table] = [
         "en": english, "de": german, "es": spanish, "fr": french, "ja": japanese,
     ]
 

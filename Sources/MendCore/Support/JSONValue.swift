@@ -246,7 +246,7 @@ extension JSONValue {
     }
 
     /// Whether the body's top-level object starts with the member `key` (`{"error": …`), read without parsing.
-    public static func startsWithMember(_ key: String, in data: Data) -> Bool {
+    package static func startsWithMember(_ key: String, in data: Data) -> Bool {
         let prefix = data.prefix(64 + key.utf8.count)
         var bytes = prefix.drop { isWhitespace($0) }
         guard bytes.first == UInt8(ascii: "{") else { return false }

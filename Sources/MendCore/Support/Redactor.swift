@@ -8,7 +8,7 @@ import Foundation
 /// credentials, JWTs, Graph access tokens). Everything else is kept.
 public struct Redactor: Sendable {
     /// What replaces a redacted value.
-    public static let placeholder = "<redacted>"
+    package static let placeholder = "<redacted>"
 
     /// The redactor with Mend's sensitive keys and headers and no registered secret values.
     public static let standard = Redactor()
@@ -96,7 +96,7 @@ public struct Redactor: Sendable {
     }
 
     /// Whether the value under `key` is a credential.
-    public func isSensitive(key: String, value: JSONValue) -> Bool {
+    package func isSensitive(key: String, value: JSONValue) -> Bool {
         let lowered = key.lowercased()
         if lowered == "code" {
             if case .string(let text) = value { return text.count >= Self.minimumRedactedCodeLength }

@@ -117,10 +117,10 @@ extension GraphClient {
 
     private func sendOne(_ batch: GraphBatch) async throws -> [GraphBatchResult] {
         let readOnly = batch.items.allSatisfy { $0.request.method == .get }
-        var request = GraphRequest(
-            path: "", parameters: ["batch": batch.wireJSON(), "include_headers": "true"], method: .post)
-        request.flags = [.skipRecovery]
-        var apiRequest = try apiRequest(for: request, allowsRecovery: false)
+        let request = GraphRequest(
+            path: "", parameters: ["batch": batch.wireJSON(), "include_headers": "true"], method: .post,
+            onTokenError: .invalidate)
+        var apiRequest = try apiRequest(for: request)
         apiRequest.options.allowsRetry = readOnly
         let response = try await client.send(apiRequest)
         let items: [JSONValue]

@@ -20,45 +20,32 @@ public final class GraphClient: Sendable {
     public let configuration: Configuration
     /// The pipeline the client sends through.
     public let client: APIClient
-    let tokens: (any GraphTokenSource)?
-    let usage: GraphUsageStep
+    let usage: GraphUsageStep?
     let errorConfiguration: ErrorConfigurationCache
 
-    /// Creates a client.
+    /// Creates a client that sends through `steps`, outermost first.
+    ///
+    /// ```swift
+    /// let graph = GraphClient(
+    ///     transport: transport, configuration: configuration,
+    ///     steps: .graph(for: configuration, tokens: credentials, recoveryAttempter: login, retryPolicy: .never))
+    /// ```
     ///
     /// - Parameters:
     ///   - transport: The transport.
-    ///   - configuration: Base URL, version, recovery, rate-limit behaviour.
-    ///   - tokens: The user's token; `nil` sends requests without one (or with each request's override).
-    ///   - recoveryAttempter: What recovers a token error (MendLogin's logs in again); `nil` only clears the token.
-    ///   - logger: Where the configured logging behaviours go.
+    ///   - configuration: Base URL, version, app, catalog, token placement, error configuration.
+    ///   - steps: The pipeline's steps; `.graph(for:tokens:…)` composes the usual ones (usage, then Mend's
+    ///     standard steps with the Graph's token errors as credential rejections).
+    ///   - logger: Where the steps' logging goes.
     public init(
-        transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        tokens: (any GraphTokenSource)? = nil, recoveryAttempter: (any ErrorRecoveryAttempter)? = nil,
+        transport: any HTTPTransport, configuration: Configuration = Configuration(), steps: [any ClientMiddleware],
         logger: Logger = Logger(label: "mend.graph", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.configuration = configuration
-        self.tokens = tokens
         let cache = ErrorConfigurationCache(lifetime: configuration.errorConfigurationLifetime)
         self.errorConfiguration = cache
+        self.usage = steps.lazy.compactMap { $0 as? GraphUsageStep }.first
         let now = configuration.now
-        let clock = PipelineClock(sleep: configuration.sleep, now: configuration.now)
-        let usage = GraphUsageStep(
-            slowDownAbove: configuration.slowDownAbove, maximumDelay: configuration.maximumSlowdown, clock: clock)
-        self.usage = usage
-        // The pipeline, in the open: usage headers, then Mend's standard steps with the Graph's token errors as
-        // credential rejections and the app as the rate-limit key.
-        let steps: [any ClientMiddleware] =
-            [usage]
-            + .standard(
-                credentialProvider: tokens.map {
-                    GraphCredentialProvider(
-                        source: $0, attempter: recoveryAttempter, placement: configuration.tokenPlacement)
-                },
-                isCredentialRejection: GraphCredentialProvider.isTokenError,
-                retryPolicy: configuration.retryPolicy,
-                rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
-                logging: configuration.loggingBehaviors, clock: clock)
         self.client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
@@ -69,12 +56,31 @@ public final class GraphClient: Sendable {
             steps: steps, logger: logger)
     }
 
+    /// Creates a client with the usual steps: token errors clear the token and run `recoveryAttempter` once before
+    /// the request is replayed, transient errors are retried, throttles hold further calls to the app.
+    ///
+    /// - Parameters:
+    ///   - transport: The transport.
+    ///   - configuration: Base URL, version, app, catalog, token placement, error configuration.
+    ///   - tokens: The user's token; `nil` sends requests without one (or with each request's override).
+    ///   - recoveryAttempter: What recovers a token error (MendLogin's logs in again); `nil` only clears the token.
+    ///   - logger: Where the steps' logging goes.
+    public convenience init(
+        transport: any HTTPTransport, configuration: Configuration = Configuration(),
+        tokens: (any GraphTokenSource)? = nil, recoveryAttempter: (any ErrorRecoveryAttempter)? = nil,
+        logger: Logger = Logger(label: "mend.graph", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(
+            transport: transport, configuration: configuration,
+            steps: .graph(for: configuration, tokens: tokens, recoveryAttempter: recoveryAttempter), logger: logger)
+    }
+
     /// The catalog errors are classified with now: the provider's error configuration merged over
     /// ``Configuration-swift.struct/catalog`` while it is fresh, else that catalog.
     public var catalog: ErrorCatalog { errorConfiguration.catalog(now: configuration.now()) ?? configuration.catalog }
 
     /// The latest rate-limit usage the provider reported.
-    public var latestUsage: GraphUsage? { usage.latestUsage }
+    public var latestUsage: GraphUsage? { usage?.latestUsage }
 
     /// Sends `request` and returns the raw response.
     public func send(_ request: GraphRequest) async throws -> GraphResponse {
@@ -123,7 +129,7 @@ public final class GraphClient: Sendable {
         return url
     }
 
-    func apiRequest(for request: GraphRequest, allowsRecovery: Bool = true) throws(MendError) -> APIRequest {
+    func apiRequest(for request: GraphRequest) throws(MendError) -> APIRequest {
         var headers = HTTPFields()
         headers[.accept] = "application/json"
         var query = request.method == .post ? [] : request.allParameters
@@ -136,13 +142,9 @@ public final class GraphClient: Sendable {
         } else if let proof = try appSecretProofParameter(for: request) {
             query.append(proof)
         }
-        // A token error clears the token unless the request says not to; it is recovered unless recovery is off.
-        let recovers = allowsRecovery && configuration.automaticRecovery && !request.flags.contains(.skipRecovery)
-        let rejection: CredentialRejection =
-            request.flags.contains(.doNotInvalidateTokenOnError) ? .keep : (recovers ? .reauthenticate : .invalidate)
         let options = RequestOptions(
             idempotencyKey: request.idempotencyKey,
-            credentialRejection: rejection,
+            credentialRejection: request.onTokenError,
             credentialOverride: request.tokenOverride.map {
                 Credential(token: $0, placement: configuration.tokenPlacement)
             })
@@ -154,7 +156,7 @@ public final class GraphClient: Sendable {
     /// `appsecret_proof` for server-side calls, computed by the server's own closure (no client stores a secret).
     private func appSecretProofParameter(for request: GraphRequest) throws(MendError) -> (name: String, value: String)?
     {
-        guard let prove = configuration.appSecretProof, let token = request.tokenOverride ?? configuration.proofToken?()
+        guard let prove = configuration.appSecretProof, let token = request.tokenOverride
         else { return nil }
         return ("appsecret_proof", prove(token))
     }
@@ -171,9 +173,10 @@ public final class GraphClient: Sendable {
                 code: .Transport.invalidRequest, developerMessage: "The error configuration needs the app id.",
                 catalog: catalog)
         }
-        var request = GraphRequest(path: appID, fields: ["ios_sdk_error_categories"], flags: [.skipRecovery])
-        request.tokenOverride = configuration.errorConfigurationToken
-        let response = try await client.send(try apiRequest(for: request, allowsRecovery: false))
+        let request = GraphRequest(
+            path: appID, fields: ["ios_sdk_error_categories"], tokenOverride: configuration.errorConfigurationToken,
+            onTokenError: .invalidate)
+        let response = try await client.send(try apiRequest(for: request))
         let merged: ErrorCatalog
         do {
             merged = try configuration.catalog.merging(providerConfiguration: try response.json())

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+public import MendHTTP
 
 /// One Graph API call: a path, its parameters and fields, and how the client treats it.
 ///
@@ -8,21 +9,6 @@ public import HTTPTypes
 /// let post = GraphRequest(path: "me/feed", parameters: ["message": "Hello"], method: .post)
 /// ```
 public struct GraphRequest: Sendable, Hashable {
-    /// Per-request switches, as the vendor SDK's request flags.
-    public struct Flags: OptionSet, Sendable, Hashable {
-        /// The raw bits.
-        public let rawValue: Int
-        /// Creates flags from bits.
-        public init(rawValue: Int) { self.rawValue = rawValue }
-
-        /// No recovery attempt for this request (no re-login, no replay; background work sets this). Transient errors
-        /// are still retried under the client's policy, and a token error still clears the dead token; turn off
-        /// ``GraphClient/Configuration-swift.struct/automaticRecovery`` for no retries at all.
-        public static let skipRecovery = Flags(rawValue: 1 << 0)
-        /// A token error on this request does not clear the stored token (and therefore is not recovered either).
-        public static let doNotInvalidateTokenOnError = Flags(rawValue: 1 << 1)
-    }
-
     /// The path below the version, such as `me`, `me/feed` or an object id.
     public var path: String
     /// Parameters: in the query for GET and DELETE, in a form body for POST.
@@ -35,15 +21,19 @@ public struct GraphRequest: Sendable, Hashable {
     public var version: String?
     /// A token to use instead of the session's; never invalidated or recovered.
     public var tokenOverride: String?
-    /// Switches.
-    public var flags: Flags
+    /// What a token error (102, 190) on this request does: clear the token, recover once and replay
+    /// (`.reauthenticate`, the default); only clear it (`.invalidate`, the vendor SDK's `disableErrorRecovery`, for
+    /// background work); or leave it (`.keep`, the vendor SDK's `doNotInvalidateTokenOnError`). Transient errors are
+    /// retried under the client's steps either way.
+    public var onTokenError: CredentialRejection
     /// An idempotency key, which makes a POST safe to retry.
     public var idempotencyKey: String?
 
     /// Creates a request.
     public init(
         path: String, parameters: [String: String] = [:], fields: [String] = [], method: HTTPRequest.Method = .get,
-        version: String? = nil, tokenOverride: String? = nil, flags: Flags = [], idempotencyKey: String? = nil
+        version: String? = nil, tokenOverride: String? = nil, onTokenError: CredentialRejection = .reauthenticate,
+        idempotencyKey: String? = nil
     ) {
         self.path = path
         self.parameters = parameters
@@ -51,12 +41,12 @@ public struct GraphRequest: Sendable, Hashable {
         self.method = method
         self.version = version
         self.tokenOverride = tokenOverride
-        self.flags = flags
+        self.onTokenError = onTokenError
         self.idempotencyKey = idempotencyKey
     }
 
     /// Every parameter, `fields` included, sorted by name (a stable wire form).
-    public var allParameters: [(name: String, value: String)] {
+    var allParameters: [(name: String, value: String)] {
         var all = parameters
         if !fields.isEmpty { all["fields"] = fields.joined(separator: ",") }
         return all.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

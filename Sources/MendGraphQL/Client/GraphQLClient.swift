@@ -35,10 +35,18 @@ public final class GraphQLClient: Sendable {
     /// The pipeline.
     public let client: APIClient
 
-    /// Creates a client.
+    /// Creates a client that sends through `steps`, outermost first.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The endpoint.
+    ///   - transport: The transport.
+    ///   - configuration: How operations go out and how their errors are read.
+    ///   - steps: The pipeline's steps: `.standard(credentialProvider:…)` by default (authorization with
+    ///     `UNAUTHENTICATED` re-authenticating once, rate-limit gate, retry of transient failures of queries, logging).
+    ///   - logger: Where the steps' logging goes.
     public init(
         endpoint: URL, transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        credentialProvider: (any CredentialProvider)? = nil,
+        steps: [any ClientMiddleware] = .standard(),
         logger: Logger = Logger(label: "mend.graphql", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.endpoint = endpoint
@@ -49,10 +57,25 @@ public final class GraphQLClient: Sendable {
                 errorDecoder: GraphQLResponseDecoder(classifier: configuration.classifier),
                 catalog: configuration.classifier.catalog,
                 maximumResponseBodySize: configuration.maximumResponseBodySize),
-            steps: .standard(
-                credentialProvider: credentialProvider, retryPolicy: configuration.retryPolicy,
-                logging: configuration.loggingBehaviors, clock: PipelineClock(sleep: configuration.sleep)),
-            logger: logger)
+            steps: steps, logger: logger)
+    }
+
+    /// Creates a client with the standard steps and `credentialProvider`.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The endpoint.
+    ///   - transport: The transport.
+    ///   - configuration: How operations go out and how their errors are read.
+    ///   - credentialProvider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - logger: Where the steps' logging goes.
+    public convenience init(
+        endpoint: URL, transport: any HTTPTransport, configuration: Configuration = Configuration(),
+        credentialProvider: (any CredentialProvider)?,
+        logger: Logger = Logger(label: "mend.graphql", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(
+            endpoint: endpoint, transport: transport, configuration: configuration,
+            steps: .standard(credentialProvider: credentialProvider), logger: logger)
     }
 
     /// Sends `operation` and decodes its data into `Value`.
@@ -211,7 +234,8 @@ public final class GraphQLClient: Sendable {
 }
 
 extension GraphQLClient {
-    /// How a GraphQL client sends operations and treats their errors.
+    /// How a GraphQL client sends operations and reads their errors; retries, re-authentication and logging are the
+    /// client's steps' business.
     public struct Configuration: Sendable {
         /// Whether queries go out as GET (cacheable); mutations always use POST.
         public var usesGETForQueries: Bool
@@ -219,32 +243,22 @@ extension GraphQLClient {
         public var errorPolicy: ErrorPolicy
         /// Maps `extensions.code` to catalog codes; extend it with your server's codes.
         public var classifier: GraphQLErrorClassifier
-        /// The retry policy for transient failures of queries.
-        public var retryPolicy: RetryPolicy
         /// Responses larger than this are refused.
         public var maximumResponseBodySize: Int
-        /// What the client logs.
-        public var loggingBehaviors: LoggingBehaviors
         /// The time one operation may take, retries included; `nil` for the transport's default.
         public var timeout: Duration?
-        /// Waits; replaceable in tests.
-        public var sleep: @Sendable (Duration) async throws -> Void
 
         /// Creates a configuration.
         public init(
             usesGETForQueries: Bool = false, errorPolicy: ErrorPolicy = .all,
-            classifier: GraphQLErrorClassifier = GraphQLErrorClassifier(), retryPolicy: RetryPolicy = RetryPolicy(),
-            maximumResponseBodySize: Int = 10 << 20, loggingBehaviors: LoggingBehaviors = [], timeout: Duration? = nil,
-            sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+            classifier: GraphQLErrorClassifier = GraphQLErrorClassifier(), maximumResponseBodySize: Int = 10 << 20,
+            timeout: Duration? = nil
         ) {
             self.usesGETForQueries = usesGETForQueries
             self.errorPolicy = errorPolicy
             self.classifier = classifier
-            self.retryPolicy = retryPolicy
             self.maximumResponseBodySize = maximumResponseBodySize
-            self.loggingBehaviors = loggingBehaviors
             self.timeout = timeout
-            self.sleep = sleep
         }
     }
 }

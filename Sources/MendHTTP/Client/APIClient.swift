@@ -140,7 +140,7 @@ public final class APIClient: Sendable {
 }
 
 /// An error of a type Mend does not know, kept (as text) as the underlying error of a transport failure.
-public struct UnexpectedFailure: Error, Sendable, CustomStringConvertible {
+package struct UnexpectedFailure: Error, Sendable, CustomStringConvertible {
     /// The original error's description, redacted.
     public var description: String
 

@@ -40,7 +40,7 @@ public struct APIRequest: Sendable {
     }
 
     /// Whether the method is idempotent by definition (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, TRACE, PUT, DELETE.
-    public var isIdempotent: Bool {
+    package var isIdempotent: Bool {
         switch head.method {
         case .get, .head, .options, .trace, .put, .delete: true
         default: false
@@ -48,7 +48,7 @@ public struct APIRequest: Sendable {
     }
 
     /// `METHOD /path` with sensitive query values redacted, for logs.
-    public var redactedSummary: String {
+    package var redactedSummary: String {
         "\(head.method.rawValue) \(head.scheme ?? "https")://\(head.authority ?? "")\(QueryRedaction.redact(path: head.path ?? "/"))"
     }
 }

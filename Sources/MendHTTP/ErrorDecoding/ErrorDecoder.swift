@@ -23,7 +23,7 @@ extension ErrorDecoder {
 
 extension ErrorCatalog {
     /// This catalog with each of `spaces` added whose domain it has no rows for.
-    public func addingMissing(_ spaces: [ErrorSpace]) -> ErrorCatalog {
+    package func addingMissing(_ spaces: [ErrorSpace]) -> ErrorCatalog {
         spaces.reduce(self) { catalog, space in catalog.domains.contains(space.domain) ? catalog : catalog.adding(space)
         }
     }

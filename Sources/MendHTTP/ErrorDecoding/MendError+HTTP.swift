@@ -21,7 +21,7 @@ extension MendError {
 
     /// A transport-domain error for an unreadable body: `nonJSONBody`, `malformedResponse`, `emptyResponse` or
     /// `responseTooLarge`, with the response attached.
-    public static func unreadableBody(
+    package static func unreadableBody(
         _ decoded: DecodedBody, response: HTTPResponse, body: Data, context: ErrorDecodingContext
     ) -> MendError? {
         let code: Code
@@ -48,7 +48,7 @@ extension MendError {
     }
 
     /// A short phrase that describes an unreadable body, for developer messages of status errors.
-    public static func describe(_ decoded: DecodedBody) -> String? {
+    package static func describe(_ decoded: DecodedBody) -> String? {
         switch decoded {
         case .json, .validJSON: nil
         case .empty: "empty body"

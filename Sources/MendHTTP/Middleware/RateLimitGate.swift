@@ -7,11 +7,11 @@ public import MendCore
 /// calling while throttled extends the throttle.
 public final class RateLimitGate: Sendable {
     /// A throttle in force.
-    public struct Hold: Sendable {
+    package struct Hold: Sendable {
         /// Until when requests to the key wait.
-        public var until: Date
+        package var until: Date
         /// The error that started the hold.
-        public var error: MendError
+        package var error: MendError
     }
 
     private let holds = Locked<[String: Hold]>([:])
@@ -20,7 +20,7 @@ public final class RateLimitGate: Sendable {
     public init() {}
 
     /// The hold on `key` at `now`, if one is in force.
-    public func hold(for key: String, now: Date) -> Hold? {
+    package func hold(for key: String, now: Date) -> Hold? {
         holds.withLock { holds in
             guard let hold = holds[key] else { return nil }
             if hold.until <= now {
@@ -32,7 +32,7 @@ public final class RateLimitGate: Sendable {
     }
 
     /// Holds `key` until `until` (a later existing hold is kept).
-    public func close(_ key: String, until: Date, because error: MendError) {
+    package func close(_ key: String, until: Date, because error: MendError) {
         holds.withLock { holds in
             if let existing = holds[key], existing.until >= until { return }
             holds[key] = Hold(until: until, error: error)

@@ -19,7 +19,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// The ceiling of retry `retry`'s delay: `min(cap, base · 2^(retry−1))`.
-    public func ceiling(forRetry retry: Int) -> Duration {
+    package func ceiling(forRetry retry: Int) -> Duration {
         let exponent = max(0, min(retry - 1, 62))
         let factor = Double(UInt64(1) << UInt64(exponent))
         let seconds = min(base.seconds * factor, cap.seconds)

@@ -53,14 +53,14 @@ public final class RetryBudget: Sendable {
     }
 
     /// Records a success.
-    public func recordSuccess() {
+    package func recordSuccess() {
         state.withLock { state in
             state.balance = min(configuration.maximumBalance, state.balance + configuration.ratio)
         }
     }
 
     /// Withdraws one token for a retry; returns `false` (and withdraws nothing) when the budget is empty.
-    public func tryWithdraw(now: Date = Date()) -> Bool {
+    package func tryWithdraw(now: Date = Date()) -> Bool {
         state.withLock { state in
             refill(&state, now: now)
             guard state.balance >= 1 - Self.tolerance else { return false }
@@ -70,7 +70,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Whether a withdrawal would succeed now (without making it).
-    public func canWithdraw(now: Date = Date()) -> Bool {
+    package func canWithdraw(now: Date = Date()) -> Bool {
         state.withLock { state in
             refill(&state, now: now)
             return state.balance >= 1 - Self.tolerance
@@ -78,7 +78,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// The current balance.
-    public func balance(now: Date = Date()) -> Double {
+    package func balance(now: Date = Date()) -> Double {
         state.withLock { state in
             refill(&state, now: now)
             return state.balance

@@ -32,7 +32,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let never = RetryPolicy(maximumAttempts: 1)
 
     /// What the policy decided.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Wait this long, then try again.
         case retry(after: Duration)
         /// Give up, for this reason.
@@ -40,7 +40,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Why the policy gave up.
-    public enum GiveUpReason: String, Sendable, Hashable {
+    package enum GiveUpReason: String, Sendable, Hashable {
         /// The error is not transient, or the catalog forbids automatic retries for it.
         case notRetryable
         /// The request is not safe to repeat.
@@ -56,24 +56,24 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The facts one decision depends on.
-    public struct Situation: Sendable {
+    package struct Situation: Sendable {
         /// The classified error of the last try.
-        public var error: MendError
+        package var error: MendError
         /// How many tries were made so far (≥ 1).
-        public var attempts: Int
+        package var attempts: Int
         /// Whether the request may be repeated (idempotent, keyed, or opted in).
-        public var isRepeatable: Bool
+        package var isRepeatable: Bool
         /// The current time.
-        public var now: Date
+        package var now: Date
         /// The time left before the request's deadline, if it has one.
-        public var remaining: Duration?
+        package var remaining: Duration?
         /// Whether the retry budget can pay for one more retry.
-        public var budgetAvailable: Bool
+        package var budgetAvailable: Bool
         /// A uniform random number in `0 ..< 1` for the jitter.
-        public var unitRandom: Double
+        package var unitRandom: Double
 
         /// Creates a situation.
-        public init(
+        package init(
             error: MendError, attempts: Int, isRepeatable: Bool, now: Date, remaining: Duration? = nil,
             budgetAvailable: Bool = true, unitRandom: Double
         ) {
@@ -88,7 +88,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Decides.
-    public func decide(_ situation: Situation) -> Decision {
+    package func decide(_ situation: Situation) -> Decision {
         let error = situation.error
         guard error.category == .transient, error.isAutomaticallyRetryable else { return .giveUp(.notRetryable) }
         guard situation.isRepeatable || Self.provesNotProcessed(error) else { return .giveUp(.notIdempotent) }

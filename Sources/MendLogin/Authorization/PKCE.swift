@@ -57,9 +57,9 @@ public enum Base64URL {
 }
 
 /// Comparisons whose time does not depend on where the inputs differ.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Whether `a` and `b` are equal, comparing every byte.
-    public static func equal(_ a: String, _ b: String) -> Bool {
+    package static func equal(_ a: String, _ b: String) -> Bool {
         let left = Array(a.utf8)
         let right = Array(b.utf8)
         var difference = UInt8(left.count == right.count ? 0 : 1)
@@ -71,9 +71,9 @@ public enum ConstantTime {
 }
 
 /// Random strings for `state` and `nonce`: 32 bytes of CSPRNG output, base64url.
-public enum RandomToken {
+package enum RandomToken {
     /// A fresh token.
-    public static func make(byteCount: Int = 32) -> String {
+    package static func make(byteCount: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
         return Base64URL.encode((0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }

@@ -119,11 +119,11 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         user: Session.User, granted: Set<String>, declined: Set<String>, expired: Set<String>
     ) {
         guard let graphURL = provider.graphURL else { throw MendError.login(.Login.unknown, "No Graph URL.") }
+        let configuration = GraphClient.Configuration(
+            graphURL: graphURL, version: provider.graphVersion ?? GraphAPI.defaultVersion)
         let graph = GraphClient(
-            transport: transport,
-            configuration: .init(
-                graphURL: graphURL, version: provider.graphVersion ?? GraphAPI.defaultVersion, automaticRecovery: false)
-        )
+            transport: transport, configuration: configuration,
+            steps: .graph(for: configuration, tokens: nil, retryPolicy: .never))
         struct Profile: Decodable, Sendable {
             var id: String
             var name: String?

@@ -56,11 +56,12 @@ public struct ProviderSessionAuthority: SessionAuthority {
 
     /// Creates an authority for a Facebook-compatible provider.
     public init(provider: LoginProvider, transport: any HTTPTransport) {
+        let configuration = GraphClient.Configuration(
+            graphURL: provider.graphURL ?? GraphAPI.defaultURL,
+            version: provider.graphVersion ?? GraphAPI.defaultVersion)
         graph = GraphClient(
-            transport: transport,
-            configuration: .init(
-                graphURL: provider.graphURL ?? GraphAPI.defaultURL,
-                version: provider.graphVersion ?? GraphAPI.defaultVersion, automaticRecovery: false))
+            transport: transport, configuration: configuration,
+            steps: .graph(for: configuration, tokens: nil, retryPolicy: .never))
     }
 
     /// A provider session ends with the provider's token errors (Graph 190 with any subcode, 102), the login codes
@@ -92,7 +93,7 @@ public struct ProviderSessionAuthority: SessionAuthority {
     public func checkValidity(of session: Session) async throws {
         _ = try await graph.send(
             GraphRequest(
-                path: "me", fields: ["id"], tokenOverride: session.accessToken.tokenString, flags: .skipRecovery))
+                path: "me", fields: ["id"], tokenOverride: session.accessToken.tokenString, onTokenError: .invalidate))
     }
 
     /// `DELETE /me/permissions`: removes the app from the user's account (every token of the app dies).
@@ -100,6 +101,6 @@ public struct ProviderSessionAuthority: SessionAuthority {
         _ = try await graph.send(
             GraphRequest(
                 path: "me/permissions", method: .delete, tokenOverride: session.accessToken.tokenString,
-                flags: .skipRecovery))
+                onTokenError: .invalidate))
     }
 }

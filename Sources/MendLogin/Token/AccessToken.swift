@@ -142,13 +142,13 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
 
     /// Whether `other` is this very issue of the session: the same access token and the same refresh token (a
     /// refresh, here or in another process, makes a new issue).
-    public func isSameIssue(as other: Session) -> Bool {
+    package func isSameIssue(as other: Session) -> Bool {
         accessToken.tokenString == other.accessToken.tokenString && refreshToken == other.refreshToken
     }
 
     /// Whether `other` continues the same login: the same family when both name one, otherwise the same issuer and
     /// user.
-    public func isSameFamily(as other: Session) -> Bool {
+    package func isSameFamily(as other: Session) -> Bool {
         if let familyID, let otherFamily = other.familyID { return familyID == otherFamily }
         return issuer == other.issuer && user?.id == other.user?.id
     }

@@ -27,16 +27,14 @@ struct ProviderGateway: Sendable {
             maximumAttempts: configuration.providerMaxAttempts,
             backoff: Backoff(base: configuration.providerRetryBase, cap: .seconds(5)),
             maximumHintedWait: .seconds(5))
+        let graph = GraphClient.Configuration(
+            graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
+            appSecretProof: proof, now: configuration.now)
+        // Code exchanges are never retried (a code is single-use); reads retry transient failures.
         self.exchangeClient = GraphClient(
-            transport: transport,
-            configuration: GraphClient.Configuration(
-                graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
-                automaticRecovery: false, appSecretProof: proof, now: configuration.now))
+            transport: transport, configuration: graph, steps: .graph(for: graph, tokens: nil, retryPolicy: .never))
         self.readClient = GraphClient(
-            transport: transport,
-            configuration: GraphClient.Configuration(
-                graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
-                automaticRecovery: true, retryPolicy: retries, appSecretProof: proof, now: configuration.now))
+            transport: transport, configuration: graph, steps: .graph(for: graph, tokens: nil, retryPolicy: retries))
     }
 
     /// The app access token (`app_id|app_secret`), accepted by `debug_token`.
@@ -49,7 +47,7 @@ struct ProviderGateway: Sendable {
         ]
         if let codeVerifier { parameters["code_verifier"] = codeVerifier }
         let json = try await exchangeClient.send(
-            GraphRequest(path: "oauth/access_token", parameters: parameters, flags: [.skipRecovery])
+            GraphRequest(path: "oauth/access_token", parameters: parameters, onTokenError: .invalidate)
         ).json()
         return try token(from: json, operation: "code exchange")
     }
@@ -61,7 +59,7 @@ struct ProviderGateway: Sendable {
             "fb_exchange_token": token,
         ]
         let json = try await exchangeClient.send(
-            GraphRequest(path: "oauth/access_token", parameters: parameters, flags: [.skipRecovery])
+            GraphRequest(path: "oauth/access_token", parameters: parameters, onTokenError: .invalidate)
         ).json()
         return try self.token(from: json, operation: "long-lived exchange")
     }
@@ -69,7 +67,7 @@ struct ProviderGateway: Sendable {
     /// `debug_token` for a user token, with the app token.
     func inspect(_ token: String) async throws -> TokenInspection {
         let request = GraphRequest(
-            path: "debug_token", parameters: ["input_token": token], tokenOverride: appToken, flags: [.skipRecovery])
+            path: "debug_token", parameters: ["input_token": token], tokenOverride: appToken, onTokenError: .invalidate)
         let json = try await readClient.send(request).json()
         guard let inspection = TokenInspection(json: json) else {
             throw MendError(
@@ -82,7 +80,7 @@ struct ProviderGateway: Sendable {
     /// The user's profile, with `appsecret_proof`.
     func profile(_ token: String) async throws -> ProviderProfile {
         let request = GraphRequest(
-            path: "me", fields: ["id", "name", "email", "picture"], tokenOverride: token, flags: [.skipRecovery])
+            path: "me", fields: ["id", "name", "email", "picture"], tokenOverride: token, onTokenError: .invalidate)
         guard let profile = ProviderProfile(json: try await readClient.send(request).json()) else {
             throw MendError(
                 code: .Transport.malformedResponse, developerMessage: "The profile has no id.", catalog: .server)
@@ -92,14 +90,14 @@ struct ProviderGateway: Sendable {
 
     /// The user's granted and declined permissions, with `appsecret_proof`.
     func permissions(_ token: String) async throws -> ProviderPermissions {
-        let request = GraphRequest(path: "me/permissions", tokenOverride: token, flags: [.skipRecovery])
+        let request = GraphRequest(path: "me/permissions", tokenOverride: token, onTokenError: .invalidate)
         return ProviderPermissions(json: try await readClient.send(request).json())
     }
 
     /// Revokes every permission: the user removes the app (`DELETE /me/permissions`), with `appsecret_proof`.
     func revokePermissions(_ token: String) async throws {
         let request = GraphRequest(
-            path: "me/permissions", method: .delete, tokenOverride: token, flags: [.skipRecovery])
+            path: "me/permissions", method: .delete, tokenOverride: token, onTokenError: .invalidate)
         _ = try await readClient.send(request)
     }
 
