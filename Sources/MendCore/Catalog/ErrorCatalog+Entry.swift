@@ -1,33 +1,34 @@
 extension ErrorCatalog {
-    /// One row of the catalog.
-    public struct Entry: Sendable, Hashable, Codable {
+    /// One row of the catalog: an immutable value shared by reference, so that every error classified with it
+    /// carries one pointer instead of a copy of the row.
+    public final class Entry: Sendable, Hashable, Codable {
         /// The domain the row belongs to.
-        public var domain: MendError.Domain
+        public let domain: MendError.Domain
         /// The codes the row matches: one code, a range (Graph 200–299), or `nil` for any code in the domain.
-        public var codes: ClosedRange<Int>?
+        public let codes: ClosedRange<Int>?
         /// The subcode the row matches, or `nil` for any.
-        public var subcode: Int?
+        public let subcode: Int?
         /// A stable name, unique within the domain (`tokenExpired`).
-        public var name: String
+        public let name: String
         /// The category errors of this row get.
-        public var category: MendError.Category
+        public let category: MendError.Category
         /// The recovery action errors of this row get.
-        public var recovery: MendError.Recovery.Action
+        public let recovery: MendError.Recovery.Action
         /// The localized user title and message.
-        public var messageKey: MendError.MessageKey
+        public let messageKey: MendError.MessageKey
         /// A one-line English explanation for developers and the documentation.
-        public var summary: String
+        public let summary: String
         /// The name on the wire, where the provider uses names instead of numbers (GraphQL `extensions.code`).
-        public var wireName: String?
+        public let wireName: String?
         /// Whether the user sees only generic text for this error (forged state, invalid id_token).
-        public var isSecuritySensitive: Bool
+        public let isSecuritySensitive: Bool
         /// Whether the pipeline may retry automatically (a transient error that lasts hours is not).
-        public var isAutomaticallyRetryable: Bool
+        public let isAutomaticallyRetryable: Bool
         /// Recovery text that a merged provider configuration supplied for this row (already localized).
-        public var providerRecovery: MendError.ServerRecoveryText?
+        public let providerRecovery: MendError.ServerRecoveryText?
         /// The server's override this classification carries, when an error's server overrode its row; `nil` for
         /// the catalog's own rows. Set only by ``overridden(by:)``.
-        public private(set) var override: Override?
+        public let override: Override?
 
         /// Creates an entry.
         public init(
@@ -44,6 +45,8 @@ extension ErrorCatalog {
             isAutomaticallyRetryable: Bool? = nil
         ) {
             self.domain = domain
+            self.providerRecovery = nil
+            self.override = nil
             self.codes = codes
             self.subcode = subcode
             self.name = name
@@ -56,33 +59,77 @@ extension ErrorCatalog {
             self.isAutomaticallyRetryable = isAutomaticallyRetryable ?? (category == .transient)
         }
 
+        /// A copy with some fields replaced (the catalog's rows never change in place).
+        private init(
+            _ row: Entry, category: MendError.Category? = nil, recovery: MendError.Recovery.Action? = nil,
+            messageKey: MendError.MessageKey? = nil, isSecuritySensitive: Bool? = nil,
+            isAutomaticallyRetryable: Bool? = nil, providerRecovery: MendError.ServerRecoveryText?? = nil,
+            override: Override?? = nil
+        ) {
+            domain = row.domain
+            codes = row.codes
+            subcode = row.subcode
+            name = row.name
+            self.category = category ?? row.category
+            self.recovery = recovery ?? row.recovery
+            self.messageKey = messageKey ?? row.messageKey
+            summary = row.summary
+            wireName = row.wireName
+            self.isSecuritySensitive = isSecuritySensitive ?? row.isSecuritySensitive
+            self.isAutomaticallyRetryable = isAutomaticallyRetryable ?? row.isAutomaticallyRetryable
+            self.providerRecovery = providerRecovery ?? row.providerRecovery
+            self.override = override ?? row.override
+        }
+
+        /// This row with the recovery text a merged provider configuration supplied.
+        func withProviderRecovery(_ text: MendError.ServerRecoveryText?) -> Entry {
+            Entry(self, providerRecovery: .some(text))
+        }
+
         /// This row with a server's legitimate override applied: the one place where an override turns into a
         /// category, a recovery action and a retry permission, so that they always agree.
         public func overridden(by override: Override) -> Entry {
-            var entry = self
-            entry.override = override
             switch override {
             case .providerTransient:
-                entry.category = .transient
-                entry.isAutomaticallyRetryable = true
-                if recovery != .waitForRateLimit { entry.recovery = .retry }
+                return Entry(
+                    self, category: .transient, recovery: recovery == .waitForRateLimit ? recovery : .retry,
+                    isAutomaticallyRetryable: true, override: .some(override))
             case .mendWire(let category, let action):
-                entry.category = category
-                entry.recovery = action
                 // A stated "transient" is retried unless the row itself forbids automatic retries (a policy
                 // block that lasts hours stays unretried, whoever calls it transient).
-                entry.isAutomaticallyRetryable =
-                    category == .transient && (self.category != .transient || isAutomaticallyRetryable)
+                return Entry(
+                    self, category: category, recovery: action,
+                    isAutomaticallyRetryable: category == .transient
+                        && (self.category != .transient || isAutomaticallyRetryable),
+                    override: .some(override))
             case .securityEvent:
-                entry.isSecuritySensitive = true
+                return Entry(self, isSecuritySensitive: true, override: .some(override))
             case .mostActionable(let leading, let hasPartialData):
-                entry.category = leading.category
-                entry.recovery = leading.recovery
-                entry.isAutomaticallyRetryable = leading.isAutomaticallyRetryable
-                entry.isSecuritySensitive = leading.isSecuritySensitive
-                entry.messageKey = hasPartialData ? .partialContent : leading.messageKey
+                return Entry(
+                    self, category: leading.category, recovery: leading.recovery,
+                    messageKey: hasPartialData ? .partialContent : leading.messageKey,
+                    isSecuritySensitive: leading.isSecuritySensitive,
+                    isAutomaticallyRetryable: leading.isAutomaticallyRetryable, override: .some(override))
             }
-            return entry
+        }
+
+        /// Rows are equal when every field is.
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs === rhs
+                || (lhs.domain == rhs.domain && lhs.codes == rhs.codes && lhs.subcode == rhs.subcode
+                    && lhs.name == rhs.name && lhs.category == rhs.category && lhs.recovery == rhs.recovery
+                    && lhs.messageKey == rhs.messageKey && lhs.summary == rhs.summary && lhs.wireName == rhs.wireName
+                    && lhs.isSecuritySensitive == rhs.isSecuritySensitive
+                    && lhs.isAutomaticallyRetryable == rhs.isAutomaticallyRetryable
+                    && lhs.providerRecovery == rhs.providerRecovery && lhs.override == rhs.override)
+        }
+
+        /// Hashes the row's identity (domain, codes, subcode, name).
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(domain)
+            hasher.combine(codes)
+            hasher.combine(subcode)
+            hasher.combine(name)
         }
 
         /// The row's code as text: `190`, `200–299` or `*`.

@@ -51,21 +51,23 @@ public struct ErrorCatalog: Sendable {
             // A status's own row, else its class's row, before the domain's catch-all.
             let statusClass = code.rawValue / 100 * 100
             for status in [code.rawValue, statusClass] {
-                if var found = lookup(domain: .http, code: status, subcode: subcode?.rawValue, anyCode: false) {
-                    if found.providerRecovery == nil {
-                        found.providerRecovery = serverRecoveryText(code: code, subcode: subcode)
-                    }
-                    return found
+                if let found = lookup(domain: .http, code: status, subcode: subcode?.rawValue, anyCode: false) {
+                    return withServerRecovery(found, code: code, subcode: subcode)
                 }
             }
         }
-        if var found = lookup(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
-            if found.providerRecovery == nil {
-                found.providerRecovery = serverRecoveryText(code: code, subcode: subcode)
-            }
-            return found
+        if let found = lookup(domain: code.domain, code: code.rawValue, subcode: subcode?.rawValue) {
+            return withServerRecovery(found, code: code, subcode: subcode)
         }
         return Entry.unknown(in: code.domain)
+    }
+
+    /// `row` with the provider's recovery text for `code`/`subcode` when the row has none of its own.
+    private func withServerRecovery(_ row: Entry, code: MendError.Code, subcode: MendError.Subcode?) -> Entry {
+        guard row.providerRecovery == nil, let text = serverRecoveryText(code: code, subcode: subcode) else {
+            return row
+        }
+        return row.withProviderRecovery(text)
     }
 
     /// The entry of `domain` whose wire name is `wireName` (GraphQL's `extensions.code`), if any.

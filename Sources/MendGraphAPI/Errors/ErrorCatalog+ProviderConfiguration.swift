@@ -72,19 +72,16 @@ extension ErrorCatalog {
         code: Int, subcode: Int?, category: MendError.Category, recoveryText: MendError.ServerRecoveryText?
     ) {
         let base = entry(code: MendError.Code(.graph, code), subcode: subcode.map(MendError.Subcode.init(rawValue:)))
-        var replacement = base
-        replacement.codes = code...code
-        replacement.subcode = subcode
-        replacement.category = category
-        if base.category != category {
-            replacement.recovery = Self.defaultAction(for: category)
-            if base.codes != code...code || base.subcode != subcode {
-                replacement.name = "provider\(code)" + (subcode.map { "_\($0)" } ?? "")
-            }
-        }
-        replacement.isAutomaticallyRetryable =
-            category == .transient && base.isAutomaticallyRetryable
-            || category == .transient && base.category != .transient
+        let renamed = base.category != category && (base.codes != code...code || base.subcode != subcode)
+        let replacement = Entry(
+            domain: .graph, codes: code...code, subcode: subcode,
+            name: renamed ? "provider\(code)" + (subcode.map { "_\($0)" } ?? "") : base.name,
+            category: category,
+            recovery: base.category != category ? Self.defaultAction(for: category) : base.recovery,
+            messageKey: base.messageKey, summary: base.summary, wireName: base.wireName,
+            isSecuritySensitive: base.isSecuritySensitive,
+            isAutomaticallyRetryable: category == .transient && base.isAutomaticallyRetryable
+                || category == .transient && base.category != .transient)
         upsert(replacement)
         setServerRecovery(recoveryText, for: replacement)
     }
