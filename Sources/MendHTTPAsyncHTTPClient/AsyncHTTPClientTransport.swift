@@ -70,17 +70,18 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             head,
             HTTPBody(expectedLength: length) { limit in
                 do {
-                    var collected = ByteBuffer()
+                    // The first chunk is kept as it is (most bodies arrive in one); later ones are appended to it.
+                    var collected: ByteBuffer?
                     for try await var buffer in body {
-                        guard collected.readableBytes + buffer.readableBytes <= limit else {
-                            if let slice = buffer.readSlice(length: limit - collected.readableBytes) {
-                                collected.writeImmutableBuffer(slice)
-                            }
-                            return .tooLarge(prefix: Data(collected.readableBytesView), limit: limit)
+                        let held = collected?.readableBytes ?? 0
+                        guard held + buffer.readableBytes <= limit else {
+                            var prefix = collected ?? ByteBuffer()
+                            if let slice = buffer.readSlice(length: limit - held) { prefix.writeImmutableBuffer(slice) }
+                            return .tooLarge(prefix: Data(prefix.readableBytesView), limit: limit)
                         }
-                        collected.writeBuffer(&buffer)
+                        if collected == nil { collected = buffer } else { collected?.writeBuffer(&buffer) }
                     }
-                    return .complete(Data(collected.readableBytesView))
+                    return .complete(collected.map { Data($0.readableBytesView) } ?? Data())
                 } catch {
                     throw Self.map(error)
                 }

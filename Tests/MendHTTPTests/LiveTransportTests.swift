@@ -121,6 +121,18 @@ struct LiveTransportTests {
                 try await transport.client(limit: 256 << 10).send(APIRequest(method: .get, url: server.url("/big")))
             }
             #expect(error.code == .Transport.responseTooLarge)
+            #expect(error.response?.isBodyTruncated == true)
+        }
+    }
+
+    @Test("A body that arrives in many chunks is read whole, byte for byte", arguments: LiveTransport.allCases)
+    func manyChunks(transport: LiveTransport) async throws {
+        let text = (0..<40_000).map { "\($0)," }.joined()
+        let body = Data("[\(text)0]".utf8)
+        try await LoopbackHTTPServer.withServer({ _ in .response(status: 200, headers: [], body: body) }) { server in
+            let response = try await transport.client().send(
+                APIRequest(method: .get, url: server.url("/long"), options: .init(expectsJSON: false)))
+            #expect(response.body == body)
         }
     }
 
