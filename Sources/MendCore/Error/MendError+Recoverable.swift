@@ -46,7 +46,7 @@ extension MendError: RecoverableError {
     ///
     /// This is the form Cocoa's modal error presentation calls. Prefer the `async` form: an attempter that needs
     /// the calling thread's actor (for example the main actor) would never finish here, so this form gives up
-    /// after ``synchronousRecoveryTimeout`` and returns `false`.
+    /// after 120 seconds and returns `false`.
     public func attemptRecovery(optionIndex: Int) -> Bool {
         guard recoveryAttempter != nil, category != .other, !isCancelOption(optionIndex) else { return false }
         let outcome = RecoveryOutcome()

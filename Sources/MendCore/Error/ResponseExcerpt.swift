@@ -14,7 +14,8 @@ public struct ResponseExcerpt: Sendable, Hashable {
 
     /// The HTTP status.
     public var status: Int?
-    /// Selected headers (``keptHeaders``), lower-cased names, sensitive values redacted.
+    /// Selected headers (content type, `Retry-After`, `WWW-Authenticate`, trace, request-id, usage and rate-limit
+    /// headers, `Date`), lower-cased names, sensitive values redacted.
     public var headers: [String: String]
     /// The start of the body as text, redacted, at most ``defaultBodyLimit`` characters unless set otherwise.
     public var body: String?

@@ -9,28 +9,28 @@ public enum MendLocalization {
     public static let supportedLanguages = ["en", "de", "es", "fr", "ja"]
 
     /// A user-facing title and message.
-    public struct Message: Sendable, Hashable {
+    package struct Message: Sendable, Hashable {
         /// A short title (an alert's headline).
-        public var title: String
+        package var title: String
         /// One or two sentences that say what happened and what the person can do.
-        public var message: String
+        package var message: String
 
         /// Creates a message.
-        public init(title: String, message: String) {
+        package init(title: String, message: String) {
             self.title = title
             self.message = message
         }
     }
 
     /// The user-facing text of a recovery action.
-    public struct RecoveryText: Sendable, Hashable {
+    package struct RecoveryText: Sendable, Hashable {
         /// The suggestion (`NSLocalizedRecoverySuggestionErrorKey`), or `nil` when there is nothing to suggest.
-        public var suggestion: String?
+        package var suggestion: String?
         /// The option labels (`NSLocalizedRecoveryOptionsErrorKey`); when there are two or more, the last cancels.
-        public var options: [String]
+        package var options: [String]
 
         /// Creates recovery text.
-        public init(suggestion: String?, options: [String]) {
+        package init(suggestion: String?, options: [String]) {
             self.suggestion = suggestion
             self.options = options
         }

@@ -215,13 +215,6 @@ public struct GraphResponse: Sendable {
     /// Wraps a pipeline response.
     public init(_ response: APIResponse) { self.response = response }
 
-    /// Creates a response from its parts.
-    public init(status: Int, headers: HTTPFields, body: Data, attempts: Int) {
-        self.init(
-            APIResponse(
-                head: HTTPResponse(status: .init(code: status), headerFields: headers), body: body, attempts: attempts))
-    }
-
     /// The HTTP status.
     public var status: Int { response.head.status.code }
     /// The header fields.

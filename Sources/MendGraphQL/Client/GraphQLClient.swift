@@ -196,7 +196,7 @@ public final class GraphQLClient: Sendable {
     }
 
     /// Builds a typed response from a parsed body (what ``send(_:as:errorPolicy:)`` returns under ``ErrorPolicy/all``).
-    public static func decode<Value: Decodable & Sendable>(
+    package static func decode<Value: Decodable & Sendable>(
         _ body: GraphQLResponseBody, as type: Value.Type, classifier: GraphQLErrorClassifier = GraphQLErrorClassifier()
     ) -> GraphQLResponse<Value> {
         response(from: body, as: type, classifier: classifier, attempts: 1)

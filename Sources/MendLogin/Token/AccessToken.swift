@@ -142,7 +142,7 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
 
     /// Whether `other` is this very issue of the session: the same access token and the same refresh token (a
     /// refresh, here or in another process, makes a new issue).
-    package func isSameIssue(as other: Session) -> Bool {
+    public func isSameIssue(as other: Session) -> Bool {
         accessToken.tokenString == other.accessToken.tokenString && refreshToken == other.refreshToken
     }
 
