@@ -69,7 +69,7 @@ import Testing
         #expect(configuration.rateLimits.loginPerUser == nil)
         #expect(configuration.rateLimits.refreshPerAddress == RateLimitRule(requests: 100, per: .seconds(60)))
         #expect(configuration.rateLimits.refreshPerUser == RateLimitRule(requests: 10, per: .seconds(3600)))
-        #expect(configuration.trustsForwardedFor)
+        #expect(configuration.trustedProxyCount == 1)
         #expect(configuration.publicURL?.absoluteString == "https://auth.example")
         #expect(configuration.validityCheckInterval == .seconds(43200))
         #expect(configuration.profileMaxAge == .seconds(1800))
@@ -106,6 +106,7 @@ import Testing
         ("MEND_PORT", "70000", "MEND_PORT"), ("MEND_ACCESS_TOKEN_TTL", "soon", "MEND_ACCESS_TOKEN_TTL"),
         ("MEND_SIGNING_KEYS", "k1:HS256:abc", "MEND_SIGNING_KEYS"), ("MEND_RATE_LIMIT_LOGIN_IP", "lots", "rate limit"),
         ("MEND_TOKEN_ENCRYPTION_KEY", "short", "MEND_TOKEN_ENCRYPTION_KEY"),
+        ("MEND_TRUSTED_PROXIES", "-1", "MEND_TRUSTED_PROXIES"), ("MEND_TRUSTED_PROXIES", "two", "MEND_TRUSTED_PROXIES"),
     ])
     func namesTheWrongVariable(_ name: String, _ value: String, _ mentioned: String) {
         var environment = Self.minimal
@@ -115,6 +116,17 @@ import Testing
         } throws: { error in
             "\(error)".contains(mentioned) && !"\(error)".contains("s3cret-value")
         }
+    }
+
+    @Test func trustedProxiesCountsProxiesAndTheOldFlagMeansOne() throws {
+        #expect(try ServerConfiguration.load(environment: Self.minimal).trustedProxyCount == 0)
+        var environment = Self.minimal
+        environment["MEND_TRUSTED_PROXIES"] = "2"
+        #expect(try ServerConfiguration.load(environment: environment).trustedProxyCount == 2)
+        environment["MEND_TRUST_FORWARDED_FOR"] = "true"
+        #expect(try ServerConfiguration.load(environment: environment).trustedProxyCount == 2, "the count wins")
+        environment["MEND_TRUSTED_PROXIES"] = nil
+        #expect(try ServerConfiguration.load(environment: environment).trustedProxyCount == 1)
     }
 
     @Test(arguments: [

@@ -209,9 +209,42 @@ import Testing
         }
     }
 
+    @Test("Behind one trusted proxy the client is X-Forwarded-For's last entry: a spoofed first entry changes nothing")
+    func forwardedForCountsFromTheRight() async throws {
+        try await TestStack.run(configure: {
+            $0.trustedProxyCount = 1
+            $0.rateLimits = .init(
+                loginPerAddress: nil, loginPerUser: nil,
+                refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
+        }) { stack in
+            // The proxy appends the address it saw (198.51.100.7); the client wrote the entries before it.
+            let first = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                    headers: [.init("X-Forwarded-For")!: "203.0.113.1, 198.51.100.7"])
+            }
+            #expect(first?.httpStatus == 401)
+            let spoofed = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                    headers: [.init("X-Forwarded-For")!: "203.0.113.2, 198.51.100.7"])
+            }
+            #expect(spoofed?.httpStatus == 429, "a new first entry must not buy a new allowance")
+            // Fewer entries than trusted proxies: the request did not come through them; the peer is the client.
+            // (A new client: MendHTTP's gate rightly holds the first one after its 429.)
+            let client = ServerClient(stack.server.baseURL)
+            let direct = await client.failure {
+                try await client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                    headers: [.init("X-Forwarded-For")!: ""])
+            }
+            #expect(direct?.httpStatus == 401)
+        }
+    }
+
     @Test func perUserLimitsCountTheUserNotTheAddress() async throws {
         try await TestStack.run(configure: {
-            $0.trustsForwardedFor = true
+            $0.trustedProxyCount = 2
             $0.rateLimits = .init(
                 loginPerAddress: nil, loginPerUser: nil,
                 refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)),
@@ -228,7 +261,7 @@ import Testing
             let limited = await stack.client.failure {
                 try await stack.client.post(
                     "/v1/session/refresh", json: .object(["refresh_token": refresh]),
-                    headers: [.init("X-Forwarded-For")!: "203.0.113.9"])
+                    headers: [.init("X-Forwarded-For")!: "203.0.113.9, 10.0.0.1"])
             }
             #expect(limited?.httpStatus == 429)
             #expect(limited?.developerMessage.contains("per user") == true)

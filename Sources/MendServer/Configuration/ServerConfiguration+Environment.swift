@@ -26,7 +26,11 @@ extension ServerConfiguration {
         ("MEND_RATE_LIMIT_LOGIN_USER", "login limit per user (10/60s; off)"),
         ("MEND_RATE_LIMIT_REFRESH_IP", "refresh limit per client address (120/60s; off)"),
         ("MEND_RATE_LIMIT_REFRESH_USER", "refresh limit per user (30/60s; off)"),
-        ("MEND_TRUST_FORWARDED_FOR", "true: the client address is X-Forwarded-For's first entry (false)"),
+        (
+            "MEND_TRUSTED_PROXIES",
+            "the number of trusted proxies in front: the client address is X-Forwarded-For's entry that many places from the right (0: ignored)"
+        ),
+        ("MEND_TRUST_FORWARDED_FOR", "true: the same as MEND_TRUSTED_PROXIES=1 (kept for existing deployments)"),
         ("MEND_PUBLIC_URL", "public base URL for the data-deletion status link (from the request)"),
         ("MEND_VALIDITY_CHECK_INTERVAL", "how often stored provider tokens are re-checked (24h; 0 turns it off)"),
         ("MEND_PROFILE_MAX_AGE", "age after which GET /v1/me refreshes the profile (1h)"),
@@ -154,7 +158,13 @@ extension ServerConfiguration {
         if let rule = value("MEND_RATE_LIMIT_REFRESH_USER") {
             rateLimits.refreshPerUser = try RateLimitRule.parse(rule)
         }
-        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { self.trustsForwardedFor = trusts }
+        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { self.trustedProxyCount = trusts ? 1 : 0 }
+        if let proxies = try integer("MEND_TRUSTED_PROXIES") {
+            guard proxies >= 0 else {
+                throw ConfigurationError("MEND_TRUSTED_PROXIES must be 0 or more")
+            }
+            self.trustedProxyCount = proxies
+        }
         if let publicURL = try url("MEND_PUBLIC_URL") { self.publicURL = publicURL }
         if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL") { self.validityCheckInterval = interval }
         if let age = try duration("MEND_PROFILE_MAX_AGE") { self.profileMaxAge = age }

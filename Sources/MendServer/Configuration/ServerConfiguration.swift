@@ -59,8 +59,11 @@ public struct ServerConfiguration: Sendable {
     public var exchangesForLongLivedToken: Bool
     /// Rate limits on login and refresh.
     public var rateLimits: RateLimits
-    /// Whether the client address comes from `X-Forwarded-For` (behind a trusted load balancer only).
-    public var trustsForwardedFor: Bool
+    /// How many trusted proxies (load balancers) stand in front of the server: the client address is the
+    /// `X-Forwarded-For` entry that many places from the right (each proxy appends the address it saw; the entries to
+    /// its left are the client's to write). Zero, the default, ignores `X-Forwarded-For`; a request with fewer
+    /// entries than this did not come through the proxies and is keyed by its peer address.
+    public var trustedProxyCount: Int
     /// The server's public base URL, for the data-deletion status link; by default taken from the request.
     public var publicURL: URL?
     /// How often stored provider tokens are re-checked with `debug_token` (daily); zero turns the check off.
@@ -105,7 +108,7 @@ public struct ServerConfiguration: Sendable {
         self.returnsProviderToken = false
         self.exchangesForLongLivedToken = true
         self.rateLimits = RateLimits()
-        self.trustsForwardedFor = false
+        self.trustedProxyCount = 0
         self.publicURL = nil
         self.validityCheckInterval = .seconds(86400)
         self.profileMaxAge = .seconds(3600)

@@ -93,15 +93,21 @@ enum ServerRoutes {
         }
     }
 
-    /// The client's address: the first `X-Forwarded-For` entry when configured to trust it, else the peer.
+    /// The client's address: behind `trustedProxyCount` proxies, the `X-Forwarded-For` entry that many places from
+    /// the right (the entries further left are the client's own words); else, or with fewer entries, the peer.
     static func clientAddress(_ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend) -> String {
-        if backend.configuration.trustsForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!],
-            let first = forwarded.split(separator: ",").first
-        {
-            return first.trimmingCharacters(in: .whitespaces)
+        let proxies = backend.configuration.trustedProxyCount
+        if proxies > 0 {
+            let entries = request.headers[values: Self.forwardedFor]
+                .flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            if entries.count >= proxies { return entries[entries.count - proxies] }
         }
         return context.peerAddress ?? "unknown"
     }
+
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     /// `MEND_PUBLIC_URL`, else the request's scheme and host.
     static func publicBaseURL(_ request: Request, _ backend: LoginBackend) -> String {
