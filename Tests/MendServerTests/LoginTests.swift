@@ -181,6 +181,23 @@ import Testing
         }
     }
 
+    @Test("An error body never carries the app secret, even when the provider's message echoes it")
+    func errorBodiesNeverCarryTheAppSecret() async throws {
+        try await TestStack.run { stack in
+            let secret = stack.emulator.emulator.configuration.defaultApp.secret
+            let echo =
+                #"{"error":{"message":"Error validating client secret \#(secret)","type":"OAuthException","code":1}}"#
+            try await stack.emulator.inject(
+                FaultRule(
+                    kind: .status, path: "/*/oauth/access_token", status: 400, body: echo,
+                    contentType: "application/json"))
+            let error = try #require(await stack.client.failure { try await stack.login() })
+            #expect(error.developerMessage.contains("Error validating client secret"), "\(error.developerMessage)")
+            #expect(!error.developerMessage.contains(secret))
+            #expect(error.response?.body?.contains(secret) != true)
+        }
+    }
+
     @Test func refusesAnInvalidTokenWithTheProvidersReason() async throws {
         try await TestStack.run { stack in
             let dead =

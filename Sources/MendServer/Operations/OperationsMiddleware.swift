@@ -31,7 +31,7 @@ struct OperationsMiddleware: RouterMiddleware {
         } catch {
             let failure = ErrorMapping.failure(for: error, request: request)
             log(failure, context: context)
-            response = WireResponse.failure(failure, requestID: context.requestID)
+            response = WireResponse.failure(failure, requestID: context.requestID, redactor: redactor)
         }
         response.headers[Self.requestIDField] = context.requestID
         let duration = ContinuousClock.now - started

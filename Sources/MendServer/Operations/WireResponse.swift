@@ -25,10 +25,14 @@ enum WireResponse {
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.jsonText())))
     }
 
-    /// The failure as `MendError.wireBody`, with `referenceId` = the request id.
-    static func failure(_ failure: ServerFailure, requestID: String) -> Response {
+    /// The failure as `MendError.wireBody`, with `referenceId` = the request id. The messages are redacted with
+    /// `redactor`, the server's own, which knows the app secret (a provider's message may echo it); `wireBody` adds
+    /// the standard redaction of tokens and codes.
+    static func failure(_ failure: ServerFailure, requestID: String, redactor: Redactor) -> Response {
         var error = failure.error
         error.referenceID = requestID
+        error.developerMessage = redactor.redact(text: error.developerMessage)
+        error.additionalMessages = error.additionalMessages.map { redactor.redact(text: $0) }
         var headers = failure.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
