@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import Logging
 import MendCore
 import MendEmulator
 import MendGraphAPI
@@ -195,6 +196,25 @@ import Testing
             #expect(error.developerMessage.contains("Error validating client secret"), "\(error.developerMessage)")
             #expect(!error.developerMessage.contains(secret))
             #expect(error.response?.body?.contains(secret) != true)
+        }
+    }
+
+    @Test("A refused debug_token verdict is logged without the app secret its message echoes")
+    func refusedVerdictLogsNoSecret() async throws {
+        let capture = LogCapture()
+        var logger = capture.logger(label: "mend.server", level: .trace)
+        logger.logLevel = .trace
+        try await TestStack.run(logger: logger) { stack in
+            let secret = stack.emulator.emulator.configuration.defaultApp.secret
+            let dead =
+                #"{"data":{"app_id":"111111111111111","type":"USER","is_valid":false,"user_id":"100000000000001","scopes":[],"error":{"code":190,"subcode":460,"message":"Invalid for client secret \#(secret)"}}}"#
+            try await stack.emulator.inject(
+                FaultRule(kind: .status, path: "/debug_token", status: 200, body: dead, contentType: "application/json")
+            )
+            let error = await stack.client.failure { try await stack.login() }
+            #expect(error?.matches(.Graph.accessTokenInvalid, .passwordChanged) == true)
+            #expect(capture.text.contains("login refused by debug_token"))
+            #expect(!capture.text.contains(secret))
         }
     }
 

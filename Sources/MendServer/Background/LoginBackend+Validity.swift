@@ -54,7 +54,9 @@ extension LoginBackend {
                         metrics.validityCheck(outcome: "invalid")
                         try await endProviderAccess(
                             user: user,
-                            detail: "provider token invalid (\(error.shortDescription)): \(error.developerMessage)",
+                            detail:
+                                "provider token invalid (\(error.shortDescription)): "
+                                + redactor.redact(text: error.developerMessage),
                             logger: logger)
                     }
                 } catch {

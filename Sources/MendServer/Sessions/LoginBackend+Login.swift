@@ -52,7 +52,10 @@ extension LoginBackend {
             if case .failure(let error) = verdict {
                 logger.notice(
                     "login refused by debug_token",
-                    metadata: ["error": .string(error.shortDescription), "message": .string(error.developerMessage)])
+                    metadata: [
+                        "error": .string(error.shortDescription),
+                        "message": .string(redactor.redact(text: error.developerMessage)),
+                    ])
                 throw ServerFailure.upstream(error, operation: "debug_token")
             }
             throw ServerFailure.internalFailure("debug_token gave no verdict")
