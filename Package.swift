@@ -177,7 +177,7 @@ let package = Package(
         .target(
             name: "MendTesting",
             dependencies: [
-                "MendHTTP", "MendEmulator", "MendServer",
+                "MendHTTP", "MendEmulator", "MendServer", "MendLogin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

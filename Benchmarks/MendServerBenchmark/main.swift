@@ -10,6 +10,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
+import MendCore
 import MendEmulator
 import MendServer
 import MendServing
@@ -106,12 +107,10 @@ func runBenchmark(client: HTTPClient, databaseURL: String) async throws {
         configuration.databaseURL = databaseURL
         configuration.rateLimits = .unlimited
         try await withMendServer(configuration: configuration) { server in
-            let code = try await emulator.authorizationCode()
             var login = HTTPClientRequest(url: server.url("/v1/login/code").absoluteString)
             login.method = .POST
             login.headers.add(name: "Content-Type", value: "application/json")
-            login.body = .bytes(
-                ByteBuffer(string: #"{"code":"\#(code)","redirect_uri":"https://app.example/callback"}"#))
+            login.body = .bytes(ByteBuffer(string: try await emulator.loginCodeBody().jsonText()))
             let response = try await client.execute(login, timeout: .seconds(30))
             let data = try await response.body.collect(upTo: 1 << 20)
             guard let json = try JSONSerialization.jsonObject(with: Data(data.readableBytesView)) as? [String: Any],

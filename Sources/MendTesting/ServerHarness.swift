@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 public import Logging
+public import MendCore
 import MendEmulator
+import MendLogin
 public import MendServer
 
 extension ServerConfiguration {
@@ -71,6 +73,28 @@ extension RunningEmulator {
             let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
         else { throw AuthorizationCodeFailure(status: response.status.code) }
         return code
+    }
+}
+
+extension RunningEmulator {
+    /// What an app sends to mend-server's `POST /v1/login/code` after a login with PKCE (which mend-server requires
+    /// by default): a fresh code from the headless dialog, issued for an S256 challenge, with its verifier.
+    ///
+    /// - Parameters:
+    ///   - scopes: The permissions to request.
+    ///   - grant: The permissions the user grants (`nil`: all of `scopes`).
+    ///   - redirectURI: One of the app's redirect URIs.
+    ///   - userID: The user who logs in (the default user unless given).
+    public func loginCodeBody(
+        scopes: [String] = ["public_profile", "email"], grant: [String]? = nil,
+        redirectURI: String = "https://app.example/callback", userID: String? = nil
+    ) async throws -> JSONValue {
+        let pkce = PKCE()
+        let code = try await authorizationCode(
+            scopes: scopes, grant: grant, redirectURI: redirectURI, codeChallenge: pkce.challenge, userID: userID)
+        return .object([
+            "code": .string(code), "code_verifier": .string(pkce.verifier), "redirect_uri": .string(redirectURI),
+        ])
     }
 }
 

@@ -133,11 +133,10 @@ import Testing
             let serverPort = try #require(port, "no ready line: \(seen)")
             let client = ServerClient(URL(string: "http://127.0.0.1:\(serverPort)")!)
             _ = try await client.get("/health/ready")
-            let code = try await emulator.authorizationCode()
-            let session = try await client.post(
-                "/v1/login/code",
-                json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
-            ).json()
+            let body = try await emulator.loginCodeBody()
+            let code = try #require(body["code"]?.stringValue)
+            let verifier = try #require(body["code_verifier"]?.stringValue)
+            let session = try await client.post("/v1/login/code", json: body).json()
             let access = try #require(session["access_token"]?.stringValue)
             _ = try await client.get("/v1/session", bearer: access)
 
@@ -148,6 +147,7 @@ import Testing
             #expect(log.contains("request_id"))
             #expect(!log.contains(access))
             #expect(!log.contains(code))
+            #expect(!log.contains(verifier))
             #expect(!log.contains(app.secret))
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("mend.sqlite").path))
         }

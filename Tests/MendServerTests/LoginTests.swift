@@ -114,8 +114,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func aReplayedCodeIsRefusedAndRevokesTheSessionItIssued(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
-            let code = try await stack.emulator.authorizationCode()
-            let body = JSONValue.object(["code": .string(code), "redirect_uri": .string(Self.redirect)])
+            let body = try await stack.emulator.loginCodeBody(redirectURI: Self.redirect)
             let session = try await stack.client.post("/v1/login/code", json: body).json()
             let access = try #require(session["access_token"]?.stringValue)
             _ = try await stack.client.get("/v1/session", bearer: access)
@@ -144,6 +143,29 @@ import Testing
             #expect(error?.code == .REST.badRequest)
             #expect(error?.httpStatus == 400)
             #expect(error?.developerMessage.contains("redirect_uri") == true)
+        }
+    }
+
+    @Test(
+        "A code login without code_verifier is refused by default, before the code is spent; a server for confidential clients allows it"
+    )
+    func requiresPKCEByDefault() async throws {
+        try await TestStack.run { stack in
+            let code = try await stack.emulator.authorizationCode()
+            let body = JSONValue.object(["code": .string(code), "redirect_uri": .string(Self.redirect)])
+            let error = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(error?.code == .REST.badRequest)
+            #expect(error?.httpStatus == 400)
+            #expect(error?.developerMessage.contains("code_verifier is required") == true)
+            // The code was not claimed: the same body is refused for the same reason, not as a replayed code.
+            let again = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(again?.developerMessage.contains("code_verifier is required") == true)
+        }
+        try await TestStack.run(configure: { $0.requiresPKCE = false }) { stack in
+            let code = try await stack.emulator.authorizationCode()
+            let body = JSONValue.object(["code": .string(code), "redirect_uri": .string(Self.redirect)])
+            let session = try await stack.client.post("/v1/login/code", json: body).json()
+            #expect(session["access_token"]?.stringValue != nil)
         }
     }
 

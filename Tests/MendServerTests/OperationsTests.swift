@@ -273,11 +273,10 @@ import Testing
         var logger = capture.logger(label: "mend.server", level: .trace)
         logger.logLevel = .trace
         try await TestStack.run(logger: logger, configure: { $0.returnsProviderToken = true }) { stack in
-            let code = try await stack.emulator.authorizationCode()
-            let session = try await stack.client.post(
-                "/v1/login/code",
-                json: .object(["code": .string(code), "redirect_uri": .string("https://app.example/callback")])
-            ).json()
+            let body = try await stack.emulator.loginCodeBody()
+            let code = try #require(body["code"]?.stringValue)
+            let verifier = try #require(body["code_verifier"]?.stringValue)
+            let session = try await stack.client.post("/v1/login/code", json: body).json()
             let refreshed = try await stack.client.post(
                 "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"]!])
             ).json()
@@ -293,7 +292,7 @@ import Testing
             #expect(text.contains("refresh replayed within the grace window"))
             #expect(text.contains("refresh token reuse detected"))
             let secrets = [
-                code, "0123456789abcdef0123456789abcdef", session["access_token"]!.stringValue!,
+                code, verifier, "0123456789abcdef0123456789abcdef", session["access_token"]!.stringValue!,
                 session["refresh_token"]!.stringValue!, session["provider_token"]!.stringValue!,
                 refreshed["access_token"]!.stringValue!, refreshed["refresh_token"]!.stringValue!,
                 replayed["access_token"]!.stringValue!,

@@ -45,12 +45,8 @@ struct PostgresInstancesTests {
                 try await withMendServer(configuration: configuration) { first in
                     try await withMendServer(configuration: configuration) { second in
                         let clients = [ServerClient(first.baseURL), ServerClient(second.baseURL)]
-                        let code = try await emulator.authorizationCode()
                         var session = try await clients[0].post(
-                            "/v1/login/code",
-                            json: .object([
-                                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
-                            ])
+                            "/v1/login/code", json: try await emulator.loginCodeBody()
                         ).json()
                         // A session from one instance is valid on the other.
                         _ = try await clients[1].get("/v1/session", bearer: session["access_token"]!.stringValue!)

@@ -18,16 +18,9 @@ import Testing
                 let client = ServerClient(server.baseURL)
                 let fault = try await emulator.inject(
                     FaultRule(kind: .delay, path: "/debug_token", delayMilliseconds: 1000))
-                let codes = [try await emulator.authorizationCode(), try await emulator.authorizationCode()]
-                let logins = codes.map { code in
-                    Task {
-                        try await client.post(
-                            "/v1/login/code",
-                            json: .object([
-                                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
-                            ])
-                        ).json()
-                    }
+                let bodies = [try await emulator.loginCodeBody(), try await emulator.loginCodeBody()]
+                let logins = bodies.map { body in
+                    Task { try await client.post("/v1/login/code", json: body).json() }
                 }
                 // Both requests are in flight once the provider has seen both debug_token calls.
                 while await emulator.emulator.faults().first(where: { $0.id == fault.id })?.hits ?? 0 < 2 {

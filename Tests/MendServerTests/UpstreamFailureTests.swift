@@ -4,6 +4,7 @@ import MendCore
 import MendEmulator
 import MendGraphAPI
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 
@@ -82,10 +83,7 @@ import Testing
     @Test func theSameCodeWorksOnceTheProviderIsBack() async throws {
         try await TestStack.run { stack in
             try await stack.emulator.inject(error: "graph/2", path: "/oauth/access_token", times: 1)
-            let code = try await stack.emulator.authorizationCode()
-            let body = JSONValue.object([
-                "code": .string(code), "redirect_uri": .string("https://app.example/callback"),
-            ])
+            let body = try await stack.emulator.loginCodeBody()
             let error = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
             #expect(error?.code == .Graph.serviceUnavailable)
             #expect(error?.category == .transient)
@@ -101,6 +99,7 @@ import Testing
                     "/v1/login/code",
                     json: .object([
                         "code": .string("AQ-not-a-code-the-provider-issued"),
+                        "code_verifier": .string(PKCE().verifier),
                         "redirect_uri": .string("https://app.example/callback"),
                     ]))
             }

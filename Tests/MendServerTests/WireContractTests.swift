@@ -40,10 +40,10 @@ import Testing
                 configuration: APIClient.Configuration(errorDecoder: MendServiceErrorDecoder()))
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
-            let code = try await stack.emulator.authorizationCode()
+            let body = try await stack.emulator.loginCodeBody()
             let request = APIRequest(
                 method: .post, url: stack.server.url("/v1/login/code"), headers: [.contentType: "application/json"],
-                body: Data(#"{"code":"\#(code)","redirect_uri":"https://app.example/callback"}"#.utf8))
+                body: Data(body.jsonText().utf8))
             let session = try await client.send(request).decode(Session.self, decoder: decoder)
             #expect(session.tokenType == "Bearer")
             #expect(session.expiresIn == 900)
@@ -98,9 +98,7 @@ import Testing
             try await stack.emulator.inject(error: "graph/2", path: "/oauth/access_token")
             let outage = APIRequest(
                 method: .post, url: stack.server.url("/v1/login/code"), headers: [.contentType: "application/json"],
-                body: Data(
-                    #"{"code":"\#(try await stack.emulator.authorizationCode())","redirect_uri":"https://app.example/callback"}"#
-                        .utf8))
+                body: Data(try await stack.emulator.loginCodeBody().jsonText().utf8))
             do {
                 _ = try await client.send(outage)
                 Issue.record("the outage was not reported")

@@ -30,6 +30,7 @@ extension ServerConfiguration {
             "MEND_TRUSTED_PROXIES",
             "the number of trusted proxies in front: the client address is X-Forwarded-For's entry that many places from the right (0: ignored)"
         ),
+        ("MEND_REQUIRE_PKCE", "false: accept code logins without code_verifier, for confidential clients only (true)"),
         ("MEND_TRUST_FORWARDED_FOR", "true: the same as MEND_TRUSTED_PROXIES=1 (kept for existing deployments)"),
         ("MEND_PUBLIC_URL", "public base URL for the data-deletion status link (from the request)"),
         ("MEND_VALIDITY_CHECK_INTERVAL", "how often stored provider tokens are re-checked (24h; 0 turns it off)"),
@@ -158,6 +159,7 @@ extension ServerConfiguration {
         if let rule = value("MEND_RATE_LIMIT_REFRESH_USER") {
             rateLimits.refreshPerUser = try RateLimitRule.parse(rule)
         }
+        if let requires = try flag("MEND_REQUIRE_PKCE") { self.requiresPKCE = requires }
         if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { self.trustedProxyCount = trusts ? 1 : 0 }
         if let proxies = try integer("MEND_TRUSTED_PROXIES") {
             guard proxies >= 0 else {

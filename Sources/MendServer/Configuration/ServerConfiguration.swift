@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var exchangesForLongLivedToken: Bool
     /// Rate limits on login and refresh.
     public var rateLimits: RateLimits
+    /// Whether code logins must carry a PKCE `code_verifier` (on by default, RFC 9700 §2.1.1). Turn it off only for a
+    /// server whose clients are all confidential (they hold a secret of their own and cannot use PKCE).
+    public var requiresPKCE: Bool
     /// How many trusted proxies (load balancers) stand in front of the server: the client address is the
     /// `X-Forwarded-For` entry that many places from the right (each proxy appends the address it saw; the entries to
     /// its left are the client's to write). Zero, the default, ignores `X-Forwarded-For`; a request with fewer
@@ -109,6 +112,7 @@ public struct ServerConfiguration: Sendable {
         self.exchangesForLongLivedToken = true
         self.rateLimits = RateLimits()
         self.trustedProxyCount = 0
+        self.requiresPKCE = true
         self.publicURL = nil
         self.validityCheckInterval = .seconds(86400)
         self.profileMaxAge = .seconds(3600)

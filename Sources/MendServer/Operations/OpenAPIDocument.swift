@@ -21,7 +21,7 @@ enum OpenAPIDocument {
             ]),
             "paths": .object(paths),
             "components": .object([
-                "schemas": .object(schemas),
+                "schemas": .object(schemas(requiresPKCE: configuration.requiresPKCE)),
                 "securitySchemes": .object([
                     "bearer": .object([
                         "type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT"),
@@ -102,9 +102,15 @@ enum OpenAPIDocument {
     private static let boolean: JSONValue = .object(["type": .string("boolean")])
     private static let strings: JSONValue = .object(["type": .string("array"), "items": string])
 
-    private static let schemas: [String: JSONValue] = [
-        "LoginRequest": object(
-            ["code": string, "code_verifier": string, "redirect_uri": string], required: ["code", "redirect_uri"]),
+    private static func schemas(requiresPKCE: Bool) -> [String: JSONValue] {
+        var schemas = commonSchemas
+        schemas["LoginRequest"] = object(
+            ["code": string, "code_verifier": string, "redirect_uri": string],
+            required: requiresPKCE ? ["code", "code_verifier", "redirect_uri"] : ["code", "redirect_uri"])
+        return schemas
+    }
+
+    private static let commonSchemas: [String: JSONValue] = [
         "RefreshRequest": object(["refresh_token": string], required: ["refresh_token"]),
         "LogoutRequest": object(["refresh_token": string, "revoke_provider_permissions": boolean], required: []),
         "RevocationRequest": object(

@@ -101,6 +101,11 @@ extension LoginBackend {
         guard RedirectURIPolicy.allows(body.redirectURI, allowed: configuration.allowedRedirectURIs) else {
             throw ServerFailure.badRequest("redirect_uri is not one of the server's allowed redirect URIs.")
         }
+        guard body.codeVerifier != nil || !configuration.requiresPKCE else {
+            throw ServerFailure.badRequest(
+                "code_verifier is required: log in with PKCE (RFC 7636, S256). A server for confidential clients only "
+                    + "can allow logins without it (MEND_REQUIRE_PKCE=false).")
+        }
         if let verifier = body.codeVerifier, !CodeVerifierRule.isValid(verifier) {
             throw ServerFailure.badRequest("code_verifier must be 43–128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636).")
         }

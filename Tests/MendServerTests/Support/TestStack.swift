@@ -123,11 +123,9 @@ struct TestStack: Sendable {
         scopes: [String] = ["public_profile", "email"], grant: [String]? = nil, userID: String? = nil,
         redirectURI: String = "https://app.example/callback"
     ) async throws -> JSONValue {
-        let code = try await emulator.authorizationCode(
+        let body = try await emulator.loginCodeBody(
             scopes: scopes, grant: grant, redirectURI: redirectURI, userID: userID)
-        return try await client.post(
-            "/v1/login/code", json: .object(["code": .string(code), "redirect_uri": .string(redirectURI)])
-        ).json()
+        return try await client.post("/v1/login/code", json: body).json()
     }
 }
 
