@@ -46,8 +46,9 @@ struct ProviderGateway: Sendable {
             "client_id": appID, "client_secret": appSecret.value, "redirect_uri": redirectURI, "code": code,
         ]
         if let codeVerifier { parameters["code_verifier"] = codeVerifier }
+        // POST: the secret, the code and the verifier travel in the body, never in a URL that proxies log.
         let json = try await exchangeClient.send(
-            GraphRequest(path: "oauth/access_token", parameters: parameters, onTokenError: .invalidate)
+            GraphRequest(path: "oauth/access_token", parameters: parameters, method: .post, onTokenError: .invalidate)
         ).json()
         return try token(from: json, operation: "code exchange")
     }
@@ -59,7 +60,7 @@ struct ProviderGateway: Sendable {
             "fb_exchange_token": token,
         ]
         let json = try await exchangeClient.send(
-            GraphRequest(path: "oauth/access_token", parameters: parameters, onTokenError: .invalidate)
+            GraphRequest(path: "oauth/access_token", parameters: parameters, method: .post, onTokenError: .invalidate)
         ).json()
         return try self.token(from: json, operation: "long-lived exchange")
     }
