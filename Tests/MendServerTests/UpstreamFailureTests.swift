@@ -92,6 +92,37 @@ import Testing
         }
     }
 
+    @Test(
+        "A code whose exchange had no answer stays claimed (the provider may have used it): the same code is refused, not sent again",
+        arguments: [FaultRule.Kind.delay, .drop, .connectionLost])
+    func anAmbiguousExchangeFailureKeepsTheCodeClaimed(_ kind: FaultRule.Kind) async throws {
+        try await TestStack.run(configure: { $0.providerTimeout = .milliseconds(400) }) { stack in
+            try await stack.emulator.inject(
+                FaultRule(kind: kind, path: "/oauth/access_token", delayMilliseconds: 2000, times: 1))
+            let body = try await stack.emulator.loginCodeBody()
+            let first = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(first?.domain == .transport, "\(String(describing: first))")
+            let again = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(again?.code == .Graph.invalidParameter)
+            #expect(again?.subcode?.rawValue == 36009)
+            let exchanges = await stack.emulator.requestLog().filter { $0.path.hasSuffix("/oauth/access_token") }
+            #expect(exchanges.count == 1, "the code went to the provider again")
+        }
+    }
+
+    @Test(
+        "Only a failure that certainly left the code unused releases it",
+        arguments: [
+            (MendError.Code.Transport.cannotConnect, true), (.Transport.cannotFindHost, true),
+            (.Transport.notConnected, true), (.Graph.serviceUnavailable, true),
+            (.Transport.timedOut, false), (.Transport.connectionLost, false), (.Transport.malformedResponse, false),
+            (.HTTP.badGateway, false), (.HTTP.gatewayTimeout, false), (.Graph.invalidParameter, false),
+        ])
+    func releaseRule(_ code: MendError.Code, _ released: Bool) {
+        let error = MendError(code: code, developerMessage: "", catalog: .server)
+        #expect(LoginBackend.exchangeCertainlyUnused(error) == released, "\(code)")
+    }
+
     @Test func aRealBadCodeIsTheProvidersOther() async throws {
         try await TestStack.run { stack in
             let error = await stack.client.failure {

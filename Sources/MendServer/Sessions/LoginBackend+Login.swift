@@ -24,8 +24,9 @@ extension LoginBackend {
                     body.code, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
             }
         } catch let failure as ServerFailure {
-            // The provider never used the code when it was unreachable: let the app try the same code again.
-            if failure.error.category == .transient { try? await store.releaseLoginCode(hash: codeHash) }
+            // Only a code the provider certainly did not use is released for the app to try again; after a timeout
+            // or a dropped connection the provider may have used it, and sending it twice is what RFC 9700 forbids.
+            if Self.exchangeCertainlyUnused(failure.error) { try? await store.releaseLoginCode(hash: codeHash) }
             metrics.login(outcome: "code_exchange_failed")
             throw failure
         }
@@ -92,6 +93,22 @@ extension LoginBackend {
         try await store.attachSession(session.sessionID, toCodeHash: codeHash)
         logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
         return sessionBody(session, providerToken: configuration.returnsProviderToken ? providerToken : nil)
+    }
+
+    /// Whether a failed code exchange certainly left the code unused, so that the app may send it again: a
+    /// transient failure where the request never reached the provider (no connection, no address), or where
+    /// the provider answered with its own error (a token endpoint that answers an error issued no token). A timeout,
+    /// a dropped connection, an unreadable answer or a gateway's page is ambiguous: the code stays claimed.
+    static func exchangeCertainlyUnused(_ error: MendError) -> Bool {
+        guard error.category == .transient else { return false }
+        switch error.domain {
+        case .transport:
+            return [.Transport.cannotConnect, .Transport.cannotFindHost, .Transport.notConnected].contains(error.code)
+        case .graph:
+            return true
+        default:
+            return false
+        }
     }
 
     private func validate(_ body: LoginRequestBody) throws {
