@@ -58,6 +58,37 @@ import Testing
         }
     }
 
+    @Test(
+        "A signed_request is accepted once: a replay within its window is refused and ends no new session",
+        arguments: TestDatabase.available)
+    func refusesAReplayedSignedRequest(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            _ = try await stack.login()
+            let deauthorize = Self.form(Self.signedRequest(issuedAt: stack.clock.now))
+            let answer = try await stack.client.postForm("/v1/provider/deauthorize", form: deauthorize).json()
+            #expect(answer["sessions_ended"]?.intValue == 1)
+            // The user adds the app again; a captured callback replayed now must not end the new session.
+            let again = try await stack.login()
+            let replay = await stack.client.failure {
+                try await stack.client.postForm("/v1/provider/deauthorize", form: deauthorize)
+            }
+            #expect(replay?.code == .REST.accessDenied)
+            #expect(replay?.httpStatus == 401)
+            #expect(replay?.developerMessage.contains("already") == true)
+            _ = try await stack.client.get("/v1/session", bearer: again["access_token"]!.stringValue!)
+
+            // The same for data deletion: a replay deletes nothing more.
+            let deletion = Self.form(Self.signedRequest(userID: "100000000000002", issuedAt: stack.clock.now))
+            _ = try await stack.client.postForm("/v1/provider/data-deletion", form: deletion).json()
+            let bob = try await stack.login(userID: "100000000000002")
+            let replayed = await stack.client.failure {
+                try await stack.client.postForm("/v1/provider/data-deletion", form: deletion)
+            }
+            #expect(replayed?.httpStatus == 401)
+            _ = try await stack.client.get("/v1/session", bearer: bob["access_token"]!.stringValue!)
+        }
+    }
+
     @Test func refusesTamperedExpiredAndForeignRequests() async throws {
         try await TestStack.run { stack in
             let session = try await stack.login()

@@ -7,6 +7,29 @@ import MendLogin
 @_spi(MendFuzzing) import MendSignedRequest
 
 extension LoginBackend {
+    /// Verifies a callback's `signed_request` and accepts it once, or throws 400 (malformed) / 401 (signature,
+    /// algorithm, age, or seen before: a replay within its window).
+    func acceptedCallback(_ signedRequest: String?) async throws -> SignedRequest.Payload {
+        let payload = try verifiedCallback(signedRequest)
+        // The payload part is covered by the signature, so its digest names the request whatever the signature's
+        // encoding; it is remembered until the request would be refused as too old.
+        let encodedPayload = signedRequest?.split(separator: ".", maxSplits: 1).last.map(String.init) ?? ""
+        let expiresAt =
+            payload.issuedAt + Int64(configuration.signedRequestMaxAge.components.seconds) + SignedRequest.clockSkew
+        guard
+            try await store.rememberSignedRequest(
+                digest: OpaqueToken.hash(encodedPayload), expiresAt: expiresAt, now: now)
+        else {
+            metrics.validityCheck(outcome: "signed_request_rejected")
+            throw ServerFailure(
+                MendError(
+                    code: .REST.accessDenied, developerMessage: "This signed_request was already used.",
+                    catalog: .server),
+                status: .unauthorized)
+        }
+        return payload
+    }
+
     /// Verifies a callback's `signed_request`, or throws 400 (malformed) / 401 (signature, algorithm, age).
     func verifiedCallback(_ signedRequest: String?) throws -> SignedRequest.Payload {
         guard let signedRequest, !signedRequest.isEmpty else {
@@ -33,7 +56,7 @@ extension LoginBackend {
 
     /// `POST /v1/provider/deauthorize`: the user removed the app: end their sessions and forget the token.
     func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
-        let payload = try verifiedCallback(signedRequest)
+        let payload = try await acceptedCallback(signedRequest)
         guard let user = try await store.user(providerUserID: payload.userID) else { return 0 }
         let detail = "the user removed the app (deauthorize callback)"
         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
@@ -46,7 +69,7 @@ extension LoginBackend {
 
     /// `POST /v1/provider/data-deletion`: delete the user's data and record the request under a confirmation code.
     func requestDeletion(signedRequest: String?, logger: Logger) async throws -> DeletionRecord {
-        let payload = try verifiedCallback(signedRequest)
+        let payload = try await acceptedCallback(signedRequest)
         let current = now
         if let user = try await store.user(providerUserID: payload.userID) {
             let reason = SessionEndReason.userDeleted

@@ -79,6 +79,17 @@ enum Migrations {
                 "ALTER TABLE mend_refresh_tokens ADD COLUMN successor_sealed TEXT",
                 "ALTER TABLE mend_sessions ADD COLUMN revoked_detail TEXT",
             ]),
+        Migration(
+            version: 3, name: "signed_request callbacks seen (replays are refused)",
+            statements: [
+                """
+                CREATE TABLE mend_seen_signed_requests (
+                    digest TEXT PRIMARY KEY,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX mend_seen_signed_requests_expiry ON mend_seen_signed_requests (expires_at)",
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

@@ -31,6 +31,20 @@ extension ServerStore {
         try await sql.raw("DELETE FROM mend_login_codes WHERE code_hash = \(bind: hash) AND session_id IS NULL").run()
     }
 
+    // MARK: Provider callbacks (signed_request, single use)
+
+    /// Remembers a verified `signed_request` (by its digest) until it would be refused as too old anyway; `false` when
+    /// it was seen before: a replay. Forgets the ones that have expired.
+    func rememberSignedRequest(digest: String, expiresAt: Int64, now: Int64) async throws -> Bool {
+        try await sql.raw("DELETE FROM mend_seen_signed_requests WHERE expires_at < \(bind: now)").run()
+        return try await !sql.raw(
+            """
+            INSERT INTO mend_seen_signed_requests (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
+            ON CONFLICT (digest) DO NOTHING RETURNING digest
+            """
+        ).all().isEmpty
+    }
+
     // MARK: Data deletion
 
     func recordDeletion(_ deletion: DeletionRecord) async throws {
