@@ -242,6 +242,29 @@ import Testing
         }
     }
 
+    @Test("IPv6 clients are limited per /64: another address of the same network gets no new allowance")
+    func ipv6ClientsAreLimitedPerNetwork() async throws {
+        try await TestStack.run(configure: {
+            $0.trustedProxyCount = 1
+            $0.rateLimits = .init(
+                loginPerAddress: nil, loginPerUser: nil,
+                refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
+        }) { stack in
+            let first = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                    headers: [.init("X-Forwarded-For")!: "2001:db8:1:2::1"])
+            }
+            #expect(first?.httpStatus == 401)
+            let sameNetwork = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                    headers: [.init("X-Forwarded-For")!: "2001:db8:1:2:ffff::99"])
+            }
+            #expect(sameNetwork?.httpStatus == 429)
+        }
+    }
+
     @Test func perUserLimitsCountTheUserNotTheAddress() async throws {
         try await TestStack.run(configure: {
             $0.trustedProxyCount = 2

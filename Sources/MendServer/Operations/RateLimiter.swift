@@ -31,21 +31,73 @@ struct TokenBucket: Sendable, Hashable {
 
 /// The per-instance buckets of every rate-limited key (`login:ip:…`, `refresh:user:…`).
 ///
-/// Limits are per instance: behind a load balancer with N instances a client gets up to N times the rule.
+/// Limits are per instance: behind a load balancer with N instances a client gets up to N times the rule. The map
+/// holds at most `capacity` keys: past it, the least recently used tenth is dropped (a dropped key starts again with
+/// a full bucket, so a flood of new keys costs memory and time in proportion to the capacity, never more).
 actor RateLimiter {
-    private var buckets: [String: (bucket: TokenBucket, rule: RateLimitRule)] = [:]
+    private struct Entry {
+        var bucket: TokenBucket
+        var rule: RateLimitRule
+        var lastUse: UInt64
+    }
+
+    private var buckets: [String: Entry] = [:]
+    private var uses: UInt64 = 0
+    /// The most keys kept.
+    let capacity: Int
+
+    /// A limiter that keeps at most `capacity` keys (100,000 by default: a few megabytes).
+    init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// How many keys are held now.
+    var count: Int { buckets.count }
 
     /// `nil` when the request may go on, else whole seconds to wait (for `Retry-After`).
     func check(key: String, rule: RateLimitRule, now: Date) -> Int? {
         let time = now.timeIntervalSince1970
-        var entry = buckets[key] ?? (TokenBucket(rule: rule, now: time), rule)
+        uses &+= 1
+        var entry = buckets[key] ?? Entry(bucket: TokenBucket(rule: rule, now: time), rule: rule, lastUse: uses)
         let wait = entry.bucket.take(rule: rule, now: time)
+        entry.lastUse = uses
         buckets[key] = entry
-        if buckets.count > 50_000 { prune(now: time) }
+        if buckets.count > capacity { evict(now: time) }
         return wait.map { max(1, Int($0.rounded(.up))) }
     }
 
-    private func prune(now: Double) {
+    /// Drops the buckets that are full again (they hold nothing a new bucket would not), then, if still over the
+    /// capacity, the least recently used tenth.
+    private func evict(now: Double) {
         buckets = buckets.filter { !$0.value.bucket.isFull(rule: $0.value.rule, now: now) }
+        guard buckets.count > capacity else { return }
+        let excess = buckets.count - capacity + capacity / 10
+        let oldest = buckets.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(excess).map(\.key)
+        for key in oldest { buckets[key] = nil }
+    }
+
+    /// The rate-limit key of a client address: an IPv6 client is keyed by its /64 (one subscriber holds at least a
+    /// /64, so per-address keys would let it rotate through 2^64 allowances), an IPv4-mapped IPv6 address by its IPv4
+    /// address, anything else as it is.
+    static func addressKey(_ address: String) -> String {
+        var text = address.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("["), let end = text.firstIndex(of: "]") {
+            text = String(text[text.index(after: text.startIndex)..<end])
+        }
+        if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
+        guard text.contains(":"), let bytes = ipv6Bytes(text) else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12..<16].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
+    private static func ipv6Bytes(_ text: String) -> [UInt8]? {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
     }
 }

@@ -11,7 +11,8 @@ extension LoginBackend {
     func login(_ body: LoginRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         try validate(body)
         if let rule = configuration.rateLimits.loginPerAddress {
-            try await enforce(rule, key: "login:ip:\(clientAddress)", scope: "login per address")
+            try await enforce(
+                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
         let codeHash = OpaqueToken.hash(body.code)
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {

@@ -69,7 +69,8 @@ extension LoginBackend {
     /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         if let rule = configuration.rateLimits.refreshPerAddress {
-            try await enforce(rule, key: "refresh:ip:\(clientAddress)", scope: "refresh per address")
+            try await enforce(
+                rule, key: "refresh:ip:\(RateLimiter.addressKey(clientAddress))", scope: "refresh per address")
         }
         guard !body.refreshToken.isEmpty, body.refreshToken.utf8.count <= 512 else {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
