@@ -60,7 +60,7 @@ import Testing
         try await Self.withRouterApp { client, _ in
             let cases: [(String, HTTPRequest.Method, ByteBuffer?, HTTPResponse.Status, String)] = [
                 ("/nowhere", .get, nil, .notFound, "rest/404"),
-                ("/v1/session", .delete, nil, .notFound, "rest/404"),
+                ("/v1/session", .delete, nil, .methodNotAllowed, "http/405"),
                 ("/v1/login/code", .post, ByteBuffer(string: "{not json"), .badRequest, "rest/400"),
                 ("/v1/session", .get, nil, .unauthorized, "session/3"),
                 (
@@ -262,6 +262,26 @@ import Testing
                     headers: [.init("X-Forwarded-For")!: "2001:db8:1:2:ffff::99"])
             }
             #expect(sameNetwork?.httpStatus == 429)
+        }
+    }
+
+    @Test("A known path with an undeclared method is 405 with Allow; an unknown path stays 404")
+    func methodNotAllowedNamesTheAllowedMethods() async throws {
+        try await TestStack.run { stack in
+            let transport = stack.client.client.transport
+            let cases: [(HTTPRequest.Method, String, Int, String?)] = [
+                (.get, "/v1/login/code", 405, "POST"), (.delete, "/v1/session", 405, "GET"),
+                (.put, "/v1/provider/deletion/ABC123", 405, "GET"), (.get, "/v1/nothing-here", 404, nil),
+            ]
+            for (method, path, status, allow) in cases {
+                let (head, body) = try await transport.send(
+                    HTTPRequest(method: method, url: stack.client.url(path)), body: nil, deadline: nil)
+                #expect(head.status.code == status, "\(method) \(path)")
+                #expect(head.headerFields[.allow] == allow, "\(method) \(path)")
+                guard case .complete(let data) = try await body.collect(upTo: 1 << 16) else { continue }
+                let error = MendError(wireBody: try JSONValue.parse(data).get(), catalog: .server)
+                #expect(error?.code == (status == 405 ? .HTTP.methodNotAllowed : .REST.notFound), "\(method) \(path)")
+            }
         }
     }
 

@@ -72,6 +72,17 @@ enum ErrorMapping {
         case let error as HTTPError:
             switch error.status {
             case .notFound:
+                let allowed = RouteTable.methods(forPath: request.uri.path)
+                guard allowed.isEmpty else {
+                    // A known path with an undeclared method (RFC 9110 §15.5.6): 405 naming what is allowed.
+                    let list = allowed.map(\.rawValue).joined(separator: ", ")
+                    return ServerFailure(
+                        MendError(
+                            code: .HTTP.methodNotAllowed,
+                            developerMessage: "\(request.uri.path) answers \(list), not \(request.method.rawValue).",
+                            catalog: .server),
+                        status: .methodNotAllowed, headers: [.allow: list])
+                }
                 return .notFound("No endpoint answers \(request.method.rawValue) \(request.uri.path).")
             case .contentTooLarge:
                 return ServerFailure(

@@ -69,6 +69,22 @@ enum RouteTable {
     static let openAPI = Endpoint(
         method: .get, path: "/openapi.json", summary: "This document", operationID: "openAPI")
 
+    /// The methods declared for `path` (a request path, `/v1/provider/deletion/ABC`), in table order; empty when no
+    /// endpoint has this path.
+    static func methods(forPath path: String) -> [HTTPRequest.Method] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        var methods: [HTTPRequest.Method] = []
+        for endpoint in all where !methods.contains(endpoint.method) {
+            let pattern = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard pattern.count == segments.count else { continue }
+            let matches = zip(pattern, segments).allSatisfy { expected, actual in
+                expected.hasPrefix(":") ? !actual.isEmpty : expected == actual
+            }
+            if matches { methods.append(endpoint.method) }
+        }
+        return methods
+    }
+
     static let all: [Endpoint] = [
         loginCode, refresh, logout, revoke, session, me, jwks, deauthorize, dataDeletion, deletionStatus, live, ready,
         metrics,
