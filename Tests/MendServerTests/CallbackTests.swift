@@ -89,6 +89,22 @@ import Testing
         }
     }
 
+    @Test(
+        "A callback is remembered only once handled: one that failed half-way is accepted when the provider sends it again"
+    )
+    func aCallbackIsRememberedOnlyOnceHandled() async throws {
+        try await TestStack.run { stack in
+            let backend = stack.server.backend
+            let signed = Self.signedRequest(issuedAt: stack.clock.now)
+            // Verified, then failed before it was handled (nothing remembered): the provider's retry is accepted.
+            let first = try await backend.acceptedCallback(signed)
+            let retry = try await backend.acceptedCallback(signed)
+            #expect(first.digest == retry.digest)
+            try await backend.remember(retry)
+            await #expect(throws: ServerFailure.self) { try await backend.acceptedCallback(signed) }
+        }
+    }
+
     @Test func refusesTamperedExpiredAndForeignRequests() async throws {
         try await TestStack.run { stack in
             let session = try await stack.login()

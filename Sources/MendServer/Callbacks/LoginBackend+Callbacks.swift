@@ -7,19 +7,19 @@ import MendLogin
 @_spi(MendFuzzing) import MendSignedRequest
 
 extension LoginBackend {
-    /// Verifies a callback's `signed_request` and accepts it once, or throws 400 (malformed) / 401 (signature,
-    /// algorithm, age, or seen before: a replay within its window).
-    func acceptedCallback(_ signedRequest: String?) async throws -> SignedRequest.Payload {
+    /// Verifies a callback's `signed_request` and that it was not handled before, or throws 400 (malformed) / 401
+    /// (signature, algorithm, age, or seen before: a replay within its window). Call ``remember(_:)`` with the result
+    /// once the callback has been handled: a callback that failed half-way may come again from the provider.
+    func acceptedCallback(_ signedRequest: String?) async throws -> AcceptedCallback {
         let payload = try verifiedCallback(signedRequest)
         // The payload part is covered by the signature, so its digest names the request whatever the signature's
         // encoding; it is remembered until the request would be refused as too old.
         let encodedPayload = signedRequest?.split(separator: ".", maxSplits: 1).last.map(String.init) ?? ""
-        let expiresAt =
-            payload.issuedAt + Int64(configuration.signedRequestMaxAge.components.seconds) + SignedRequest.clockSkew
-        guard
-            try await store.rememberSignedRequest(
-                digest: OpaqueToken.hash(encodedPayload), expiresAt: expiresAt, now: now)
-        else {
+        let accepted = AcceptedCallback(
+            payload: payload, digest: OpaqueToken.hash(encodedPayload),
+            expiresAt: payload.issuedAt + Int64(configuration.signedRequestMaxAge.components.seconds)
+                + SignedRequest.clockSkew)
+        guard try await !store.hasSeenSignedRequest(digest: accepted.digest, now: now) else {
             metrics.validityCheck(outcome: "signed_request_rejected")
             throw ServerFailure(
                 MendError(
@@ -27,7 +27,12 @@ extension LoginBackend {
                     catalog: .server),
                 status: .unauthorized)
         }
-        return payload
+        return accepted
+    }
+
+    /// Remembers a handled callback, so that a replay is refused on every instance.
+    func remember(_ callback: AcceptedCallback) async throws {
+        try await store.rememberSignedRequest(digest: callback.digest, expiresAt: callback.expiresAt, now: now)
     }
 
     /// Verifies a callback's `signed_request`, or throws 400 (malformed) / 401 (signature, algorithm, age).
@@ -56,20 +61,26 @@ extension LoginBackend {
 
     /// `POST /v1/provider/deauthorize`: the user removed the app: end their sessions and forget the token.
     func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
-        let payload = try await acceptedCallback(signedRequest)
-        guard let user = try await store.user(providerUserID: payload.userID) else { return 0 }
+        let callback = try await acceptedCallback(signedRequest)
+        let payload = callback.payload
+        guard let user = try await store.user(providerUserID: payload.userID) else {
+            try await remember(callback)
+            return 0
+        }
         let detail = "the user removed the app (deauthorize callback)"
         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
         let reason = SessionEndReason.deauthorized
         let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("deauthorized", metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended)])
+        try await remember(callback)
         return ended
     }
 
     /// `POST /v1/provider/data-deletion`: delete the user's data and record the request under a confirmation code.
     func requestDeletion(signedRequest: String?, logger: Logger) async throws -> DeletionRecord {
-        let payload = try await acceptedCallback(signedRequest)
+        let callback = try await acceptedCallback(signedRequest)
+        let payload = callback.payload
         let current = now
         if let user = try await store.user(providerUserID: payload.userID) {
             let reason = SessionEndReason.userDeleted
@@ -83,6 +94,7 @@ extension LoginBackend {
             confirmationCode: OpaqueToken.alphanumeric(16), providerUserID: payload.userID, status: "completed",
             requestedAt: current, completedAt: current)
         try await store.recordDeletion(record)
+        try await remember(callback)
         return record
     }
 
@@ -92,4 +104,11 @@ extension LoginBackend {
         else { throw ServerFailure.notFound("No data-deletion request has this confirmation code.") }
         return record
     }
+}
+
+/// A verified `signed_request` that was not handled before, and how long to remember it once it has been.
+struct AcceptedCallback: Sendable {
+    var payload: SignedRequest.Payload
+    var digest: String
+    var expiresAt: Int64
 }

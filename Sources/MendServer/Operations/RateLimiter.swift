@@ -85,7 +85,13 @@ actor RateLimiter {
             text = String(text[text.index(after: text.startIndex)..<end])
         }
         if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
-        guard text.contains(":"), let bytes = ipv6Bytes(text) else { return address }
+        if let colon = text.firstIndex(of: ":"), text.firstIndex(of: ".").map({ $0 < colon }) == true,
+            text.filter({ $0 == ":" }).count == 1
+        {
+            // IPv4 with a port (`203.0.113.5:51234`, as some proxies write it): the port changes per connection.
+            return String(text[..<colon])
+        }
+        guard text.contains(":"), let bytes = ipv6Bytes(text) else { return text.isEmpty ? address : text }
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             return bytes[12..<16].map(String.init).joined(separator: ".")
         }

@@ -33,16 +33,25 @@ extension ServerStore {
 
     // MARK: Provider callbacks (signed_request, single use)
 
-    /// Remembers a verified `signed_request` (by its digest) until it would be refused as too old anyway; `false` when
-    /// it was seen before: a replay. Forgets the ones that have expired.
-    func rememberSignedRequest(digest: String, expiresAt: Int64, now: Int64) async throws -> Bool {
-        try await sql.raw("DELETE FROM mend_seen_signed_requests WHERE expires_at < \(bind: now)").run()
-        return try await !sql.raw(
+    /// Whether a `signed_request` (by its digest) was handled before and is still remembered.
+    func hasSeenSignedRequest(digest: String, now: Int64) async throws -> Bool {
+        try await !sql.raw(
             """
-            INSERT INTO mend_seen_signed_requests (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
-            ON CONFLICT (digest) DO NOTHING RETURNING digest
+            SELECT digest FROM mend_seen_signed_requests WHERE digest = \(bind: digest) AND expires_at >= \(bind: now)
             """
         ).all().isEmpty
+    }
+
+    /// Remembers a handled `signed_request` (by its digest) until it would be refused as too old anyway, and forgets
+    /// the ones that have expired. Remembering one twice (two instances handling it at once) is harmless.
+    func rememberSignedRequest(digest: String, expiresAt: Int64, now: Int64) async throws {
+        try await sql.raw("DELETE FROM mend_seen_signed_requests WHERE expires_at < \(bind: now)").run()
+        try await sql.raw(
+            """
+            INSERT INTO mend_seen_signed_requests (digest, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
+            ON CONFLICT (digest) DO NOTHING
+            """
+        ).run()
     }
 
     // MARK: Data deletion
