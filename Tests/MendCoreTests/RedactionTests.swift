@@ -96,4 +96,18 @@ struct RedactionTests {
         #expect(unkept.headers.isEmpty)
         #expect(unkept.body == nil)
     }
+
+    @Test(
+        "Token shapes are matched in their exact case: a request id that starts with eaa or eyj is not a token",
+        arguments: ["eaab259826ee92cd4adada82", "Eaab259826ee92cd4adada82", "eyjabcdefgh.ijklmnopq.rstuv"])
+    func tokenPrefixesAreCaseSensitive(_ identifier: String) {
+        #expect(Redactor.standard.redact(text: "request \(identifier)") == "request \(identifier)")
+    }
+
+    @Test("Graph tokens and JWTs are still redacted")
+    func tokensAreStillRedacted() {
+        let text = Redactor.standard.redact(text: "t=EAABwzLixnjYBAK1234567890 j=eyJhbGciOi.eyJzdWIiOi.c2ln")
+        #expect(!text.contains("EAABwzLixnjYBAK1234567890"))
+        #expect(!text.contains("eyJhbGciOi.eyJzdWIiOi"))
+    }
 }

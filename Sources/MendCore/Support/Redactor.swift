@@ -112,9 +112,12 @@ extension Redactor {
         let expression: NSRegularExpression
         let template: String
 
-        init(_ pattern: String, template: String) {
+        /// A pattern; `caseSensitive` for token shapes whose prefix is exact (`EAA`, `eyJ`), so that a random id that
+        /// happens to start with `eaa` is not taken for a token.
+        init(_ pattern: String, template: String, caseSensitive: Bool = false) {
             // The patterns are constants of this file; a failure here is a programming error caught by every test.
-            self.expression = try! NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
+            self.expression = try! NSRegularExpression(
+                pattern: pattern, options: caseSensitive ? [] : [.caseInsensitive])
             self.template = template
         }
 
@@ -142,9 +145,9 @@ extension Redactor {
         // Authorization: Bearer … / OAuth … / Basic …
         Pattern(#"\b(Bearer|OAuth|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*"#, template: "$1 \(placeholder)"),
         // JSON Web Tokens
-        Pattern(#"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"#, template: placeholder),
+        Pattern(#"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"#, template: placeholder, caseSensitive: true),
         // Graph access tokens (user, page and app tokens start with EAA)
-        Pattern(#"\bEAA[A-Za-z0-9]{16,}"#, template: placeholder),
+        Pattern(#"\bEAA[A-Za-z0-9]{16,}"#, template: placeholder, caseSensitive: true),
         // App access tokens: <app id>|<secret>
         Pattern(#"\b(\d{6,})\|[A-Za-z0-9_\-]{16,}"#, template: "$1|\(placeholder)"),
     ]
