@@ -209,79 +209,45 @@ import Testing
         }
     }
 
+    /// One trusted proxy and one refresh per address per minute: how each forwarded-address test starts.
+    static func withOneRefreshPerAddress(_ body: (TestStack) async throws -> Void) async throws {
+        try await TestStack.run(
+            configure: {
+                $0.trustedProxyCount = 1
+                $0.rateLimits = .init(
+                    loginPerAddress: nil, loginPerUser: nil,
+                    refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
+            }, body)
+    }
+
+    /// The HTTP status of a refresh with an unknown token (401 unless rate limited) sent with `forwardedFor`.
+    static func refreshStatus(_ client: ServerClient, forwardedFor: String) async -> Int? {
+        await client.failure {
+            try await client.post(
+                "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
+                headers: [.init("X-Forwarded-For")!: forwardedFor])
+        }?.httpStatus
+    }
+
     @Test("Behind one trusted proxy the client is X-Forwarded-For's last entry: a spoofed first entry changes nothing")
     func forwardedForCountsFromTheRight() async throws {
-        try await TestStack.run(configure: {
-            $0.trustedProxyCount = 1
-            $0.rateLimits = .init(
-                loginPerAddress: nil, loginPerUser: nil,
-                refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
-        }) { stack in
+        try await Self.withOneRefreshPerAddress { stack in
             // The proxy appends the address it saw (198.51.100.7); the client wrote the entries before it.
-            let first = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
-                    headers: [.init("X-Forwarded-For")!: "203.0.113.1, 198.51.100.7"])
-            }
-            #expect(first?.httpStatus == 401)
-            let spoofed = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
-                    headers: [.init("X-Forwarded-For")!: "203.0.113.2, 198.51.100.7"])
-            }
-            #expect(spoofed?.httpStatus == 429, "a new first entry must not buy a new allowance")
+            #expect(await Self.refreshStatus(stack.client, forwardedFor: "203.0.113.1, 198.51.100.7") == 401)
+            #expect(
+                await Self.refreshStatus(stack.client, forwardedFor: "203.0.113.2, 198.51.100.7") == 429,
+                "a new first entry must not buy a new allowance")
             // Fewer entries than trusted proxies: the request did not come through them; the peer is the client.
             // (A new client: MendHTTP's gate rightly holds the first one after its 429.)
-            let client = ServerClient(stack.server.baseURL)
-            let direct = await client.failure {
-                try await client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
-                    headers: [.init("X-Forwarded-For")!: ""])
-            }
-            #expect(direct?.httpStatus == 401)
+            #expect(await Self.refreshStatus(ServerClient(stack.server.baseURL), forwardedFor: "") == 401)
         }
     }
 
     @Test("IPv6 clients are limited per /64: another address of the same network gets no new allowance")
     func ipv6ClientsAreLimitedPerNetwork() async throws {
-        try await TestStack.run(configure: {
-            $0.trustedProxyCount = 1
-            $0.rateLimits = .init(
-                loginPerAddress: nil, loginPerUser: nil,
-                refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
-        }) { stack in
-            let first = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
-                    headers: [.init("X-Forwarded-For")!: "2001:db8:1:2::1"])
-            }
-            #expect(first?.httpStatus == 401)
-            let sameNetwork = await stack.client.failure {
-                try await stack.client.post(
-                    "/v1/session/refresh", json: .object(["refresh_token": .string("mrt_x")]),
-                    headers: [.init("X-Forwarded-For")!: "2001:db8:1:2:ffff::99"])
-            }
-            #expect(sameNetwork?.httpStatus == 429)
-        }
-    }
-
-    @Test("A known path with an undeclared method is 405 with Allow; an unknown path stays 404")
-    func methodNotAllowedNamesTheAllowedMethods() async throws {
-        try await TestStack.run { stack in
-            let transport = stack.client.client.transport
-            let cases: [(HTTPRequest.Method, String, Int, String?)] = [
-                (.get, "/v1/login/code", 405, "POST"), (.delete, "/v1/session", 405, "GET"),
-                (.put, "/v1/provider/deletion/ABC123", 405, "GET"), (.get, "/v1/nothing-here", 404, nil),
-            ]
-            for (method, path, status, allow) in cases {
-                let (head, body) = try await transport.send(
-                    HTTPRequest(method: method, url: stack.client.url(path)), body: nil, deadline: nil)
-                #expect(head.status.code == status, "\(method) \(path)")
-                #expect(head.headerFields[.allow] == allow, "\(method) \(path)")
-                guard case .complete(let data) = try await body.collect(upTo: 1 << 16) else { continue }
-                let error = MendError(wireBody: try JSONValue.parse(data).get(), catalog: .server)
-                #expect(error?.code == (status == 405 ? .HTTP.methodNotAllowed : .REST.notFound), "\(method) \(path)")
-            }
+        try await Self.withOneRefreshPerAddress { stack in
+            #expect(await Self.refreshStatus(stack.client, forwardedFor: "2001:db8:1:2::1") == 401)
+            #expect(await Self.refreshStatus(stack.client, forwardedFor: "2001:db8:1:2:ffff::99") == 429)
         }
     }
 
