@@ -421,9 +421,27 @@ import Testing
                 VALUES ('ses_old', 'u1', 'email', 0, 99999999999, 5, 'refresh token reuse detected')
                 """
             ).run()
-            #expect(try await Migrations.run(on: opened, now: Date()) == [2, 3])
+            try await opened.sql.raw(
+                """
+                INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason)
+                VALUES ('ses_active', 'u1', 'email', 0, 99999999999, NULL, NULL)
+                """
+            ).run()
+            #expect(try await Migrations.run(on: opened, now: Date()) == [2, 3, 4])
             #expect(try await Migrations.run(on: opened, now: Date()) == [])
-            let store = ServerStore(database: opened, cipher: TokenCipher(key: nil))
+            let store = ServerStore(
+                database: opened, cipher: TokenCipher(key: nil),
+                revocations: RevocationView(retention: 1200, freshness: .always))
+            // Migration 4 copies the sessions revoked before it into the revocation log the view is loaded from…
+            #expect(try await store.revocations(since: 0).map(\.sessionID) == ["ses_old"])
+            // …and its trigger logs every later revocation, however it is made (here an operator's SQL).
+            try await opened.sql.raw(
+                "UPDATE mend_sessions SET revoked_at = 7, revoked_reason = 'revoked' WHERE id = 'ses_active'"
+            ).run()
+            try await opened.sql.raw("UPDATE mend_sessions SET revoked_at = 9 WHERE id = 'ses_active'").run()
+            let logged = try await store.revocations(since: 6)
+            #expect(logged.map(\.sessionID) == ["ses_active"])
+            #expect(logged.first?.ending == RevocationView.Ending(reason: "revoked", detail: nil, endedAt: 7))
             let legacy = try #require(try await store.session(id: "ses_old"))
             #expect(legacy.revokedDetail == nil)
             let failure = ServerFailure.sessionEnded(legacy)

@@ -3,6 +3,7 @@ public import Logging
 public import MendCore
 public import MendHTTP
 import MendHTTPAsyncHTTPClient
+import PostgresKit
 
 /// The state behind `mend-server`'s routes: configuration, database, provider gateway, session signer, rate
 /// limiter and metrics. `buildApplication(configuration:logger:onServerRunning:)` opens one; open it yourself
@@ -23,22 +24,35 @@ public final class LoginBackend: Sendable {
     let store: ServerStore
     let provider: ProviderGateway
     let signer: SessionSigner
+    /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
+    let revocations: RevocationView
+    /// Keeps ``revocations`` current (its task runs until ``close()``).
+    let revocationFeed: RevocationFeed
+    private let revocationFeedTask: Task<Void, Never>
     let rateLimiter = RateLimiter()
     /// Redacts the app secret (and the usual token shapes) from anything logged.
     let redactor: Redactor
 
     private init(
         configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger, database: ServerDatabase,
-        provider: ProviderGateway, signer: SessionSigner
+        store: ServerStore, revocationFeed: RevocationFeed, provider: ProviderGateway, signer: SessionSigner
     ) {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
         self.database = database
-        self.store = ServerStore(database: database, cipher: TokenCipher(key: configuration.tokenEncryptionKey?.value))
+        self.store = store
+        self.revocations = store.revocations
+        self.revocationFeed = revocationFeed
+        self.revocationFeedTask = Task { await revocationFeed.run() }
         self.provider = provider
         self.signer = signer
         self.redactor = Redactor.standard.adding(secrets: [configuration.appSecret.value])
+    }
+
+    /// How long the revocation view keeps an ending: the access-token lifetime plus five minutes of clock skew.
+    static func revocationRetention(_ configuration: ServerConfiguration) -> Int64 {
+        Int64(configuration.accessTokenLifetime.seconds) + 300
     }
 
     /// Opens the database, runs the migrations, and prepares the signing keys and the provider client.
@@ -74,17 +88,37 @@ public final class LoginBackend: Sendable {
             let provider = ProviderGateway(
                 configuration: configuration,
                 transport: transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout))
+            let source: RevocationFeed.Source
+            if case .postgres(let url) = location {
+                source = .postgres(try SQLPostgresConfiguration(url: url).coreConfiguration)
+            } else {
+                source = .inProcess
+            }
+            let view = RevocationView(
+                retention: revocationRetention(configuration),
+                freshness: database.kind == .sqlite ? .always : .stale)
+            let store = ServerStore(
+                database: database, cipher: TokenCipher(key: configuration.tokenEncryptionKey?.value),
+                revocations: view)
+            let now = configuration.now
+            let feed = RevocationFeed(
+                view: view, store: store, source: source, logger: logger,
+                now: { Int64(now().timeIntervalSince1970) })
+            // SQLite: the view is current from the start, so it must hold the log before the first request.
+            if source.isInProcess { try await feed.catchUp(full: true) }
             return LoginBackend(
-                configuration: configuration, metrics: metrics, logger: logger, database: database,
-                provider: provider, signer: signer)
+                configuration: configuration, metrics: metrics, logger: logger, database: database, store: store,
+                revocationFeed: feed, provider: provider, signer: signer)
         } catch {
             await database.close()
             throw error
         }
     }
 
-    /// Closes the database.
+    /// Stops the revocation feed and closes the database.
     public func close() async {
+        revocationFeedTask.cancel()
+        await revocationFeedTask.value
         await database.close()
     }
 

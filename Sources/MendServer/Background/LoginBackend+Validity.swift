@@ -69,7 +69,7 @@ extension LoginBackend {
                 }
             }
         }
-        try? await store.purge(now: now)
+        try? await store.purge(now: now, revocationRetention: revocations.retention)
         logger.info(
             "validity check done",
             metadata: [

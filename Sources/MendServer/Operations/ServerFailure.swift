@@ -45,9 +45,14 @@ struct ServerFailure: Error, Sendable {
 
     /// 401 session/10–17 for a revoked session, from its stored reason and detail.
     static func sessionEnded(_ session: SessionRecord) -> ServerFailure {
-        let reason = SessionEndReason(stored: session.revokedReason)
+        sessionEnded(storedReason: session.revokedReason, detail: session.revokedDetail)
+    }
+
+    /// 401 session/10–17 from a stored `revoked_reason` and `revoked_detail`.
+    static func sessionEnded(storedReason: String?, detail: String?) -> ServerFailure {
+        let reason = SessionEndReason(stored: storedReason)
         // A reason stored before reasons were named is free text: keep it as the detail.
-        return sessionEnded(reason, detail: reason == nil ? session.revokedReason : session.revokedDetail)
+        return sessionEnded(reason, detail: reason == nil ? storedReason : detail)
     }
 
     /// rest/404.

@@ -14,6 +14,8 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
     private let requestMetrics = Mutex<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
+    /// `mend_session_checks_total` by source, made once.
+    private let sessionChecks = Mutex<[String: CoreMetrics.Counter]>([:])
 
     /// Creates metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -79,6 +81,18 @@ public final class ServerMetrics: Sendable {
         guard count > 0 else { return }
         Counter(label: "mend_sessions_ended_total", dimensions: [("reason", reason)], factory: factory)
             .increment(by: count)
+    }
+
+    /// A bearer check answered by the revocation view or, while the view is not current, by the database.
+    func sessionCheck(source: String) {
+        let counter = sessionChecks.withLock { cache in
+            if let found = cache[source] { return found }
+            let made = CoreMetrics.Counter(
+                label: "mend_session_checks_total", dimensions: [("source", source)], factory: factory)
+            cache[source] = made
+            return made
+        }
+        counter.increment()
     }
 
     func validityCheck(outcome: String) {

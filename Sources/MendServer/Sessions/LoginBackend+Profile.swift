@@ -8,7 +8,7 @@ extension LoginBackend {
     /// ``ServerConfiguration/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
     /// ends the user's sessions and answers the provider's error.
     func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
-        let (claims, _) = try await authenticate(headers)
+        let claims = try await authenticate(headers)
         guard var user = try await store.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }

@@ -204,15 +204,18 @@ extension LoginBackend {
         return token.isEmpty ? nil : token
     }
 
-    /// The claims and session of a valid `Authorization: Bearer` access token, or 401 with a session code:
-    /// session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
-    func authenticate(_ headers: HTTPFields) async throws -> (claims: AccessTokenClaims, session: SessionRecord) {
+    /// The claims of a valid `Authorization: Bearer` access token whose session is active, or 401 with a session
+    /// code: session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
+    ///
+    /// The signature is checked on the caller's thread; whether the session ended comes from the ``RevocationView``
+    /// while it is current, and from the database only while it is not (see ``RevocationView``).
+    func authenticate(_ headers: HTTPFields) async throws -> AccessTokenClaims {
         guard let token = Self.bearerToken(headers) else {
             throw ServerFailure.session(
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
         let claims: AccessTokenClaims
-        switch await signer.verify(token, now: configuration.now()) {
+        switch signer.verify(token, now: configuration.now()) {
         case .success(let verified): claims = verified
         case .failure(.expired):
             throw ServerFailure.session(
@@ -222,11 +225,21 @@ extension LoginBackend {
                 .Session.accessTokenInvalid,
                 "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
-        return (claims, try await activeSession(of: claims))
+        switch revocations.status(of: claims.sessionID) {
+        case .active:
+            metrics.sessionCheck(source: "view")
+        case .ended(let ending):
+            metrics.sessionCheck(source: "view")
+            throw ServerFailure.sessionEnded(storedReason: ending.reason, detail: ending.detail)
+        case .unknown:
+            metrics.sessionCheck(source: "database")
+            try await requireActiveSession(of: claims)
+        }
+        return claims
     }
 
-    /// The session an access token names, if it is still active; otherwise 401 with why it ended.
-    private func activeSession(of claims: AccessTokenClaims) async throws -> SessionRecord {
+    /// Reads the session an access token names from the database: 401 with why it ended unless it is active.
+    private func requireActiveSession(of claims: AccessTokenClaims) async throws {
         guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
             // A session row goes with its user (data deletion), or is purged long after it expired.
             if try await store.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
@@ -236,15 +249,14 @@ extension LoginBackend {
         guard now < session.expiresAt else {
             throw ServerFailure.session(.Session.sessionExpired, "The session has expired; log in again.")
         }
-        return session
     }
 
     /// `GET /v1/session`.
     func introspect(_ headers: HTTPFields) async throws -> IntrospectionBody {
-        let (claims, session) = try await authenticate(headers)
+        let claims = try await authenticate(headers)
         return IntrospectionBody(
             valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt,
-            sessionID: session.id)
+            sessionID: claims.sessionID)
     }
 
     // MARK: Logout
@@ -257,20 +269,19 @@ extension LoginBackend {
     /// but revokes the provider permissions only while the session is active and the token current.
     func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
         let refreshToken = body.refreshToken.flatMap { $0.isEmpty || $0.utf8.count > 512 ? nil : $0 }
-        let authenticated: (claims: AccessTokenClaims, session: SessionRecord)?
+        let authenticated: AccessTokenClaims?
         do {
             authenticated = try await authenticate(headers)
         } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
             authenticated = nil
         }
         let userID: String
-        if let authenticated {
-            let (claims, session) = authenticated
-            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
+        if let claims = authenticated {
+            if try await store.revokeSession(id: claims.sessionID, reason: .loggedOut, now: now) {
                 metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
             }
             if let refreshToken, let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
-                record.sessionID != session.id, let other = try await store.session(id: record.sessionID),
+                record.sessionID != claims.sessionID, let other = try await store.session(id: record.sessionID),
                 other.userID == claims.subject
             {
                 try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
@@ -340,7 +351,7 @@ extension LoginBackend {
     }
 
     private func sessionNamed(byAccessToken token: String) async throws -> String? {
-        guard token.utf8.count <= 8192, case .success(let claims) = await signer.verifyIgnoringExpiry(token),
+        guard token.utf8.count <= 8192, case .success(let claims) = signer.verifyIgnoringExpiry(token),
             let session = try await store.session(id: claims.sessionID), session.userID == claims.subject
         else { return nil }
         return session.id

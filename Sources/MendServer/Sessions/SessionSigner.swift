@@ -4,14 +4,17 @@ import JWTKit
 import MendCore
 import MendSignedRequest
 
-/// Signs and verifies session access tokens with the configured keys (jwt-kit), and publishes their JWKS.
+/// Signs session access tokens with the configured keys (jwt-kit), verifies them, and publishes their JWKS.
 ///
 /// The first key signs; every key verifies, so that tokens signed before a rotation stay valid until they expire.
+///
+/// Verification runs on the caller's thread with swift-crypto's public keys (``VerifyingKey``), not through jwt-kit's
+/// key collection: the collection is an actor, and every bearer check hopping onto one (or one of a few) cost more
+/// than the signature itself at 64 connections (MendServerBenchmark prints both).
 struct SessionSigner: Sendable {
     let keys: JWTKeyCollection
-    /// Copies of the collection that verify: a key collection is an actor, so one alone would verify every request's
-    /// token on one thread at a time.
-    let verifiers: [JWTKeyCollection]
+    /// The public keys that verify, by `kid`.
+    let verifyingKeys: [String: VerifyingKey]
     let signingKeyID: String
     /// `{"keys": [...]}`: the public keys, signing key first.
     let jwks: JSONValue
@@ -21,7 +24,7 @@ struct SessionSigner: Sendable {
     init(configuration: [SigningKeyConfiguration], issuer: String, audience: String) async throws {
         precondition(!configuration.isEmpty, "at least one signing key")
         let collection = JWTKeyCollection()
-        let verifiers = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount * 2)).map { _ in JWTKeyCollection() }
+        var verifyingKeys: [String: VerifyingKey] = [:]
         var published: [JSONValue] = []
         for key in configuration {
             guard let raw = Base64URL.decode(key.privateKey.value) else {
@@ -32,9 +35,7 @@ struct SessionSigner: Sendable {
             case .eddsa:
                 let backing = try Curve25519.Signing.PrivateKey(rawRepresentation: raw)
                 await collection.add(eddsa: EdDSA.PrivateKey(backing: backing), kid: kid)
-                for verifier in verifiers {
-                    await verifier.add(eddsa: EdDSA.PublicKey(backing: backing.publicKey), kid: kid)
-                }
+                verifyingKeys[key.keyID] = .eddsa(backing.publicKey)
                 published.append(
                     .object([
                         "kty": .string("OKP"), "crv": .string("Ed25519"), "use": .string("sig"),
@@ -44,9 +45,7 @@ struct SessionSigner: Sendable {
             case .es256:
                 let backing = try P256.Signing.PrivateKey(rawRepresentation: raw)
                 await collection.add(ecdsa: try ES256PrivateKey(backing: backing), kid: kid)
-                for verifier in verifiers {
-                    await verifier.add(ecdsa: try ES256PublicKey(backing: backing.publicKey), kid: kid)
-                }
+                verifyingKeys[key.keyID] = .es256(backing.publicKey)
                 let point = backing.publicKey.x963Representation
                 published.append(
                     .object([
@@ -57,7 +56,7 @@ struct SessionSigner: Sendable {
             }
         }
         self.keys = collection
-        self.verifiers = verifiers
+        self.verifyingKeys = verifyingKeys
         self.signingKeyID = configuration[0].keyID
         self.jwks = .object(["keys": .array(published)])
         self.issuer = issuer
@@ -77,8 +76,8 @@ struct SessionSigner: Sendable {
     }
 
     /// The claims of a valid token: signature by a known key, issuer and audience ours, not expired at `now`.
-    func verify(_ token: String, now: Date) async -> Result<AccessTokenClaims, Rejection> {
-        switch await verifyIgnoringExpiry(token) {
+    func verify(_ token: String, now: Date) -> Result<AccessTokenClaims, Rejection> {
+        switch verifyIgnoringExpiry(token) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let claims):
             guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { return .failure(.expired) }
@@ -88,16 +87,65 @@ struct SessionSigner: Sendable {
 
     /// The claims of a token signed by a known key for our issuer and audience, expired or not: what token
     /// revocation (RFC 7009) accepts, since an expired access token still names its session.
-    func verifyIgnoringExpiry(_ token: String) async -> Result<AccessTokenClaims, Rejection> {
-        let claims: AccessTokenClaims
-        do {
-            claims = try await verifiers[Int.random(in: 0..<verifiers.count)].verify(token, as: AccessTokenClaims.self)
-        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
+    ///
+    /// A compact JWS of three base64url parts; the header names a known `kid` and exactly that key's algorithm, and
+    /// carries no `crit`; the signature is checked before the claims are decoded.
+    func verifyIgnoringExpiry(_ token: String) -> Result<AccessTokenClaims, Rejection> {
+        let utf8 = token.utf8
+        guard utf8.count <= 8192 else { return .failure(.malformed) }
+        let parts = utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerText = Substring(parts[0]).nonEmpty,
+            let payloadText = Substring(parts[1]).nonEmpty,
+            let headerData = Base64URL.decode(headerText), let payloadData = Base64URL.decode(payloadText),
+            let signature = Base64URL.decode(Substring(parts[2])),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData), header.crit == nil
+        else { return .failure(.malformed) }
+        guard let kid = header.kid, let key = verifyingKeys[kid], header.alg == key.algorithm else {
             return .failure(.badSignature)
-        } catch {
+        }
+        let signingInput = token.utf8[..<parts[1].endIndex]
+        guard key.isValidSignature(signature, for: Data(signingInput)) else { return .failure(.badSignature) }
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payloadData) else {
             return .failure(.malformed)
         }
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
         return .success(claims)
     }
+
+    /// A JWS header's fields that verification reads.
+    private struct Header: Decodable {
+        var alg: String?
+        var kid: String?
+        var crit: [String]?
+    }
+}
+
+/// A public key that verifies session access tokens, without an actor.
+enum VerifyingKey: Sendable {
+    case eddsa(Curve25519.Signing.PublicKey)
+    case es256(P256.Signing.PublicKey)
+
+    /// The JWS `alg` of the key.
+    var algorithm: String {
+        switch self {
+        case .eddsa: "EdDSA"
+        case .es256: "ES256"
+        }
+    }
+
+    /// Whether `signature` (JWS form: Ed25519's 64 bytes, or ES256's `r‖s`) signs `data`.
+    func isValidSignature(_ signature: Data, for data: Data) -> Bool {
+        switch self {
+        case .eddsa(let key):
+            return key.isValidSignature(signature, for: data)
+        case .es256(let key):
+            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(ecdsa, for: data)
+        }
+    }
+}
+
+extension Substring {
+    /// `nil` when empty.
+    fileprivate var nonEmpty: Substring? { isEmpty ? nil : self }
 }

@@ -8,6 +8,14 @@ enum Migrations {
         var version: Int
         var name: String
         var statements: [String]
+        /// Statements that differ by database (triggers), run after ``statements``.
+        var sqlite: [String] = []
+        var postgres: [String] = []
+
+        /// What runs on a database of `kind`.
+        func statements(for kind: ServerDatabase.Kind) -> [String] {
+            statements + (kind == .postgres ? postgres : sqlite)
+        }
     }
 
     /// Every migration, oldest first. Never edit a released one: add the next.
@@ -90,6 +98,53 @@ enum Migrations {
                 """,
                 "CREATE INDEX mend_seen_signed_requests_expiry ON mend_seen_signed_requests (expires_at)",
             ]),
+        Migration(
+            version: 4, name: "revocation log (the revocation view's source) and its trigger; NOTIFY on PostgreSQL",
+            statements: [
+                """
+                CREATE TABLE mend_revocations (
+                    session_id TEXT PRIMARY KEY,
+                    reason TEXT,
+                    detail TEXT,
+                    revoked_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX mend_revocations_time ON mend_revocations (revoked_at)",
+                """
+                INSERT INTO mend_revocations (session_id, reason, detail, revoked_at)
+                SELECT id, revoked_reason, revoked_detail, revoked_at FROM mend_sessions WHERE revoked_at IS NOT NULL
+                """,
+            ],
+            sqlite: [
+                """
+                CREATE TRIGGER mend_sessions_revoked AFTER UPDATE OF revoked_at ON mend_sessions
+                FOR EACH ROW WHEN OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+                BEGIN
+                    INSERT OR IGNORE INTO mend_revocations (session_id, reason, detail, revoked_at)
+                    VALUES (NEW.id, NEW.revoked_reason, NEW.revoked_detail, NEW.revoked_at);
+                END
+                """
+            ],
+            postgres: [
+                """
+                CREATE FUNCTION mend_record_revocation() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO mend_revocations (session_id, reason, detail, revoked_at)
+                    VALUES (NEW.id, NEW.revoked_reason, NEW.revoked_detail, NEW.revoked_at)
+                    ON CONFLICT (session_id) DO NOTHING;
+                    PERFORM pg_notify('\(RevocationFeed.channel)', json_build_object(
+                        'session_id', NEW.id, 'reason', NEW.revoked_reason, 'detail', left(NEW.revoked_detail, 1000),
+                        'revoked_at', NEW.revoked_at)::text);
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER mend_sessions_revoked AFTER UPDATE OF revoked_at ON mend_sessions
+                FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
+                EXECUTE FUNCTION mend_record_revocation()
+                """,
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).
@@ -103,7 +158,7 @@ enum Migrations {
                 try await session.raw("SELECT pg_advisory_lock(\(unsafeRaw: String(advisoryLockKey)))").run()
             }
             do {
-                let applied = try await apply(on: session, now: now)
+                let applied = try await apply(on: session, kind: database.kind, now: now)
                 if database.kind == .postgres {
                     try await session.raw("SELECT pg_advisory_unlock(\(unsafeRaw: String(advisoryLockKey)))").run()
                 }
@@ -117,7 +172,7 @@ enum Migrations {
         }
     }
 
-    private static func apply(on sql: any SQLDatabase, now: Date) async throws -> [Int] {
+    private static func apply(on sql: any SQLDatabase, kind: ServerDatabase.Kind, now: Date) async throws -> [Int] {
         try await sql.raw(
             """
             CREATE TABLE IF NOT EXISTS mend_schema_migrations (
@@ -132,7 +187,7 @@ enum Migrations {
         for migration in all where !done.contains(migration.version) {
             try await sql.raw("BEGIN").run()
             do {
-                for statement in migration.statements {
+                for statement in migration.statements(for: kind) {
                     try await sql.raw("\(unsafeRaw: statement)").run()
                 }
                 try await sql.raw(

@@ -41,13 +41,16 @@ extension ServerStore {
     /// revoked before keeps its first reason.
     @discardableResult
     func revokeSession(id: String, reason: SessionEndReason, detail: String? = nil, now: Int64) async throws -> Bool {
-        try await !sql.raw(
+        let ended = try await sql.raw(
             """
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
                 revoked_detail = \(bind: detail)
             WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id
             """
-        ).all().isEmpty
+        ).all()
+        guard !ended.isEmpty else { return false }
+        revocations.record(sessionID: id, .init(reason: reason.rawValue, detail: detail, endedAt: now))
+        return true
     }
 
     /// Revokes every active session of a user for `reason`; returns how many.
@@ -55,13 +58,37 @@ extension ServerStore {
     func revokeSessions(
         userID: String, reason: SessionEndReason, detail: String? = nil, now: Int64
     ) async throws -> Int {
-        try await sql.raw(
+        let ended = try await sql.raw(
             """
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
                 revoked_detail = \(bind: detail)
             WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id
             """
-        ).all().count
+        ).all()
+        for row in ended {
+            revocations.record(
+                sessionID: try row.text("id"), .init(reason: reason.rawValue, detail: detail, endedAt: now))
+        }
+        return ended.count
+    }
+
+    // MARK: Revocation log
+
+    /// The sessions that ended at or after `since` (unix seconds), from the `mend_revocations` log that a trigger
+    /// on `mend_sessions` writes whenever a session's `revoked_at` is first set, by Mend or by an operator's SQL.
+    func revocations(since: Int64) async throws -> [(sessionID: String, ending: RevocationView.Ending)] {
+        try await sql.raw(
+            """
+            SELECT session_id, reason, detail, revoked_at FROM mend_revocations WHERE revoked_at >= \(bind: since)
+            """
+        ).all().map { row in
+            (
+                try row.text("session_id"),
+                RevocationView.Ending(
+                    reason: try row.optionalText("reason"), detail: try row.optionalText("detail"),
+                    endedAt: try row.integer("revoked_at"))
+            )
+        }
     }
 
     // MARK: Refresh tokens
@@ -111,9 +138,11 @@ extension ServerStore {
         try await sql.raw("DELETE FROM mend_refresh_tokens WHERE token_hash = \(bind: hash)").run()
     }
 
-    /// Removes what can no longer matter: refresh tokens and revoked or expired sessions past their expiry, and
-    /// login codes older than a day.
-    func purge(now: Int64) async throws {
+    /// Removes what can no longer matter: refresh tokens and revoked or expired sessions past their expiry, login
+    /// codes older than a day, and revocations older than `revocationRetention` seconds (no access token of theirs
+    /// can still be valid).
+    func purge(now: Int64, revocationRetention: Int64) async throws {
+        try await sql.raw("DELETE FROM mend_revocations WHERE revoked_at < \(bind: now - revocationRetention)").run()
         try await sql.raw("DELETE FROM mend_refresh_tokens WHERE expires_at < \(bind: now)").run()
         try await sql.raw("DELETE FROM mend_sessions WHERE expires_at < \(bind: now)").run()
         try await sql.raw("DELETE FROM mend_login_codes WHERE created_at < \(bind: now - 86400)").run()

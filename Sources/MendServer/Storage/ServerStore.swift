@@ -6,6 +6,9 @@ import SQLKit
 struct ServerStore: Sendable {
     let database: ServerDatabase
     let cipher: TokenCipher
+    /// Told of every session this process ends, before the statement's caller goes on (other instances learn of it
+    /// from the `mend_revocations` log the database keeps by trigger; see ``RevocationFeed``).
+    let revocations: RevocationView
 
     var sql: any SQLDatabase { database.sql }
 }

@@ -217,3 +217,30 @@ extension MendError {
 extension JSONValue {
     var strings: [String] { arrayValue?.compactMap(\.stringValue) ?? [] }
 }
+
+extension ServerClient {
+    /// Polls `GET /v1/session` until it refuses `access`; returns the refusal and when the first refused check
+    /// started, after `start` (a revocation's commit). Records an issue for any check that started later than the
+    /// revocation view's staleness bound after `start` and was still allowed: the bound the design guarantees on
+    /// every instance, whatever the machine's load.
+    func timeUntilRefused(
+        _ access: String, since start: ContinuousClock.Instant, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (MendError, Duration) {
+        while true {
+            let began = ContinuousClock.now - start
+            do {
+                _ = try await get("/v1/session", bearer: access)
+            } catch let error as MendError {
+                return (error, began)
+            }
+            if began > RevocationFeed.stalenessBound {
+                Issue.record(
+                    "a revoked session was allowed \(began) after its revocation", sourceLocation: sourceLocation)
+                throw RefusalTimeout()
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    struct RefusalTimeout: Error {}
+}
