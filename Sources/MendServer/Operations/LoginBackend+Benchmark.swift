@@ -1,0 +1,30 @@
+import Foundation
+import MendLogin
+
+/// What `MendServerBenchmark` (in this package) needs beyond the HTTP API: sessions in bulk, and the session check
+/// with the revocation view bypassed (the database read every check made before the view existed), to measure what
+/// each costs. Not public API.
+extension LoginBackend {
+    /// Opens `count` sessions for the user of `accessToken` (a valid session's token) and returns their access
+    /// tokens: distinct sessions without as many provider logins.
+    package func openSessions(count: Int, asUserOf accessToken: String) async throws -> [String] {
+        guard case .success(let claims) = signer.verify(accessToken, now: configuration.now()),
+            let user = try await store.user(id: claims.subject)
+        else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
+        var tokens: [String] = []
+        tokens.reserveCapacity(count)
+        for _ in 0..<count { tokens.append(try await openSession(for: user).accessToken) }
+        return tokens
+    }
+
+    /// While `true`, every bearer check reads the session from the database, as before the revocation view.
+    package func setSessionChecksReadTheDatabase(_ on: Bool) {
+        revocations.setBypassed(on)
+    }
+
+    /// Whether `token` is a valid access token (signature, issuer, audience, expiry): the verification alone.
+    package func verifiesAccessToken(_ token: String) -> Bool {
+        if case .success = signer.verify(token, now: configuration.now()) { return true }
+        return false
+    }
+}
