@@ -94,3 +94,43 @@ struct PostgresInstancesTests {
         }
     }
 }
+
+/// Rate limits on PostgreSQL are one bucket per key for every instance, not one per instance.
+@Suite(.enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
+struct SharedRateLimitTests {
+    @Test func twoInstancesTogetherAllowWhatOneRuleAllows() async throws {
+        try await withEmulator { emulator in
+            try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
+                let clock = OffsetClock()
+                var configuration = ServerConfiguration.forEmulator(emulator)
+                configuration.databaseURL = url
+                configuration.rateLimits = .unlimited
+                configuration.rateLimits.refreshPerAddress = RateLimitRule(requests: 4, per: .seconds(600))
+                configuration.now = { clock.now }
+                try await withMendServer(configuration: configuration) { first in
+                    try await withMendServer(configuration: configuration) { second in
+                        let clients = [ServerClient(first.baseURL), ServerClient(second.baseURL)]
+                        // Four refreshes in all, alternating instances: each is refused as unknown (401), none limited.
+                        for attempt in 0..<4 {
+                            let client = clients[attempt % 2]
+                            let error = await client.failure { try await client.refresh(.string("mrt_unknown")) }
+                            #expect(error?.code == .Session.refreshTokenUnknown, "attempt \(attempt)")
+                        }
+                        // The fifth, on either instance, is over the one shared allowance: 429 with Retry-After.
+                        for client in clients {
+                            let limited = await client.failure { try await client.refresh(.string("mrt_unknown")) }
+                            #expect(limited?.httpStatus == 429)
+                            #expect(
+                                limited?.header("Retry-After").flatMap(Int.init).map { $0 >= 1 && $0 <= 150 } == true)
+                        }
+                        // A token comes back after 600 s / 4 (a new client: the old ones hold their own throttle).
+                        clock.advance(by: 151)
+                        let fresh = ServerClient(second.baseURL)
+                        let error = await fresh.failure { try await fresh.refresh(.string("mrt_unknown")) }
+                        #expect(error?.code == .Session.refreshTokenUnknown)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -70,6 +70,7 @@ extension LoginBackend {
             }
         }
         try? await store.purge(now: now, revocationRetention: revocations.retention)
+        try? await store.purgeRateLimits(now: configuration.now().timeIntervalSince1970)
         logger.info(
             "validity check done",
             metadata: [

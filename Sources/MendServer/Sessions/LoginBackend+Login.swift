@@ -150,8 +150,19 @@ extension LoginBackend {
     }
 
     /// Takes a token from the rate-limit bucket or throws 429.
+    ///
+    /// On PostgreSQL the buckets are shared by every instance (one row per key, see
+    /// `ServerStore.takeRateLimitToken`); on SQLite (one instance) they are kept in memory.
     func enforce(_ rule: RateLimitRule, key: String, scope: String) async throws {
-        if let wait = await rateLimiter.check(key: key, rule: rule, now: configuration.now()) {
+        let wait: Int?
+        if database.kind == .postgres {
+            wait = try await store.takeRateLimitToken(
+                key: key, rule: rule, now: configuration.now().timeIntervalSince1970
+            ).map { max(1, Int($0.rounded(.up))) }
+        } else {
+            wait = await rateLimiter.check(key: key, rule: rule, now: configuration.now())
+        }
+        if let wait {
             metrics.rateLimited(scope: scope)
             throw ServerFailure.rateLimited(retryAfter: wait, scope: scope)
         }

@@ -99,8 +99,17 @@ enum Migrations {
                 "CREATE INDEX mend_seen_signed_requests_expiry ON mend_seen_signed_requests (expires_at)",
             ]),
         Migration(
-            version: 4, name: "revocation log (the revocation view's source) and its trigger; NOTIFY on PostgreSQL",
+            version: 4,
+            name:
+                "revocation log (the revocation view's source) and its trigger, NOTIFY on PostgreSQL; shared rate limits",
             statements: [
+                """
+                CREATE TABLE mend_rate_limits (
+                    key TEXT PRIMARY KEY,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
                 """
                 CREATE TABLE mend_revocations (
                     session_id TEXT PRIMARY KEY,
