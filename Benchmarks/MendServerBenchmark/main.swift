@@ -293,7 +293,9 @@ func benchmarkVerification() async throws {
             try await run("jwt-kit JWTKeyCollection (one actor, the old path's kind)") {
                 (try? await collection.verify(access, as: BenchmarkClaims.self)) != nil
             }
-            try await run("swift-crypto keys, no actor (mend-server now)") { server.backend.verifiesAccessToken(access) }
+            try await run("swift-crypto keys, no actor (mend-server now)") {
+                server.backend.verifiesAccessToken(access)
+            }
         }
     }
 }
