@@ -138,7 +138,10 @@ import Testing
             let error = await stack.client.failure {
                 try await stack.client.post(
                     "/v1/login/code",
-                    json: .object(["code": .string(code), "redirect_uri": .string("https://evil.example/callback")]))
+                    json: .object([
+                        "code": .string(code), "code_verifier": .string(String(repeating: "v", count: 43)),
+                        "redirect_uri": .string("https://evil.example/callback"),
+                    ]))
             }
             #expect(error?.code == .REST.badRequest)
             #expect(error?.httpStatus == 400)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Logging
 import MendCore
 import MendEmulator
@@ -228,6 +229,12 @@ struct RevocationFeedTests {
             let loggedOut = ContinuousClock.now
             let (refusal, _) = try await ServerClient(second.baseURL).timeUntilRefused(access, since: loggedOut)
             #expect(refusal.isSession(.Session.loggedOut))
+            // A view that is not current answers nothing: the check reads the database (whatever the feed did
+            // meanwhile, this check comes right after the view was marked stale).
+            second.backend.revocations.markStale()
+            await #expect(throws: ServerFailure.self) {
+                _ = try await second.backend.authenticate([.authorization: "Bearer \(access)"])
+            }
             #expect(second.backend.metrics.render().contains(#"mend_session_checks_total{source="database"}"#))
             // The feed reconnects and its catch-up read brings the revocation it missed into the view.
             try await waitUntilCurrent(second)

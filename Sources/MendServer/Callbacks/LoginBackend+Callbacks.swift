@@ -49,7 +49,9 @@ extension LoginBackend {
         case .failure(let rejection):
             metrics.validityCheck(outcome: "signed_request_rejected")
             switch rejection {
-            case .malformed, .missingUser: throw ServerFailure.badRequest(rejection.description + ".")
+            // Its syntax was checked with the request (RequestSchema.signedRequest): one that does not verify,
+            // whatever its payload holds, is not authentic (401); only a verified one without a user is a 400.
+            case .missingUser: throw ServerFailure.badRequest(rejection.description + ".")
             default:
                 throw ServerFailure(
                     MendError(

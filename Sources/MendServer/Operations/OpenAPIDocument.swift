@@ -5,10 +5,12 @@ import MendCore
 /// registers) with the wire schemas.
 enum OpenAPIDocument {
     static func make(configuration: ServerConfiguration) -> JSONValue {
+        let requestSchemas = RequestSchema.all(configuration)
         var paths: [String: JSONValue] = [:]
         for endpoint in RouteTable.all {
             var operations = paths[endpoint.openAPIPath]?.objectValue ?? [:]
-            operations[endpoint.method.rawValue.lowercased()] = operation(endpoint)
+            operations[endpoint.method.rawValue.lowercased()] = operation(
+                endpoint, request: endpoint.requestSchema.flatMap { requestSchemas[$0] })
             paths[endpoint.openAPIPath] = .object(operations)
         }
         return .object([
@@ -21,7 +23,7 @@ enum OpenAPIDocument {
             ]),
             "paths": .object(paths),
             "components": .object([
-                "schemas": .object(schemas(requiresPKCE: configuration.requiresPKCE)),
+                "schemas": .object(commonSchemas.merging(requestSchemas.mapValues(\.openAPISchema)) { $1 }),
                 "securitySchemes": .object([
                     "bearer": .object([
                         "type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT"),
@@ -38,7 +40,7 @@ enum OpenAPIDocument {
         ])
     }
 
-    private static func operation(_ endpoint: RouteTable.Endpoint) -> JSONValue {
+    private static func operation(_ endpoint: RouteTable.Endpoint, request: RequestSchema?) -> JSONValue {
         var operation: [String: JSONValue] = [
             "operationId": .string(endpoint.operationID), "summary": .string(endpoint.summary),
         ]
@@ -47,24 +49,15 @@ enum OpenAPIDocument {
         if endpoint == RouteTable.metrics {
             success["content"] = .object(["text/plain": .object(["schema": .object(["type": .string("string")])])])
         }
-        operation["responses"] = .object([
-            String(endpoint.successStatus): .object(success),
-            "default": .object(["$ref": .string("#/components/responses/Error")]),
-        ])
-        if let schema = endpoint.requestSchema {
-            let content: JSONValue
-            switch schema {
-            case "SignedRequestForm":
-                content = .object(["application/x-www-form-urlencoded": .object(["schema": ref(schema)])])
-            case "RevocationRequest":
-                content = .object([
-                    "application/x-www-form-urlencoded": .object(["schema": ref(schema)]),
-                    "application/json": .object(["schema": ref(schema)]),
-                ])
-            default:
-                content = json(ref(schema))
-            }
-            operation["requestBody"] = .object(["required": .bool(schema != "LogoutRequest"), "content": content])
+        var responses: [String: JSONValue] = [String(endpoint.successStatus): .object(success)]
+        for status in endpoint.errorStatuses {
+            responses[String(status)] = .object(["$ref": .string("#/components/responses/Error")])
+        }
+        operation["responses"] = .object(responses)
+        if let request {
+            var content: [String: JSONValue] = [:]
+            for encoding in request.encodings { content[encoding.rawValue] = .object(["schema": ref(request.name)]) }
+            operation["requestBody"] = .object(["required": .bool(request.bodyRequired), "content": .object(content)])
         }
         if endpoint.authenticated {
             // An empty requirement makes the bearer optional.
@@ -102,24 +95,7 @@ enum OpenAPIDocument {
     private static let boolean: JSONValue = .object(["type": .string("boolean")])
     private static let strings: JSONValue = .object(["type": .string("array"), "items": string])
 
-    private static func schemas(requiresPKCE: Bool) -> [String: JSONValue] {
-        var schemas = commonSchemas
-        schemas["LoginRequest"] = object(
-            ["code": string, "code_verifier": string, "redirect_uri": string],
-            required: requiresPKCE ? ["code", "code_verifier", "redirect_uri"] : ["code", "redirect_uri"])
-        return schemas
-    }
-
     private static let commonSchemas: [String: JSONValue] = [
-        "RefreshRequest": object(["refresh_token": string], required: ["refresh_token"]),
-        "LogoutRequest": object(["refresh_token": string, "revoke_provider_permissions": boolean], required: []),
-        "RevocationRequest": object(
-            [
-                "token": string,
-                "token_type_hint": .object([
-                    "type": .string("string"), "enum": .array([.string("refresh_token"), .string("access_token")]),
-                ]),
-            ], required: ["token"]),
         "User": object(
             [
                 "id": string, "provider_user_id": string, "name": string, "email": nullableString,
@@ -142,7 +118,6 @@ enum OpenAPIDocument {
         "JWKS": object(
             ["keys": .object(["type": .string("array"), "items": .object(["type": .string("object")])])],
             required: ["keys"]),
-        "SignedRequestForm": object(["signed_request": string], required: ["signed_request"]),
         "Deauthorized": object(["success": boolean, "sessions_ended": integer], required: ["success"]),
         "DeletionAnswer": object(
             ["url": string, "confirmation_code": string], required: ["url", "confirmation_code"]),

@@ -1,73 +1,41 @@
 import Foundation
 import Hummingbird
+import MendCore
 import NIOCore
 
 /// Reading request bodies within the configured size limit.
 enum RequestBody {
-    static func json<T: Decodable>(
-        _ type: T.Type, from request: Request, limit: Int, expecting fields: String
-    ) async throws -> T {
+    /// Reads and validates a body against `schema`: a JSON object (by `Content-Type`, or a body that starts with `{`)
+    /// or, where the schema allows it, a form (the first of a repeated field wins). An empty body is `{}` when the
+    /// schema does not require one. Throws rest/400 naming what is wrong.
+    static func read(
+        _ schema: RequestSchema, from request: Request, limit: Int
+    ) async throws -> RequestSchema.Values {
         let buffer = try await request.body.collect(upTo: limit)
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch {
-            throw ServerFailure.badRequest("The body must be a JSON object with \(fields).")
+        let data = Data(buffer.readableBytesView)
+        let text = String(decoding: data, as: UTF8.self)
+        let trimmed = text.drop { $0.isWhitespace }
+        if trimmed.isEmpty {
+            guard !schema.bodyRequired else { throw ServerFailure.badRequest("A request body is required.") }
+            return try schema.validate([:])
         }
-    }
-
-    /// An empty body reads as `{}`.
-    static func optionalJSON<T: Decodable>(
-        _ type: T.Type, from request: Request, limit: Int, expecting fields: String
-    )
-        async throws -> T
-    {
-        let buffer = try await request.body.collect(upTo: limit)
-        let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch {
-            throw ServerFailure.badRequest("The body must be a JSON object with \(fields).")
-        }
-    }
-
-    /// A form field (`application/x-www-form-urlencoded`), or the same member of a JSON object.
-    static func formField(_ name: String, from request: Request, limit: Int) async throws -> String? {
-        let buffer = try await request.body.collect(upTo: limit)
-        let text = String(buffer: buffer)
-        if text.hasPrefix("{"), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        {
-            return object[name] as? String
-        }
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, decode(parts[0]) == name else { continue }
-            return decode(parts[1])
-        }
-        return nil
-    }
-
-    /// The fields of a form (`application/x-www-form-urlencoded`) or the string members of a JSON object (by
-    /// `Content-Type`, or a body that starts with `{`); the first of a repeated form field wins. A JSON body that is
-    /// not an object is refused with rest/400.
-    static func fields(from request: Request, limit: Int, expecting fields: String) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: limit)
-        let text = String(buffer: buffer)
-        let isJSON =
-            request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
-            || text.drop { $0.isWhitespace }.hasPrefix("{")
-        if isJSON {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-                throw ServerFailure.badRequest("The body must be a form or a JSON object with \(fields).")
+        let declaredJSON = request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true
+        if declaredJSON || trimmed.hasPrefix("{") || !schema.encodings.contains(.form) {
+            guard schema.encodings.contains(.json), case .success(let value) = JSONValue.parse(data),
+                let object = value.objectValue
+            else {
+                throw ServerFailure.badRequest(
+                    "The body must be \(schema.encodings.contains(.form) ? "a form or " : "")a JSON object.")
             }
-            return object.compactMapValues { $0 as? String }
+            return try schema.validate(object)
         }
-        var values: [String: String] = [:]
+        var fields: [String: JSONValue] = [:]
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = decode(parts[0])
-            if values[name] == nil { values[name] = parts.count == 2 ? decode(parts[1]) : "" }
+            if fields[name] == nil { fields[name] = .string(parts.count == 2 ? decode(parts[1]) : "") }
         }
-        return values
+        return try schema.validate(fields)
     }
 
     private static func decode(_ text: Substring) -> String {

@@ -15,6 +15,8 @@ enum RouteTable {
         var requestSchema: String?
         var responseSchema: String?
         var successStatus: Int = 200
+        /// The error statuses it can answer (each with the Mend error body), besides 405 for another method.
+        var errorStatuses: [Int] = []
 
         /// The path in OpenAPI form (`/v1/provider/deletion/{code}`).
         var openAPIPath: String {
@@ -26,44 +28,49 @@ enum RouteTable {
 
     static let loginCode = Endpoint(
         method: .post, path: "/v1/login/code", summary: "Exchange an authorization code for an app session",
-        operationID: "loginWithCode", requestSchema: "LoginRequest", responseSchema: "Session")
+        operationID: "loginWithCode", requestSchema: "LoginRequest", responseSchema: "Session",
+        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504])
     static let refresh = Endpoint(
         method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
-        operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session")
+        operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session",
+        errorStatuses: [400, 401, 413, 429, 500, 503])
     static let logout = Endpoint(
         method: .post, path: "/v1/session/logout",
         summary:
             "End the session, by its access token or its refresh token alone (optionally revoke the provider permissions)",
         operationID: "logout", authenticated: true, bearerOptional: true, requestSchema: "LogoutRequest",
-        successStatus: 204)
+        successStatus: 204, errorStatuses: [400, 401, 403, 413, 500, 502, 503, 504])
     static let revoke = Endpoint(
         method: .post, path: "/v1/session/revoke",
         summary: "Revoke a token and its whole session (RFC 7009); 200 for an unknown or already revoked token too",
-        operationID: "revokeToken", requestSchema: "RevocationRequest")
+        operationID: "revokeToken", requestSchema: "RevocationRequest", errorStatuses: [400, 413, 500, 503])
     static let session = Endpoint(
         method: .get, path: "/v1/session", summary: "Introspect the session of the access token",
-        operationID: "introspectSession", authenticated: true, responseSchema: "Introspection")
+        operationID: "introspectSession", authenticated: true, responseSchema: "Introspection",
+        errorStatuses: [401, 500, 503])
     static let me = Endpoint(
         method: .get, path: "/v1/me", summary: "The user's profile (refreshed from the provider when stale)",
-        operationID: "me", authenticated: true, responseSchema: "User")
+        operationID: "me", authenticated: true, responseSchema: "User", errorStatuses: [401, 403, 500, 502, 503, 504])
     static let jwks = Endpoint(
         method: .get, path: "/.well-known/jwks.json", summary: "The public keys that sign access tokens",
         operationID: "jwks", responseSchema: "JWKS")
     static let deauthorize = Endpoint(
         method: .post, path: "/v1/provider/deauthorize", summary: "Provider callback: the user removed the app",
-        operationID: "providerDeauthorize", requestSchema: "SignedRequestForm", responseSchema: "Deauthorized")
+        operationID: "providerDeauthorize", requestSchema: "SignedRequestForm", responseSchema: "Deauthorized",
+        errorStatuses: [400, 401, 413, 500, 503])
     static let dataDeletion = Endpoint(
         method: .post, path: "/v1/provider/data-deletion", summary: "Provider callback: delete the user's data",
-        operationID: "providerDataDeletion", requestSchema: "SignedRequestForm", responseSchema: "DeletionAnswer")
+        operationID: "providerDataDeletion", requestSchema: "SignedRequestForm", responseSchema: "DeletionAnswer",
+        errorStatuses: [400, 401, 413, 500, 503])
     static let deletionStatus = Endpoint(
         method: .get, path: "/v1/provider/deletion/:code", summary: "The status of a data-deletion request",
-        operationID: "deletionStatus", responseSchema: "DeletionStatus")
+        operationID: "deletionStatus", responseSchema: "DeletionStatus", errorStatuses: [404, 500, 503])
     static let live = Endpoint(
         method: .get, path: "/health/live", summary: "Liveness: the process answers", operationID: "live",
         responseSchema: "Health")
     static let ready = Endpoint(
         method: .get, path: "/health/ready", summary: "Readiness: the database answers", operationID: "ready",
-        responseSchema: "Health")
+        responseSchema: "Health", errorStatuses: [503])
     static let metrics = Endpoint(
         method: .get, path: "/metrics", summary: "Prometheus metrics", operationID: "metrics")
     static let openAPI = Endpoint(

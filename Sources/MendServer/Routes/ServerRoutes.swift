@@ -11,35 +11,37 @@ enum ServerRoutes {
         let openAPI = ByteBuffer(string: OpenAPIDocument.make(configuration: backend.configuration).jsonText())
         let jwks = ByteBuffer(string: backend.jwks.jsonText())
 
+        let schemas = RequestSchema.all(backend.configuration)
+        let login = schemas["LoginRequest"]!
+
         router.on(RouterPath(RouteTable.loginCode.path), method: .post) { request, context in
-            let body = try await RequestBody.json(
-                LoginRequestBody.self, from: request, limit: limit, expecting: "code and redirect_uri")
+            let values = try await RequestBody.read(login, from: request, limit: limit)
+            let body = LoginRequestBody(
+                code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!)
             let session = try await backend.login(
                 body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.refresh.path), method: .post) { request, context in
-            let body = try await RequestBody.json(
-                RefreshRequestBody.self, from: request, limit: limit, expecting: "refresh_token")
+            let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.refresh(
-                body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
+                RefreshRequestBody(refreshToken: values["refresh_token"]!),
+                clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.logout.path), method: .post) { request, context in
-            let body = try await RequestBody.optionalJSON(
-                LogoutRequestBody.self, from: request, limit: limit,
-                expecting: "optional refresh_token and revoke_provider_permissions")
+            let values = try await RequestBody.read(.logout, from: request, limit: limit)
+            let body = LogoutRequestBody(
+                refreshToken: values["refresh_token"],
+                revokeProviderPermissions: values.booleans["revoke_provider_permissions"])
             try await backend.logout(request.headers, body: body, logger: context.logger)
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
-            let fields = try await RequestBody.fields(
-                from: request, limit: limit, expecting: "token and optional token_type_hint")
-            guard let token = fields["token"], !token.isEmpty else {
-                throw ServerFailure.badRequest("token is missing (RFC 7009 §2.1).")
-            }
+            let values = try await RequestBody.read(.revocation, from: request, limit: limit)
             try await backend.revoke(
-                RevocationRequestBody(token: token, tokenTypeHint: fields["token_type_hint"]), logger: context.logger)
+                RevocationRequestBody(token: values["token"]!, tokenTypeHint: values["token_type_hint"]),
+                logger: context.logger)
             return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
@@ -54,12 +56,12 @@ enum ServerRoutes {
                 body: ResponseBody(byteBuffer: jwks))
         }
         router.on(RouterPath(RouteTable.deauthorize.path), method: .post) { request, context in
-            let signed = try await RequestBody.formField("signed_request", from: request, limit: limit)
+            let signed = try await RequestBody.read(.signedRequest, from: request, limit: limit)["signed_request"]
             let ended = try await backend.deauthorize(signedRequest: signed, logger: context.logger)
             return WireResponse.json(.object(["success": .bool(true), "sessions_ended": .int(ended)]))
         }
         router.on(RouterPath(RouteTable.dataDeletion.path), method: .post) { request, context in
-            let signed = try await RequestBody.formField("signed_request", from: request, limit: limit)
+            let signed = try await RequestBody.read(.signedRequest, from: request, limit: limit)["signed_request"]
             let record = try await backend.requestDeletion(signedRequest: signed, logger: context.logger)
             let base = publicBaseURL(request, backend)
             return try WireResponse.json(

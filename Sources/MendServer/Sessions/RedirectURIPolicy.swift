@@ -9,6 +9,32 @@ enum RedirectURIPolicy {
         return allowed.compactMap(LoopbackURI.init).contains { $0.matchesIgnoringPort(candidate) }
     }
 
+    /// A regular expression (ECMA-262) that matches exactly what ``allows(_:allowed:)`` allows: each configured URI
+    /// as it is, and a loopback one with any port (its host as written, its path `/` or empty alike).
+    static func pattern(allowed: [String]) -> String {
+        var alternatives: [String] = []
+        for uri in allowed {
+            alternatives.append(escape(uri))
+            guard let loopback = LoopbackURI(uri) else { continue }
+            let host = loopback.host == "::1" ? "\\[::1\\]" : escape(loopback.host)
+            let path = loopback.path == "/" ? "/?" : escape(loopback.path)
+            let query = loopback.query.map { "\\?" + escape($0) } ?? ""
+            alternatives.append("http://\(host)(?::[0-9]{1,5})?\(path)\(query)")
+        }
+        // No allowed URI: a pattern nothing matches.
+        return alternatives.isEmpty ? "^(?!)$" : "^(?:" + alternatives.joined(separator: "|") + ")$"
+    }
+
+    /// `text` with every regular-expression metacharacter escaped.
+    private static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}/".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     private struct LoopbackURI {
         var host: String
         var path: String

@@ -1,0 +1,208 @@
+import Foundation
+import MendCore
+
+/// A request body's fields and their rules: the one definition the routes validate with and `/openapi.json`
+/// documents (``openAPI``), so that the document cannot promise what the server refuses or the reverse.
+struct RequestSchema: Sendable {
+    /// How a body may be sent.
+    enum Encoding: String, Sendable {
+        case json = "application/json"
+        case form = "application/x-www-form-urlencoded"
+    }
+
+    /// A string field's rule: its length in UTF-8 bytes (no maximum but the body limit when `maxLength` is `nil`)
+    /// and, optionally, a regular expression it must match whole (ECMA-262 syntax, as OpenAPI 3.1 and JSON Schema
+    /// use it; checked with `NSRegularExpression`).
+    struct StringRule: Sendable {
+        var minLength = 1
+        var maxLength: Int?
+        var pattern: String?
+        var allowed: [String]?
+    }
+
+    /// One field.
+    struct Field: Sendable {
+        enum Kind: Sendable {
+            case string(StringRule)
+            case boolean
+        }
+
+        var name: String
+        var kind: Kind
+        var required: Bool
+        var description: String
+    }
+
+    /// The component name in `/openapi.json` (`LoginRequest`).
+    var name: String
+    var fields: [Field]
+    var encodings: [Encoding]
+    /// Whether a body must be sent (an empty one reads as `{}` when not).
+    var bodyRequired = true
+
+    /// The values of a body that passed validation.
+    struct Values: Sendable {
+        var strings: [String: String] = [:]
+        var booleans: [String: Bool] = [:]
+
+        subscript(_ name: String) -> String? { strings[name] }
+    }
+
+    /// Validates the fields read from a body (a JSON object's members, or a form's fields as strings); unknown
+    /// members are ignored. Throws rest/400 naming the first field at fault.
+    func validate(_ object: [String: JSONValue]) throws -> Values {
+        var values = Values()
+        for field in fields {
+            guard let raw = object[field.name], raw != .null else {
+                if field.required { throw ServerFailure.badRequest("\(field.name) is required.") }
+                continue
+            }
+            switch field.kind {
+            case .boolean:
+                guard case .bool(let flag) = raw else {
+                    throw ServerFailure.badRequest("\(field.name) must be true or false.")
+                }
+                values.booleans[field.name] = flag
+            case .string(let rule):
+                guard case .string(let text) = raw else {
+                    throw ServerFailure.badRequest("\(field.name) must be a string.")
+                }
+                try check(text, against: rule, name: field.name)
+                values.strings[field.name] = text
+            }
+        }
+        return values
+    }
+
+    private func check(_ text: String, against rule: StringRule, name: String) throws {
+        let length = text.utf8.count
+        guard length >= rule.minLength, length <= rule.maxLength ?? .max else {
+            throw ServerFailure.badRequest(
+                rule.minLength > 0 && length == 0
+                    ? "\(name) is empty."
+                    : "\(name) must be \(rule.minLength)–\(rule.maxLength.map(String.init) ?? "any") bytes long.")
+        }
+        if let allowed = rule.allowed, !allowed.contains(text) {
+            throw ServerFailure.badRequest("\(name) must be one of: \(allowed.joined(separator: ", ")).")
+        }
+        if let pattern = rule.pattern, !Self.matches(text, pattern: pattern) {
+            throw ServerFailure.badRequest("\(name) is not in the expected format.")
+        }
+    }
+
+    /// Whether `text` matches `pattern` whole.
+    static func matches(_ text: String, pattern: String) -> Bool {
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return false }
+        let range = NSRange(text.startIndex..., in: text)
+        guard let match = expression.firstMatch(in: text, range: range) else { return false }
+        return match.range == range
+    }
+
+    /// The JSON Schema of the body.
+    var openAPISchema: JSONValue {
+        var properties: [String: JSONValue] = [:]
+        for field in fields {
+            var schema: [String: JSONValue] = ["description": .string(field.description)]
+            switch field.kind {
+            case .boolean:
+                schema["type"] = .string("boolean")
+            case .string(let rule):
+                schema["type"] = .string("string")
+                schema["minLength"] = .int(rule.minLength)
+                if let maxLength = rule.maxLength { schema["maxLength"] = .int(maxLength) }
+                if let pattern = rule.pattern { schema["pattern"] = .string(pattern) }
+                if let allowed = rule.allowed { schema["enum"] = .array(allowed.map(JSONValue.string)) }
+            }
+            properties[field.name] = .object(schema)
+        }
+        return .object([
+            "type": .string("object"), "properties": .object(properties),
+            "required": .array(fields.filter(\.required).map { .string($0.name) }),
+        ])
+    }
+}
+
+extension RequestSchema {
+    /// Base64url characters: what refresh tokens (`mrt_…`) are made of.
+    static let opaqueTokenPattern = "^[A-Za-z0-9_-]+$"
+
+    /// `POST /v1/login/code`. `code_verifier` is required unless the server allows logins without PKCE;
+    /// `redirect_uri` must be one of the configured URIs (a loopback one on any port, RFC 8252 §7.3).
+    static func login(_ configuration: ServerConfiguration) -> RequestSchema {
+        RequestSchema(
+            name: "LoginRequest",
+            fields: [
+                Field(
+                    name: "code", kind: .string(StringRule(maxLength: 4096, pattern: "^[!-~]+$")), required: true,
+                    description: "The authorization code of the provider's redirect (printable ASCII)."),
+                Field(
+                    name: "code_verifier",
+                    kind: .string(StringRule(minLength: 43, maxLength: 128, pattern: "^[A-Za-z0-9._~-]+$")),
+                    required: configuration.requiresPKCE,
+                    description: "The PKCE verifier of the login (RFC 7636: 43–128 of A-Z a-z 0-9 - . _ ~)."),
+                Field(
+                    name: "redirect_uri",
+                    kind: .string(
+                        StringRule(
+                            maxLength: 2048,
+                            pattern: RedirectURIPolicy.pattern(allowed: configuration.allowedRedirectURIs))),
+                    required: true,
+                    description: "The redirect URI the code was issued for: one of the server's allowed URIs."),
+            ], encodings: [.json])
+    }
+
+    /// `POST /v1/session/refresh`.
+    static let refresh = RequestSchema(
+        name: "RefreshRequest",
+        fields: [
+            Field(
+                name: "refresh_token", kind: .string(StringRule(maxLength: 512, pattern: opaqueTokenPattern)),
+                required: true, description: "The session's current refresh token.")
+        ], encodings: [.json])
+
+    /// `POST /v1/session/logout`: an empty body is `{}`.
+    static let logout = RequestSchema(
+        name: "LogoutRequest",
+        fields: [
+            Field(
+                name: "refresh_token", kind: .string(StringRule(maxLength: 512, pattern: opaqueTokenPattern)),
+                required: false,
+                description: "The session's refresh token: ends the session without a valid access token."),
+            Field(
+                name: "revoke_provider_permissions", kind: .boolean, required: false,
+                description: "Also revoke the app's permissions at the provider (ends every session of the user)."),
+        ], encodings: [.json], bodyRequired: false)
+
+    /// `POST /v1/session/revoke` (RFC 7009), a form or a JSON object.
+    static let revocation = RequestSchema(
+        name: "RevocationRequest",
+        fields: [
+            // Any token, however malformed, is answered 200 (RFC 7009 §2.2: invalid tokens cause no error).
+            Field(
+                name: "token", kind: .string(StringRule()), required: true,
+                description: "A refresh token or an access token of the session to end."),
+            Field(
+                name: "token_type_hint",
+                kind: .string(StringRule(maxLength: 13, allowed: ["refresh_token", "access_token"])),
+                required: false, description: "Which kind of token it is (advisory: the other is tried too)."),
+        ], encodings: [.form, .json])
+
+    /// The provider's callbacks (`signed_request`, a form).
+    static let signedRequest = RequestSchema(
+        name: "SignedRequestForm",
+        fields: [
+            Field(
+                name: "signed_request",
+                kind: .string(StringRule(maxLength: 8192, pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")),
+                required: true,
+                description: "base64url(HMAC-SHA256 signature).base64url(JSON payload), signed with the app secret.")
+        ], encodings: [.form, .json])
+
+    /// Every request schema, by name.
+    static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
+        Dictionary(
+            uniqueKeysWithValues: [login(configuration), refresh, logout, revocation, signedRequest].map {
+                ($0.name, $0)
+            })
+    }
+}
