@@ -165,6 +165,8 @@ func benchmarkSessionChecks(
                 let session = try await measure(client: client, url: sessionURL, total: requestsPerRound) {
                     bearers[$0 % bearers.count]
                 }
+                let live = try await measure(
+                    client: client, url: server.url("/health/live").absoluteString, total: requestsPerRound)
                 server.backend.setSessionChecksReadTheDatabase(true)
                 let databaseRead = try await measure(client: client, url: sessionURL, total: requestsPerRound) {
                     bearers[$0 % bearers.count]
@@ -174,6 +176,7 @@ func benchmarkSessionChecks(
                 ratios.append(ratio)
                 print("round \(round)")
                 print("  hello                                   \(format(hello))")
+                print("  GET /health/live (mend-server's stack)  \(format(live))")
                 print("  GET /v1/session (revocation view)       \(format(session))")
                 print("  GET /v1/session (database read, before) \(format(databaseRead))")
                 print(

@@ -53,7 +53,8 @@ struct RequestSchema: Sendable {
     func validate(_ object: [String: JSONValue]) throws -> Values {
         var values = Values()
         for field in fields {
-            guard let raw = object[field.name], raw != .null else {
+            // Absent is absent; `null` is not a string or a boolean (no field here is nullable).
+            guard let raw = object[field.name] else {
                 if field.required { throw ServerFailure.badRequest("\(field.name) is required.") }
                 continue
             }

@@ -197,10 +197,17 @@ extension LoginBackend {
 
     /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
     static func bearerToken(_ headers: HTTPFields) -> String? {
-        guard let authorization = headers[.authorization], authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer "
+        guard let authorization = headers[.authorization] else { return nil }
+        let bytes = authorization.utf8
+        guard bytes.count > 7,
+            zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 || ($0 == $1) })
         else { return nil }
-        let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let rest = bytes.dropFirst(7).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var end = rest.endIndex
+        while end > rest.startIndex, [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[bytes.index(before: end)]) {
+            end = bytes.index(before: end)
+        }
+        let token = String(Substring(rest[rest.startIndex..<end]))
         return token.isEmpty ? nil : token
     }
 

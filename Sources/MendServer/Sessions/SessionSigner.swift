@@ -15,6 +15,9 @@ struct SessionSigner: Sendable {
     let keys: JWTKeyCollection
     /// The public keys that verify, by `kid`.
     let verifyingKeys: [String: VerifyingKey]
+    /// The exact header segment this server's signer writes for each key, to the key: a token of ours skips decoding
+    /// its header (any other header is decoded and checked in full).
+    let knownHeaders: [Substring: VerifyingKey]
     let signingKeyID: String
     /// `{"keys": [...]}`: the public keys, signing key first.
     let jwks: JSONValue
@@ -57,6 +60,17 @@ struct SessionSigner: Sendable {
         }
         self.keys = collection
         self.verifyingKeys = verifyingKeys
+        var knownHeaders: [Substring: VerifyingKey] = [:]
+        for key in configuration {
+            let probe = try await collection.sign(
+                AccessTokenClaims(
+                    issuer: "", audience: "", subject: "", sessionID: "", scope: "", issuedAt: 0, expiresAt: 0,
+                    tokenID: ""), kid: JWKIdentifier(string: key.keyID))
+            if let header = probe.split(separator: ".").first, let verifying = verifyingKeys[key.keyID] {
+                knownHeaders[Substring(String(header))] = verifying
+            }
+        }
+        self.knownHeaders = knownHeaders
         self.signingKeyID = configuration[0].keyID
         self.jwks = .object(["keys": .array(published)])
         self.issuer = issuer
@@ -94,22 +108,57 @@ struct SessionSigner: Sendable {
         let utf8 = token.utf8
         guard utf8.count <= 8192 else { return .failure(.malformed) }
         let parts = utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerText = Substring(parts[0]).nonEmpty,
-            let payloadText = Substring(parts[1]).nonEmpty,
-            let headerData = Base64URL.decode(headerText), let payloadData = Base64URL.decode(payloadText),
-            let signature = Base64URL.decode(Substring(parts[2])),
-            let header = try? JSONDecoder().decode(Header.self, from: headerData), header.crit == nil
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
+            let payload = Self.base64URLDecode(parts[1]), let signature = Self.base64URLDecode(parts[2])
         else { return .failure(.malformed) }
-        guard let kid = header.kid, let key = verifyingKeys[kid], header.alg == key.algorithm else {
-            return .failure(.badSignature)
+        let key: VerifyingKey
+        if let known = knownHeaders[Substring(parts[0])] {
+            key = known
+        } else {
+            guard let headerBytes = Self.base64URLDecode(parts[0]),
+                let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)), header.crit == nil
+            else { return .failure(.malformed) }
+            guard let kid = header.kid, let named = verifyingKeys[kid], header.alg == named.algorithm else {
+                return .failure(.badSignature)
+            }
+            key = named
         }
-        let signingInput = token.utf8[..<parts[1].endIndex]
-        guard key.isValidSignature(signature, for: Data(signingInput)) else { return .failure(.badSignature) }
-        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payloadData) else {
+        let signingInput = Data(utf8[..<parts[1].endIndex])
+        guard key.isValidSignature(Data(signature), for: signingInput) else { return .failure(.badSignature) }
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload)) else {
             return .failure(.malformed)
         }
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
         return .success(claims)
+    }
+
+    /// Strict base64url without padding (RFC 4648 §5) over bytes: `nil` for any other character, a length that
+    /// leaves 6 bits, or non-zero trailing bits.
+    static func base64URLDecode(_ text: Substring.UTF8View) -> [UInt8]? {
+        guard text.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            accumulator = (accumulator << 6 | value) & 0x3FFF
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
     }
 
     /// A JWS header's fields that verification reads.

@@ -1,0 +1,104 @@
+"""schemathesis against a live mend-server (MendServer, issue 14): every check (`--checks all`), no exclusions.
+
+Starts `mend emulate --port 0` and `mend-server` on 127.0.0.1 (a free port, SQLite in a temporary directory, a fresh
+signing key, the server's default rate limits), logs in once through the emulator's consent page with PKCE to get an
+access token for the authenticated operations, then runs schemathesis on the server's own /openapi.json.
+
+    python3 server_schemathesis.py <mend binary> <mend-server binary> <scratch directory> [max examples]
+"""
+import base64
+import hashlib
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import requests
+
+from clients import FormReader
+from emulator_process import Emulator
+
+APP_ID = "111111111111111"
+APP_SECRET = "0123456789abcdef0123456789abcdef"
+REDIRECT_URI = "http://127.0.0.1:8765/callback"  # never contacted: the redirect is read from Location
+VERSION = "v25.0"
+
+
+def start_server(binary, emulator, scratch):
+    key = subprocess.run([binary, "generate-key"], capture_output=True, text=True, check=True).stdout.split()[-1]
+    environment = dict(
+        os.environ, MEND_HOST="127.0.0.1", MEND_PORT="0", MEND_APP_ID=APP_ID, MEND_APP_SECRET=APP_SECRET,
+        MEND_GRAPH_URL=emulator.base_url, MEND_REDIRECT_URIS=REDIRECT_URI, MEND_SIGNING_KEYS=key,
+        DATABASE_URL="sqlite://" + os.path.join(scratch, "mend.sqlite"))
+    process = subprocess.Popen([binary], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            raise RuntimeError("mend-server exited before it was ready")
+        if "mend-server ready" in line:
+            match = re.search(r"port=(\d+)", line)
+            if match:
+                # Keep reading standard error in the background so the server never blocks on a full pipe.
+                subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
+                return process, f"http://127.0.0.1:{match.group(1)}"
+    raise RuntimeError("mend-server printed no ready line within 60 s")
+
+
+def login(emulator, server):
+    """The code flow with PKCE through the emulator's consent page, then the server's code exchange."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = urllib.parse.urlencode({
+        "client_id": APP_ID, "redirect_uri": REDIRECT_URI, "response_type": "code", "scope": "public_profile,email",
+        "state": "schemathesis", "code_challenge": challenge, "code_challenge_method": "S256"})
+    page = requests.get(f"{emulator.base_url}/{VERSION}/dialog/oauth?{query}", allow_redirects=False, timeout=10)
+    form = FormReader()
+    form.feed(page.text)
+    answer = requests.post(urllib.parse.urljoin(emulator.base_url, form.action),
+                           data=form.fields + [("decision", "continue")], allow_redirects=False, timeout=10)
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(answer.headers["Location"]).query)["code"][0]
+    session = requests.post(f"{server}/v1/login/code", json={
+        "code": code, "code_verifier": verifier, "redirect_uri": REDIRECT_URI}, timeout=30)
+    session.raise_for_status()
+    return session.json()["access_token"]
+
+
+def main():
+    mend, mend_server, scratch = sys.argv[1], sys.argv[2], sys.argv[3]
+    examples = sys.argv[4] if len(sys.argv) > 4 else "50"
+    os.makedirs(scratch, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch) as directory, Emulator(mend) as emulator:
+        server, base_url = start_server(mend_server, emulator, directory)
+        try:
+            # Two passes, every check in each: every operation but logout with one session's bearer, then logout
+            # (which ends the session the first pass needs) with another's.
+            status = 0
+            for selection in (["--exclude-path", "/v1/session/logout"], ["--include-path", "/v1/session/logout"]):
+                token = login(emulator, base_url)
+                command = [
+                    os.path.join(os.path.dirname(sys.executable), "st"),
+                    "--config-file", os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemathesis.toml"),
+                    "--no-color", "run", f"{base_url}/openapi.json",
+                    "--checks", "all", "--max-examples", examples, "--seed", "20261123",
+                    "--header", f"Authorization: Bearer {token}", *selection,
+                ]
+                shown = ["Authorization: Bearer …" if c.startswith("Authorization") else c for c in command[1:]]
+                print("schemathesis:", " ".join(shown), flush=True)
+                status = max(status, subprocess.run(command, cwd=directory).returncode)
+            return status
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
