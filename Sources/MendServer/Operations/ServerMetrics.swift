@@ -14,8 +14,9 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
     private let requestMetrics = Mutex<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
-    /// `mend_session_checks_total` by source, made once.
-    private let sessionChecks = Mutex<[String: CoreMetrics.Counter]>([:])
+    /// `mend_session_checks_total` by source, made once (no lookup on the hot path).
+    private let sessionChecksFromView: CoreMetrics.Counter
+    private let sessionChecksFromDatabase: CoreMetrics.Counter
 
     /// Creates metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -27,6 +28,10 @@ public final class ServerMetrics: Sendable {
             .seconds(2.5), .seconds(5), .seconds(10),
         ]
         self.factory = factory
+        self.sessionChecksFromView = CoreMetrics.Counter(
+            label: "mend_session_checks_total", dimensions: [("source", "view")], factory: factory)
+        self.sessionChecksFromDatabase = CoreMetrics.Counter(
+            label: "mend_session_checks_total", dimensions: [("source", "database")], factory: factory)
     }
 
     /// The factory behind these metrics, to bootstrap the global metrics system with (the executable does, so that
@@ -84,15 +89,8 @@ public final class ServerMetrics: Sendable {
     }
 
     /// A bearer check answered by the revocation view or, while the view is not current, by the database.
-    func sessionCheck(source: String) {
-        let counter = sessionChecks.withLock { cache in
-            if let found = cache[source] { return found }
-            let made = CoreMetrics.Counter(
-                label: "mend_session_checks_total", dimensions: [("source", source)], factory: factory)
-            cache[source] = made
-            return made
-        }
-        counter.increment()
+    func sessionCheck(fromDatabase: Bool) {
+        (fromDatabase ? sessionChecksFromDatabase : sessionChecksFromView).increment()
     }
 
     func validityCheck(outcome: String) {

@@ -13,11 +13,44 @@ struct RequestSchema: Sendable {
     /// A string field's rule: its length in UTF-8 bytes (no maximum but the body limit when `maxLength` is `nil`)
     /// and, optionally, a regular expression it must match whole (ECMA-262 syntax, as OpenAPI 3.1 and JSON Schema
     /// use it; checked with `NSRegularExpression`).
+    ///
+    /// The expression is compiled once, with the rule (schemas are made once per server), not per request.
     struct StringRule: Sendable {
         var minLength = 1
         var maxLength: Int?
-        var pattern: String?
+        var pattern: String? {
+            didSet { expression = pattern.map(CompiledPattern.init) }
+        }
         var allowed: [String]?
+        private(set) var expression: CompiledPattern?
+
+        init(minLength: Int = 1, maxLength: Int? = nil, pattern: String? = nil, allowed: [String]? = nil) {
+            self.minLength = minLength
+            self.maxLength = maxLength
+            self.pattern = pattern
+            self.allowed = allowed
+            self.expression = pattern.map(CompiledPattern.init)
+        }
+    }
+
+    /// A compiled pattern; one that does not compile matches nothing.
+    ///
+    /// `@unchecked Sendable`: `NSRegularExpression` is immutable once made and documented as safe to use from any
+    /// thread; it is only read here.
+    final class CompiledPattern: @unchecked Sendable {
+        let expression: NSRegularExpression?
+
+        init(_ pattern: String) {
+            self.expression = try? NSRegularExpression(pattern: pattern)
+        }
+
+        /// Whether `text` matches the whole pattern.
+        func matches(_ text: String) -> Bool {
+            guard let expression else { return false }
+            let range = NSRange(text.startIndex..., in: text)
+            guard let match = expression.firstMatch(in: text, range: range) else { return false }
+            return match.range == range
+        }
     }
 
     /// One field.
@@ -86,17 +119,14 @@ struct RequestSchema: Sendable {
         if let allowed = rule.allowed, !allowed.contains(text) {
             throw ServerFailure.badRequest("\(name) must be one of: \(allowed.joined(separator: ", ")).")
         }
-        if let pattern = rule.pattern, !Self.matches(text, pattern: pattern) {
+        if let expression = rule.expression, !expression.matches(text) {
             throw ServerFailure.badRequest("\(name) is not in the expected format.")
         }
     }
 
     /// Whether `text` matches `pattern` whole.
     static func matches(_ text: String, pattern: String) -> Bool {
-        guard let expression = try? NSRegularExpression(pattern: pattern) else { return false }
-        let range = NSRange(text.startIndex..., in: text)
-        guard let match = expression.firstMatch(in: text, range: range) else { return false }
-        return match.range == range
+        CompiledPattern(pattern).matches(text)
     }
 
     /// The JSON Schema of the body.

@@ -234,12 +234,12 @@ extension LoginBackend {
         }
         switch revocations.status(of: claims.sessionID) {
         case .active:
-            metrics.sessionCheck(source: "view")
+            metrics.sessionCheck(fromDatabase: false)
         case .ended(let ending):
-            metrics.sessionCheck(source: "view")
+            metrics.sessionCheck(fromDatabase: false)
             throw ServerFailure.sessionEnded(storedReason: ending.reason, detail: ending.detail)
         case .unknown:
-            metrics.sessionCheck(source: "database")
+            metrics.sessionCheck(fromDatabase: true)
             try await requireActiveSession(of: claims)
         }
         return claims

@@ -244,3 +244,27 @@ extension ServerClient {
 
     struct RefusalTimeout: Error {}
 }
+
+/// Two live instances on one fresh PostgreSQL database, as behind a load balancer: one signing key, the rate limits
+/// off unless `configure` sets them, and the test clock on both.
+func withTwoPostgresInstances(
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (RunningEmulator, RunningMendServer, RunningMendServer, OffsetClock) async throws -> Void
+) async throws {
+    try await withEmulator { emulator in
+        try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
+            let clock = OffsetClock()
+            var configuration = ServerConfiguration.forEmulator(emulator)
+            configuration.databaseURL = url
+            configuration.rateLimits = .unlimited
+            configuration.signingKeys = [.generate(keyID: "shared")]
+            configuration.now = { clock.now }
+            configure(&configuration)
+            try await withMendServer(configuration: configuration) { first in
+                try await withMendServer(configuration: configuration) { second in
+                    try await body(emulator, first, second, clock)
+                }
+            }
+        }
+    }
+}
