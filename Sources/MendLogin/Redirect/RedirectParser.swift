@@ -55,8 +55,13 @@ public enum RedirectParser {
             components.user == nil, components.password == nil
         else { throw refused("the redirect does not go to the expected redirect URI") }
 
-        let query = try parameters(components.percentEncodedQuery)
-        var fragment = try parameters(components.percentEncodedFragment)
+        // The query and fragment as received, not as `URLComponents` holds them: given a character it does not
+        // allow (`^`, `|`: browsers send them raw), it re-encodes the whole URL, `%` too, which would turn an escape
+        // that is not UTF-8 (`%de`) into literal text instead of refusing it (the loopback receiver reads the raw
+        // text, and must agree).
+        let (rawQuery, rawFragment) = queryAndFragment(redirect)
+        let query = try parameters(rawQuery)
+        var fragment = try parameters(rawFragment)
         fragment["_"] = nil  // Facebook appends `#_=_` to redirects.
         for name in fragment.keys where query[name] != nil {
             throw refused("the parameter '\(name)' appears in both the query and the fragment")
@@ -100,6 +105,17 @@ public enum RedirectParser {
         return .authorized(
             code: code, grantedScopes: all["granted_scopes"].map(scopes), deniedScopes: all["denied_scopes"].map(scopes)
         )
+    }
+
+    /// The text after the first `?` (up to the first `#`) and after the first `#`, as `URLComponents` splits a
+    /// valid URL.
+    private static func queryAndFragment(_ url: String) -> (query: String?, fragment: String?) {
+        let hash = url.firstIndex(of: "#")
+        let beforeFragment = url[..<(hash ?? url.endIndex)]
+        let query = beforeFragment.firstIndex(of: "?").map {
+            String(beforeFragment[beforeFragment.index(after: $0)...])
+        }
+        return (query, hash.map { String(url[url.index(after: $0)...]) })
     }
 
     private static func scopes(_ text: String) -> [String] {
