@@ -134,6 +134,51 @@ struct CLITests {
         #expect(run.stdout.isEmpty)
     }
 
+    @Test("--messages adds a language: explain --locale pt uses it; errors messages prints a file it reads back")
+    func appMessages() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("pt.json")
+        try Data(
+            #"{"pt": {"sessionExpired": "Sua sessão expirou.", "sessionExpired.title": "Sessão expirada"}}"#.utf8
+        ).write(to: file)
+        let body =
+            #"{"error":{"message":"Session has expired","type":"OAuthException","code":190,"error_subcode":463}}"#
+        let explained = try MendBinary.run(["explain", "--json", "--messages", file.path, "--locale", "pt-BR", body])
+        #expect(explained.status == 0, "\(explained.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as? [String: Any])
+        #expect(report["userTitle"] as? String == "Sessão expirada")
+        #expect(report["userMessage"] as? String == "Sua sessão expirou.")
+        #expect(explained.stderr.isEmpty)
+        // Without the file, Portuguese is not available: English, and a note.
+        let english = try MendBinary.run(["explain", "--json", "--locale", "pt", body])
+        #expect(english.stderr.contains("no messages in 'pt'"))
+
+        // The template: every key, in German; read back as a messages file, it changes nothing.
+        let template = try MendBinary.run(["errors", "messages", "--locale", "de"])
+        #expect(template.status == 0)
+        let texts = try #require(
+            try JSONSerialization.jsonObject(with: Data(template.stdout.utf8)) as? [String: [String: String]])
+        #expect(texts["de"]?["sessionExpired.title"] == "Sitzung abgelaufen")
+        let germanFile = directory.appendingPathComponent("de.json")
+        try Data(template.stdout.utf8).write(to: germanFile)
+        let missing = try MendBinary.run([
+            "errors", "messages", "--messages", germanFile.path, "--locale", "de", "--missing",
+        ])
+        #expect(missing.status == 0 && missing.stdout.isEmpty, "\(missing.stdout)")
+        let partial = try MendBinary.run(["errors", "messages", "--messages", file.path, "--locale", "pt", "--missing"])
+        #expect(partial.stdout.contains("notFound\n") && !partial.stdout.contains("sessionExpired\n"))
+
+        // A bad file: the reason, exit 65, nothing on standard output.
+        let bad = directory.appendingPathComponent("bad.json")
+        try Data(#"{"pt": {"sesionExpired": "x"}}"#.utf8).write(to: bad)
+        let refused = try MendBinary.run(["explain", "--messages", bad.path, "--locale", "pt", body])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("'sesionExpired' is not a key Mend knows"))
+        #expect(refused.stdout.isEmpty)
+    }
+
     @Test("Huge standard input is refused without reading it all")
     func hugeInput() throws {
         let run = try MendBinary.run(["explain"], stdin: Data(repeating: UInt8(ascii: "{"), count: 3 << 20))

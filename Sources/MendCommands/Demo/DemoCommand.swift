@@ -11,8 +11,7 @@ struct DemoCommand: AsyncParsableCommand {
             "Log in, call the APIs and live through every kind of failure, against a local emulator and mend-server."
     )
 
-    @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
-    var locale: String?
+    @OptionGroup var language: LanguageOptions
 
     @Flag(name: .long, help: "Print the summary as JSON.")
     var json = false
@@ -25,7 +24,7 @@ struct DemoCommand: AsyncParsableCommand {
             try runOffline()
             return
         }
-        let resolved = LocaleOption.resolve(locale)
+        let resolved = try language.resolve()
         let printsJSON = json
         let say: @Sendable (String) -> Void = { line in
             // Unbuffered: progress shows as it happens, also through a pipe.
@@ -61,7 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func runOffline() throws {
-        let resolved = LocaleOption.resolve(locale)
+        let resolved = try language.resolve()
         let explainer = Explainer()
         var rows: [DemoRow] = []
         for scenario in DemoScenario.all {

@@ -8,7 +8,7 @@ struct ErrorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "errors",
         abstract: "Show Mend's error catalog.",
-        subcommands: [ListCommand.self],
+        subcommands: [ListCommand.self, MessagesCommand.self],
         defaultSubcommand: ListCommand.self
     )
 
@@ -24,8 +24,7 @@ struct ErrorsCommand: ParsableCommand {
         @Flag(name: .long, help: "Print the Markdown page docs/errors.md.")
         var markdown = false
 
-        @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
-        var locale: String?
+        @OptionGroup var language: LanguageOptions
 
         @Option(name: .long, help: "Only this domain: login, graph, rest, graphql, http or transport.")
         var domain: String?
@@ -39,8 +38,8 @@ struct ErrorsCommand: ParsableCommand {
             }
         }
 
-        func run() {
-            let locale = LocaleOption.resolve(locale ?? (markdown ? "en" : nil))
+        func run() throws {
+            let locale = try language.resolve(fallback: markdown ? "en" : nil)
             let listing = CatalogListing(
                 catalog: .everySpace, locale: locale, domain: domain.map(MendError.Domain.init(rawValue:)))
             if json {
@@ -50,6 +49,39 @@ struct ErrorsCommand: ParsableCommand {
             } else {
                 print(listing.text())
             }
+        }
+    }
+
+    /// `mend errors messages`: every message key with its text, as a messages file to translate.
+    struct MessagesCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "messages",
+            abstract: "Print every message key with its text in one language, as a --messages file to translate.",
+            discussion: """
+                The output is a messages file, {locale: {key: text}}: translate the texts, change the locale, and \
+                register it in the app (MendLocalization.register) or pass it to --messages. Keys per error \
+                (graph/190, graph/190/463, with .title) may be added; see MendMessages.
+
+                Examples:
+                  mend errors messages > pt.json
+                  mend errors messages --messages pt.json --locale pt --missing
+                """)
+
+        @OptionGroup var language: LanguageOptions
+
+        @Flag(name: .long, help: "Print only the keys the language lacks (English shows for them), one per line.")
+        var missing = false
+
+        func run() throws {
+            let locale = try language.resolve(fallback: "en")
+            let tag = MendLocalization.language(for: locale)
+            if missing {
+                let registered = MendLocalization.registeredMessages
+                for key in registered.missingKeys(for: tag) { print(key) }
+                return
+            }
+            let texts = MendLocalization.texts(language: tag)
+            print(JSONValue.object([tag: .object(texts.mapValues(JSONValue.string))]).jsonText(pretty: true))
         }
     }
 }

@@ -37,8 +37,7 @@ struct ExplainCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON with stable field names.")
     var json = false
 
-    @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
-    var locale: String?
+    @OptionGroup var language: LanguageOptions
 
     @Option(name: .long, help: "The largest input to read, in bytes.")
     var maxBytes = 1 << 20
@@ -58,6 +57,7 @@ struct ExplainCommand: ParsableCommand {
     }
 
     func run() throws {
+        let resolved = try language.resolve()
         let input: Data
         do {
             input = try InputReading.read(argument: body, file: file, limit: maxBytes)
@@ -84,7 +84,6 @@ struct ExplainCommand: ParsableCommand {
             StandardError.write("error: \(error)")
             throw ExitCode(ExitCodes.badInput)
         }
-        let resolved = LocaleOption.resolve(locale)
         var report = ErrorReport(explanation.error, locale: resolved)
         if !explanation.graphQLErrors.isEmpty, explanation.error.code == .GraphQL.responseHasErrors {
             report.errors = explanation.graphQLErrors.map {

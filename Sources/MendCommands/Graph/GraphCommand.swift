@@ -47,8 +47,7 @@ struct GraphCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Log requests, retries and errors to standard error.")
     var verbose = false
 
-    @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
-    var locale: String?
+    @OptionGroup var language: LanguageOptions
 
     @Flag(name: .long, help: "Split batches of more than 50 requests into several calls.")
     var split = false
@@ -64,7 +63,7 @@ struct GraphCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let resolved = LocaleOption.resolve(locale)
+        let resolved = try language.resolve()
         var logger = Logger(label: "mend.graph") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .critical
         let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]

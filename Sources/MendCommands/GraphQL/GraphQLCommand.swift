@@ -39,8 +39,7 @@ struct GraphQLCommand: AsyncParsableCommand {
         name: .long, help: "Print JSON: data, errors (each with the fields of `mend explain --json`) and nulled paths.")
     var json = false
 
-    @Option(name: .long, help: "The language of user messages: en, de, es, fr or ja.")
-    var locale: String?
+    @OptionGroup var language: LanguageOptions
 
     func validate() throws {
         guard (operation == nil) != (file == nil) else {
@@ -50,7 +49,7 @@ struct GraphQLCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let resolved = LocaleOption.resolve(locale)
+        let resolved = try language.resolve()
         let text: String
         do {
             text =

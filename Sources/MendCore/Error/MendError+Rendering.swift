@@ -27,12 +27,12 @@ extension MendError {
 
     func userTitle(language: String) -> String {
         if !isSecuritySensitive, let serverUserTitle, !serverUserTitle.isEmpty { return serverUserTitle }
-        return MendLocalization.message(messageKey, language: language).title
+        return MendLocalization.title(for: self, language: language)
     }
 
     func userMessage(language: String) -> String {
         if !isSecuritySensitive, let serverUserMessage, !serverUserMessage.isEmpty { return serverUserMessage }
-        return MendLocalization.message(messageKey, language: language).message
+        return MendLocalization.message(for: self, language: language)
     }
 
     func recoverySuggestion(language: String) -> String? {
