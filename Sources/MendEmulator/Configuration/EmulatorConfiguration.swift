@@ -49,6 +49,9 @@ public struct EmulatorConfiguration: Sendable, Codable {
     public var restCallsPerMinute: Int?
     /// How many entries the request log keeps.
     public var requestLogLimit: Int
+    /// The clients of the emulated OpenID Connect issuers (Apple, Google); ``EmulatedIssuerClient/defaults`` unless
+    /// said otherwise.
+    public var issuerClients: [EmulatedIssuerClient]
 
     /// Creates a configuration.
     public init(
@@ -58,7 +61,8 @@ public struct EmulatorConfiguration: Sendable, Codable {
         clockMode: EmulatorClock.Mode = .running, issuer: String = "https://www.facebook.com",
         shortLivedTokenLifetime: Int = 7_200, longLivedTokenLifetime: Int = 5_183_944, codeLifetime: Int = 600,
         dataAccessLifetime: Int = 7_776_000, restAPIKey: String = "emulator-api-key",
-        restSubscriptionValid: Bool = true, restCallsPerMinute: Int? = nil, requestLogLimit: Int = 2_000
+        restSubscriptionValid: Bool = true, restCallsPerMinute: Int? = nil, requestLogLimit: Int = 2_000,
+        issuerClients: [EmulatedIssuerClient] = EmulatedIssuerClient.defaults
     ) {
         self.host = host
         self.port = port
@@ -80,6 +84,7 @@ public struct EmulatorConfiguration: Sendable, Codable {
         self.restSubscriptionValid = restSubscriptionValid
         self.restCallsPerMinute = restCallsPerMinute
         self.requestLogLimit = requestLogLimit
+        self.issuerClients = issuerClients
     }
 
     /// Decodes a configuration file (JSON); every key is optional.
@@ -104,7 +109,8 @@ public struct EmulatorConfiguration: Sendable, Codable {
             restAPIKey: try value(.restAPIKey, defaults.restAPIKey),
             restSubscriptionValid: try value(.restSubscriptionValid, defaults.restSubscriptionValid),
             restCallsPerMinute: try container.decodeIfPresent(Int.self, forKey: .restCallsPerMinute),
-            requestLogLimit: try value(.requestLogLimit, defaults.requestLogLimit))
+            requestLogLimit: try value(.requestLogLimit, defaults.requestLogLimit),
+            issuerClients: try value(.issuerClients, defaults.issuerClients))
     }
 
     /// Reads a configuration file (JSON, every key optional; dates in ISO 8601).

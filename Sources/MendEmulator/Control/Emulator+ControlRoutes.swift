@@ -58,6 +58,34 @@ extension Emulator {
         case (.delete, ["requests"]):
             clearRequestLog()
             return Self.encode(["cleared": true])
+        case (.get, ["issuers"]):
+            return Self.encode(issuerSummary(baseURL: request.baseURL))
+        case (.get, ["issuers", "revocations"]):
+            return Self.encode(revocations())
+        case (.post, let parts)
+        where parts.count == 3 && parts[0] == "issuers" && parts[2] == "native"
+            && EmulatedIssuerKind(rawValue: parts[1]) != nil:
+            let body = try Self.decode(NativeSignInBody.self, from: request.body)
+            let kind = EmulatedIssuerKind(rawValue: parts[1])!
+            let clientID =
+                body.clientID ?? configuration.issuerClients.last { $0.kind == kind && $0.redirectURIs.isEmpty }?.id
+                ?? configuration.issuerClients.last { $0.kind == kind }?.id ?? ""
+            return .json(
+                try state.nativeSignIn(
+                    kind: kind, clientID: clientID, userID: body.userID ?? state.defaultUserID, nonce: body.nonce,
+                    baseURL: request.baseURL))
+        case (.post, let parts)
+        where parts.count == 3 && parts[0] == "issuers" && parts[2] == "rotate-keys"
+            && EmulatedIssuerKind(rawValue: parts[1]) != nil:
+            try state.rotateIssuerKey(EmulatedIssuerKind(rawValue: parts[1])!)
+            return Self.encode(["rotated": true])
+        case (.post, ["limited-login"]):
+            let body = try Self.decode(LimitedLoginBody.self, from: request.body)
+            return Self.encode(
+                [
+                    "authentication_token": try limitedLoginToken(
+                        appID: body.appID, userID: body.userID, nonce: body.nonce, baseURL: request.baseURL)
+                ])
         case (.post, ["consent"]):
             let body = try Self.decode(ConsentBody.self, from: request.body)
             setAutoConsent(try body.consent(), userID: body.userID)

@@ -29,6 +29,10 @@ extension EmulatorState {
                 users[userID]?.grants[identity.app.id] = grant
             } else {
                 removeApp(userID: userID, appID: identity.app.id)
+                issuers.revocations.append(
+                    IssuerRevocation(
+                        issuer: "facebook", clientID: identity.app.id, userID: userID, tokenKind: "permissions",
+                        at: now))
             }
             return .success(.object(["success": .bool(true)]))
         case (.get, "friends", nil):

@@ -10,6 +10,8 @@ enum EmulatorRoute: Sendable, Hashable {
     case openIDConfiguration
     /// `/.well-known/oauth/openid/jwks/`.
     case jwks
+    /// `/apple/…`, `/google/…`: an emulated OpenID Connect issuer, with the path after its name.
+    case issuer(EmulatedIssuerKind, [String])
     /// Everything else: the Graph and login surface, with the version prefix split off.
     case graph(version: String?, route: GraphRoute)
 
@@ -17,6 +19,8 @@ enum EmulatorRoute: Sendable, Hashable {
         switch segments.first {
         case "_emulator": return .control(Array(segments.dropFirst()))
         case "graphql" where segments.count == 1: return .graphQL
+        case let name? where EmulatedIssuerKind(rawValue: name) != nil:
+            return .issuer(EmulatedIssuerKind(rawValue: name)!, Array(segments.dropFirst()))
         case "v1" where segments.count >= 3 && segments[1] == "objects" && segments.count <= 4:
             return .restObjects(type: segments[2], id: segments.count == 4 ? segments[3] : nil)
         case ".well-known":

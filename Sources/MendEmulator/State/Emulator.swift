@@ -68,6 +68,7 @@ public actor Emulator {
         case .control: return EmulatorResponse(status: .notFound)
         case .graphQL: return await graphQL.handle(request, context: state.graphQLContext(for: request))
         case .restObjects(let type, let id): return state.handleREST(request, type: type, id: id)
+        case .issuer(let kind, let segments): return state.handleIssuer(request, kind: kind, segments: segments)
         case .openIDConfiguration: return .json(state.openIDConfiguration(baseURL: request.baseURL))
         case .jwks:
             var random = state.random

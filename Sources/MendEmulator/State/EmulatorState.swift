@@ -22,12 +22,15 @@ struct EmulatorState: Sendable {
     var autoConsent: AutoConsent
     var autoConsentUserID: String?
     var rest = RESTStore()
+    /// The emulated OpenID Connect issuers (Apple, Google).
+    var issuers: IssuerState
     /// Increases with every token issue and state change (orders them even when the clock stands still).
     var generation = 0
 
     init(configuration: EmulatorConfiguration) {
         self.configuration = configuration
         self.random = SeededGenerator(seed: configuration.seed)
+        self.issuers = IssuerState(seed: configuration.seed)
         let start = configuration.startTime ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         self.clock = EmulatorClock(start: start, mode: configuration.clockMode)
         self.apps = Dictionary(configuration.apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
