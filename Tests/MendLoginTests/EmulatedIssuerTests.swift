@@ -238,31 +238,49 @@ struct EmulatedIssuerTests {
             let rawNonce = "raw-nonce-0123456789"
             let hashed = SHA256.hash(data: Data(rawNonce.utf8)).map { String(format: "%02x", $0) }.joined()
             let base = emulator.baseURL.absoluteString
-            for (kind, clientID, jwks) in [
-                ("apple", Self.appleNative, "/apple/auth/keys"), ("google", Self.googleIOS, "/google/oauth2/v3/certs"),
+            // Apple's SDK gets the hash and puts it in the token; Google's gets the nonce as it is.
+            for (kind, clientID, jwks, sent, rule) in [
+                ("apple", Self.appleNative, "/apple/auth/keys", hashed, IDTokenValidator.NonceRule.sha256Hex(ofRawNonce: rawNonce)),
+                ("google", Self.googleIOS, "/google/oauth2/v3/certs", rawNonce, .exact(rawNonce)),
             ] {
                 let answer = await emulator.emulator.handle(
                     EmulatorRequest(
                         method: .post, target: "/_emulator/issuers/\(kind)/native",
-                        headers: [.contentType: "application/json"], body: Data(#"{"nonce":"\#(hashed)"}"#.utf8),
+                        headers: [.contentType: "application/json"], body: Data(#"{"nonce":"\#(sent)"}"#.utf8),
                         baseURL: base))
                 let token = try #require(answer.json?["id_token"]?.stringValue)
+                // The backend accepts the app's web and native clients.
                 let validator = IDTokenValidator(
-                    issuer: "\(base)/\(kind)", clientID: clientID, jwksURI: emulator.url(jwks), transport: transport)
-                let claims = try await validator.validate(token, nonce: hashed)
+                    issuer: "\(base)/\(kind)", clientIDs: ["web.client.example", clientID],
+                    jwksURI: emulator.url(jwks), transport: transport)
+                let claims = try await validator.validate(token, nonceRule: rule)
                 #expect(!claims.subject.isEmpty)
+                #expect(claims.emailVerified == true, "\(kind): email_verified as a string or a boolean")
+                #expect(claims.isPrivateEmail == (kind == "apple" ? true : nil))
+                #expect(claims.hostedDomain == (kind == "google" ? "example.com" : nil))
                 let other = IDTokenValidator(
-                    issuer: "\(base)/\(kind)", clientID: "another.client", jwksURI: emulator.url(jwks),
+                    issuer: "\(base)/\(kind)", clientIDs: ["another.client"], jwksURI: emulator.url(jwks),
                     transport: transport)
-                await #expect(throws: MendError.self) { try await other.validate(token, nonce: hashed) }
-                await #expect(throws: MendError.self) { try await validator.validate(token, nonce: rawNonce) }
+                await #expect(throws: MendError.self) { try await other.validate(token, nonceRule: rule) }
+                let wrongIssuer = IDTokenValidator(
+                    issuer: "\(base)/\(kind == "apple" ? "google" : "apple")", clientIDs: [clientID],
+                    jwksURI: emulator.url(jwks), transport: transport)
+                await #expect(throws: MendError.self) { try await wrongIssuer.validate(token, nonceRule: rule) }
+                let wrongNonce: IDTokenValidator.NonceRule =
+                    kind == "apple" ? .exact(rawNonce) : .sha256Hex(ofRawNonce: rawNonce)
+                await #expect(throws: MendError.self) { try await validator.validate(token, nonceRule: wrongNonce) }
+                await #expect(throws: MendError.self) {
+                    try await validator.validate(token, nonceRule: .sha256Hex(ofRawNonce: "another raw nonce"))
+                }
             }
             let limited = try await emulator.emulator.limitedLoginToken(
                 appID: nil, userID: nil, nonce: hashed, baseURL: base)
             let facebook = IDTokenValidator(
                 issuer: "https://www.facebook.com", clientID: emulator.emulator.configuration.defaultApp.id,
                 jwksURI: emulator.url("/.well-known/oauth/openid/jwks/"), transport: transport)
-            #expect(try await facebook.validate(limited, nonce: hashed).subject == "100000000000001")
+            let claims = try await facebook.validate(limited, nonceRule: .sha256Hex(ofRawNonce: rawNonce))
+            #expect(claims.subject == "100000000000001")
+            await #expect(throws: MendError.self) { try await facebook.validate(limited, nonce: rawNonce) }
         }
     }
 

@@ -11,13 +11,36 @@ import _CryptoExtras
 ///   the token names. A key whose `use` is not `sig`, or whose `alg` is not the token's, never verifies. The key set
 ///   is cached; an unknown `kid` fetches it again (the provider rotated its keys), but at most once per
 ///   ``keyRefetchInterval``, and validations that need the key set at the same time share one fetch.
-/// - The claims: `iss` is the provider's; `aud` contains the client id, and when it names several audiences `azp`
-///   must be present; a present `azp` must be the client id; `exp`, `nbf` and `iat` with ``leeway`` for clock skew
-///   (and `iat` no older than ``maximumAge``); `nonce` equals the one the authorization request sent.
+/// - The claims: `iss` is the provider's; `aud` contains one of the accepted client ids (``clientIDs``: an app's web
+///   and native clients, or a backend accepting several apps), and when it names several audiences `azp` must be
+///   present; a present `azp` must be an accepted client id; `exp`, `nbf` and `iat` with ``leeway`` for clock skew
+///   (and `iat` no older than ``maximumAge``); `nonce` as the ``NonceRule`` says: equal to the one the authorization
+///   request sent, or — for Sign in with Apple and the vendor SDK's Limited Login, which put the SHA-256 of the app's
+///   raw nonce in the token, in lowercase hex — equal to that hash of the raw nonce the app kept.
 ///
 /// Every failure is `login/309` (invalid id_token), shown to users generically. A key set that cannot be fetched is
 /// the transport's error (retryable), not `login/309`.
 public actor IDTokenValidator {
+    /// How the token's `nonce` must match.
+    public enum NonceRule: Sendable, Hashable {
+        /// The token's nonce equals this (the code flow: the nonce the authorization request sent; Google's native
+        /// sign-in).
+        case exact(String)
+        /// The token's nonce is the SHA-256 of this raw nonce, in hex (Sign in with Apple, Limited Login: the app
+        /// hands the provider the hash and keeps the raw value). Lowercase and uppercase hex both match.
+        case sha256Hex(ofRawNonce: String)
+
+        func matches(_ nonce: String) -> Bool {
+            switch self {
+            case .exact(let expected):
+                return ConstantTime.equal(nonce, expected)
+            case .sha256Hex(let raw):
+                let hash = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+                return ConstantTime.equal(nonce.lowercased(), hash)
+            }
+        }
+    }
+
     /// The claims Mend reads from a valid id_token.
     public struct Claims: Sendable, Hashable {
         /// `sub`.
@@ -36,12 +59,22 @@ public actor IDTokenValidator {
         public var name: String?
         /// `email`, if present.
         public var email: String?
+        /// `email_verified`, if present: a JSON boolean (Google, OIDC) or the strings `"true"` and `"false"` (Apple).
+        public var emailVerified: Bool?
+        /// Apple's `is_private_email` (a string or a boolean): the e-mail is a private-relay address.
+        public var isPrivateEmail: Bool?
+        /// `azp`, if present.
+        public var authorizedParty: String?
+        /// Google's `hd`: the Workspace domain of the account, if any.
+        public var hostedDomain: String?
     }
 
     /// The issuer id_tokens must name.
     public let issuer: String
-    /// The client id the audience must contain.
-    public let clientID: String
+    /// The first of ``clientIDs``.
+    public var clientID: String { clientIDs[0] }
+    /// The client ids one of which the audience must contain (never empty).
+    public let clientIDs: [String]
     /// Where the provider publishes its keys.
     public let jwksURI: URL
     /// The tolerance for clock skew on `exp`, `nbf` and `iat`.
@@ -77,8 +110,31 @@ public actor IDTokenValidator {
         maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(
+            issuer: issuer, clientIDs: [clientID], jwksURI: jwksURI, transport: transport, leeway: leeway,
+            maximumAge: maximumAge, keyRefetchInterval: keyRefetchInterval, now: now)
+    }
+
+    /// Creates a validator that accepts tokens for any of several client ids (an app's web and native clients).
+    ///
+    /// - Parameters:
+    ///   - issuer: The issuer id_tokens must name (`iss`).
+    ///   - clientIDs: The accepted client ids: `aud` must contain one, and a present `azp` must be one. An empty list
+    ///     accepts no token.
+    ///   - jwksURI: Where the provider publishes its keys.
+    ///   - transport: How the key set is fetched.
+    ///   - leeway: The tolerance for clock skew on `exp`, `nbf` and `iat`.
+    ///   - maximumAge: The oldest `iat` accepted.
+    ///   - keyRefetchInterval: The shortest time between two fetches of the key set caused by an unknown `kid`.
+    ///   - now: The clock.
+    public init(
+        issuer: String, clientIDs: [String], jwksURI: URL, transport: any HTTPTransport, leeway: TimeInterval = 60,
+        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.issuer = issuer
-        self.clientID = clientID
+        // An impossible client id keeps `clientID` defined and accepts nothing.
+        self.clientIDs = clientIDs.isEmpty ? ["\u{0}"] : clientIDs
         self.jwksURI = jwksURI
         self.leeway = leeway
         self.maximumAge = maximumAge
@@ -104,8 +160,14 @@ public actor IDTokenValidator {
         onKeySetWait = observer
     }
 
-    /// Validates `token`; `nonce` is the one the authorization request sent.
+    /// Validates `token`; `nonce` is the one the authorization request sent (`nil`: the token's nonce is not
+    /// checked — only for tokens no request of this app asked for, such as a refresh's).
     public func validate(_ token: String, nonce expectedNonce: String?) async throws -> Claims {
+        try await validate(token, nonceRule: expectedNonce.map(NonceRule.exact))
+    }
+
+    /// Validates `token`, its nonce matched by `nonceRule` (`nil`: not checked).
+    public func validate(_ token: String, nonceRule: NonceRule?) async throws -> Claims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let payloadData = Base64URL.decode(parts[1]),
@@ -137,10 +199,14 @@ public actor IDTokenValidator {
             valid = false
         }
         guard valid else { throw Self.invalid("its signature does not verify") }
-        return try claims(payload, nonce: expectedNonce)
+        return try claims(payload, nonceRule: nonceRule)
     }
 
     func claims(_ payload: JSONValue, nonce expectedNonce: String?) throws(MendError) -> Claims {
+        try claims(payload, nonceRule: expectedNonce.map(NonceRule.exact))
+    }
+
+    func claims(_ payload: JSONValue, nonceRule: NonceRule?) throws(MendError) -> Claims {
         guard let subject = payload["sub"]?.stringValue, let tokenIssuer = payload["iss"]?.stringValue,
             let expires = payload["exp"]?.doubleValue, let issued = payload["iat"]?.doubleValue
         else { throw Self.invalid("it lacks sub, iss, exp or iat") }
@@ -148,12 +214,12 @@ public actor IDTokenValidator {
             payload["aud"]?.arrayValue?.compactMap(\.stringValue) ?? [payload["aud"]?.stringValue].compactMap { $0 }
         let current = now().timeIntervalSince1970
         guard tokenIssuer == issuer else { throw Self.invalid("its issuer is not the provider") }
-        guard audience.contains(clientID) else { throw Self.invalid("it is for another app") }
+        guard audience.contains(where: clientIDs.contains) else { throw Self.invalid("it is for another app") }
         let authorizedParty = payload["azp"]
         if audience.count > 1, authorizedParty == nil {
             throw Self.invalid("it names several audiences but no authorized party (azp)")
         }
-        if let authorizedParty, authorizedParty.stringValue != clientID {
+        if let authorizedParty, !clientIDs.contains(authorizedParty.stringValue ?? "\u{0}") {
             throw Self.invalid("its authorized party (azp) is another app")
         }
         guard expires + leeway > current else { throw Self.invalid("it has expired") }
@@ -165,14 +231,26 @@ public actor IDTokenValidator {
             throw Self.invalid("it was issued at an implausible time")
         }
         let nonce = payload["nonce"]?.stringValue
-        if let expectedNonce {
-            guard let nonce, ConstantTime.equal(nonce, expectedNonce) else { throw Self.invalid("its nonce differs") }
+        if let nonceRule {
+            guard let nonce, nonceRule.matches(nonce) else { throw Self.invalid("its nonce differs") }
         }
         return Claims(
             subject: subject, issuer: tokenIssuer, audience: audience,
             expiresAt: Date(timeIntervalSince1970: expires), issuedAt: Date(timeIntervalSince1970: issued),
             nonce: nonce,
-            name: payload["name"]?.stringValue, email: payload["email"]?.stringValue)
+            name: payload["name"]?.stringValue, email: payload["email"]?.stringValue,
+            emailVerified: Self.flag(payload["email_verified"]), isPrivateEmail: Self.flag(payload["is_private_email"]),
+            authorizedParty: authorizedParty?.stringValue, hostedDomain: payload["hd"]?.stringValue)
+    }
+
+    /// A boolean claim sent as a JSON boolean or as the string `"true"` or `"false"` (Apple); anything else is `nil`.
+    static func flag(_ value: JSONValue?) -> Bool? {
+        switch value {
+        case .bool(let flag)?: flag
+        case .string("true")?: true
+        case .string("false")?: false
+        default: nil
+        }
     }
 
     private func key(for keyID: String) async throws -> VerificationKey {
