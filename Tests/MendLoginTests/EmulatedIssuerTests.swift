@@ -100,6 +100,64 @@ struct EmulatedIssuerTests {
         }
     }
 
+    @Test("A Google session: refreshed after expiry, checked at userinfo, ended by invalid_grant, revoked at logout")
+    func googleSession() async throws {
+        try await withEmulator { emulator in
+            let transport = AsyncHTTPClientTransport()
+            let clock = OffsetClock()
+            var provider = try await LoginProvider.discover(
+                issuer: emulator.url("/google"), clientID: Self.googleIOS, transport: transport)
+            provider.authorizationParameters = ["access_type": "offline"]
+            let validator = IDTokenValidator(
+                issuer: try #require(provider.issuer), clientID: Self.googleIOS,
+                jwksURI: try #require(provider.jwksURI), transport: transport, now: { clock.now })
+            let store = InMemoryTokenStore()
+            let credentials = CredentialsManager(
+                store: store,
+                authority: OIDCSessionAuthority(
+                    provider: provider, transport: transport, idTokenValidator: validator, now: { clock.now }),
+                now: { clock.now })
+            let login = LoginManager(
+                provider: provider,
+                exchanger: DirectCodeExchanger(
+                    provider: provider, transport: transport, idTokenValidator: validator, now: { clock.now }),
+                credentials: credentials, defaultScopes: ["openid", "email", "profile"])
+            let first = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(first.refreshToken != nil)
+            // Past the access token's hour, on both clocks: the token is refreshed, not the user signed out.
+            clock.advance(by: 4000)
+            await emulator.advanceClock(by: 4000)
+            let token = try await credentials.validToken()
+            #expect(token.tokenString != first.accessToken.tokenString)
+            #expect(try await credentials.checkValidity(force: true))
+            let refreshed = try #require(try await credentials.currentSession())
+            #expect(refreshed.user?.id == first.user?.id)
+            #expect(refreshed.refreshToken == first.refreshToken)
+            // Logout revokes the refresh token at Google; the emulator records it.
+            let outcome = try await credentials.logout()
+            #expect(outcome.revoked)
+            let revocations = await emulator.emulator.revocations()
+            #expect(revocations.map(\.tokenKind) == ["refresh"])
+            #expect(revocations.first?.clientID == Self.googleIOS)
+
+            // A second login whose refresh token the provider revokes behind the app's back: the next refresh gets
+            // invalid_grant, which ends the session (session/16), and nothing else does.
+            let second = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+            let revoked = await Self.send(
+                emulator, .post, "/google/revoke", form: [("token", try #require(second.refreshToken))])
+            #expect(revoked.status == .ok)
+            try await emulator.inject(error: "http/503", path: "/google/token", times: 1)
+            clock.advance(by: 4000)
+            await emulator.advanceClock(by: 4000)
+            let transient = await #expect(throws: MendError.self) { try await credentials.validToken() }
+            #expect(transient?.category == .transient)
+            #expect(try await credentials.currentSession() != nil, "a 503 never signs out")
+            let ended = await #expect(throws: MendError.self) { try await credentials.validToken() }
+            #expect(ended?.code == .Session.refreshTokenUnknown)
+            #expect(try await credentials.currentSession() == nil)
+        }
+    }
+
     static func claims(_ token: String?) -> JSONValue? {
         guard let token, case let parts = token.split(separator: "."), parts.count == 3 else { return nil }
         var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -240,7 +298,10 @@ struct EmulatedIssuerTests {
             let base = emulator.baseURL.absoluteString
             // Apple's SDK gets the hash and puts it in the token; Google's gets the nonce as it is.
             for (kind, clientID, jwks, sent, rule) in [
-                ("apple", Self.appleNative, "/apple/auth/keys", hashed, IDTokenValidator.NonceRule.sha256Hex(ofRawNonce: rawNonce)),
+                (
+                    "apple", Self.appleNative, "/apple/auth/keys", hashed,
+                    IDTokenValidator.NonceRule.sha256Hex(ofRawNonce: rawNonce)
+                ),
                 ("google", Self.googleIOS, "/google/oauth2/v3/certs", rawNonce, .exact(rawNonce)),
             ] {
                 let answer = await emulator.emulator.handle(

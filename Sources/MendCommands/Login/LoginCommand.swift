@@ -18,20 +18,27 @@ struct LoginCommand: AsyncParsableCommand {
               mend login --app-id 1234 --backend https://api.example.com
               mend login --base-url http://127.0.0.1:8080 --app-id 111111111111111 --headless   (against mend emulate)
               mend login --provider oidc --issuer https://accounts.example.com --app-id my-client
+              mend login --provider google --app-id 1234-abc.apps.googleusercontent.com
+              mend login --provider google --issuer http://127.0.0.1:8080/google \\
+                --app-id mend-ios.apps.googleusercontent.com --headless            (against mend emulate)
             """
     )
 
-    @Option(name: .long, help: "facebook (default) or oidc.")
+    @Option(name: .long, help: "facebook (default), google, or oidc (any OpenID Connect issuer, with --issuer).")
     var provider = "facebook"
 
-    @Option(name: .long, help: "The OIDC issuer, whose discovery document names the endpoints.")
+    @Option(
+        name: .long,
+        help: "The OIDC issuer, whose discovery document names the endpoints (google: https://accounts.google.com).")
     var issuer: String?
 
     @Option(name: .long, help: "The app (client) id.")
     var appID: String
 
-    @Option(name: .long, help: "Scopes, comma-separated.")
-    var scopes = "public_profile,email"
+    @Option(
+        name: .long,
+        help: "Scopes, comma-separated (default: public_profile,email for facebook; openid,email,profile otherwise).")
+    var scopes: String?
 
     @Option(name: .long, help: "The app's backend (mend-server): exchange the code there instead of at the provider.")
     var backend: String?
@@ -55,7 +62,9 @@ struct LoginCommand: AsyncParsableCommand {
     var timeout = 300
 
     func validate() throws {
-        guard ["facebook", "oidc"].contains(provider) else { throw ValidationError("--provider is facebook or oidc.") }
+        guard ["facebook", "google", "oidc"].contains(provider) else {
+            throw ValidationError("--provider is facebook, google or oidc.")
+        }
         if provider == "oidc", issuer == nil { throw ValidationError("--provider oidc needs --issuer.") }
         for url in [backend, baseURL, issuer].compactMap({ $0 }) where URL(string: url)?.host == nil {
             throw ValidationError("'\(url)' is not an absolute URL.")
@@ -79,10 +88,13 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let exchanger: any CodeExchanger =
             backend.flatMap(URL.init(string:)).map { BackendSessionClient(baseURL: $0, transport: transport) }
-            ?? DirectCodeExchanger(provider: loginProvider, transport: transport)
+            ?? DirectCodeExchanger(
+                provider: loginProvider, transport: transport,
+                idTokenValidator: profile.idTokenValidator(provider: loginProvider, transport: transport))
+        let defaultScopes = profile.isOpenIDConnect ? "openid,email,profile" : "public_profile,email"
         let login = LoginManager(
             provider: loginProvider, exchanger: exchanger, credentials: credentials,
-            defaultScopes: scopes.split(separator: ",").map(String.init))
+            defaultScopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init))
         let opener: BrowserOpener =
             headless ? .custom { url in try await HeadlessConsentBrowser().open(url) } : noBrowser ? .printURL : .system
         let spinner = Spinner(message: "Waiting for the login to finish in the browser")

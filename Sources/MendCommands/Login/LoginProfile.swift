@@ -31,19 +31,36 @@ struct LoginProfile: Codable {
         try JSONEncoder().encode(self).write(to: url, options: .atomic)
     }
 
+    /// Whether the provider speaks OpenID Connect (Google, any issuer) rather than Facebook's dialect.
+    var isOpenIDConnect: Bool { provider == "oidc" || provider == "google" }
+
     func loginProvider(transport: any HTTPTransport) async throws -> LoginProvider {
-        if provider == "oidc", let issuer, let url = URL(string: issuer) {
-            return try await LoginProvider.discover(issuer: url, clientID: appID, transport: transport)
+        if isOpenIDConnect, let issuer, let url = URL(string: issuer) {
+            var discovered = try await LoginProvider.discover(issuer: url, clientID: appID, transport: transport)
+            if provider == "google" { discovered.authorizationParameters = ["access_type": "offline"] }
+            return discovered
         }
+        if provider == "google" { return .google(clientID: appID) }
         if let baseURL, let url = URL(string: baseURL) {
             return .emulator(baseURL: url, appID: appID, version: version)
         }
         return .facebook(appID: appID, version: version)
     }
 
+    /// The id_token validator of an OpenID Connect provider (its issuer and keys), `nil` for Facebook.
+    func idTokenValidator(provider: LoginProvider, transport: any HTTPTransport) -> IDTokenValidator? {
+        guard isOpenIDConnect, let issuer = provider.issuer, let jwks = provider.jwksURI else { return nil }
+        return IDTokenValidator(issuer: issuer, clientID: appID, jwksURI: jwks, transport: transport)
+    }
+
     func authority(provider: LoginProvider, transport: any HTTPTransport) -> any SessionAuthority {
         if let backend, let url = URL(string: backend) {
             return BackendSessionClient(baseURL: url, transport: transport)
+        }
+        if isOpenIDConnect {
+            return OIDCSessionAuthority(
+                provider: provider, transport: transport,
+                idTokenValidator: idTokenValidator(provider: provider, transport: transport))
         }
         return ProviderSessionAuthority(provider: provider, transport: transport)
     }

@@ -94,7 +94,8 @@ public struct AuthorizationRequest: Sendable {
             URLQueryItem(name: "code_challenge_method", value: "S256"),
         ]
         if transaction.isRerequest { items.append(URLQueryItem(name: "auth_type", value: "rerequest")) }
-        for (name, value) in additionalParameters.sorted(by: { $0.key < $1.key }) {
+        let parameters = provider.authorizationParameters.merging(additionalParameters) { _, request in request }
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             items.append(URLQueryItem(name: name, value: value))
         }
         var components = URLComponents(url: provider.authorizationEndpoint, resolvingAgainstBaseURL: false)!

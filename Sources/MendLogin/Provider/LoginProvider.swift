@@ -20,10 +20,16 @@ public struct LoginProvider: Sendable, Hashable {
     public var requiresAuthorizationResponseIssuer: Bool
     /// The provider's JSON Web Key Set, for id_token signatures.
     public var jwksURI: URL?
-    /// RFC 7009 revocation, if the provider has it.
+    /// RFC 7009 revocation, if the provider has it (``OIDCSessionAuthority`` revokes there at logout).
     public var revocationEndpoint: URL?
+    /// The OpenID Connect userinfo endpoint, if the provider has one (``OIDCSessionAuthority`` checks a session's
+    /// validity there).
+    public var userinfoEndpoint: URL?
     /// The app's client id (the Facebook app id).
     public var clientID: String
+    /// Parameters every authorization request to this provider carries beside the standard ones (Google's
+    /// `access_type=offline`, which a refresh token needs).
+    public var authorizationParameters: [String: String] = [:]
     /// Whether the provider speaks Facebook's dialect: `granted_scopes`/`denied_scopes`, `auth_type=rerequest`,
     /// `DELETE /me/permissions` to revoke, comma-separated scopes.
     public var isFacebookCompatible: Bool
@@ -42,6 +48,7 @@ public struct LoginProvider: Sendable, Hashable {
         self.issuer = issuer
         self.jwksURI = jwksURI
         self.revocationEndpoint = revocationEndpoint
+        self.userinfoEndpoint = nil
         self.clientID = clientID
         self.requiresAuthorizationResponseIssuer = false
         self.isFacebookCompatible = false
@@ -67,6 +74,21 @@ public struct LoginProvider: Sendable, Hashable {
             web: baseURL, graph: baseURL, appID: appID, version: version, issuer: "https://www.facebook.com",
             jwks: baseURL.appendingPathComponent(".well-known/oauth/openid/jwks/"))
         provider.requiresAuthorizationResponseIssuer = true
+        return provider
+    }
+
+    /// Google (`https://accounts.google.com`): its published endpoints, and `access_type=offline` so that a login
+    /// gives a refresh token. Sessions from it are kept by ``OIDCSessionAuthority``; validate its id_tokens with an
+    /// ``IDTokenValidator`` for ``issuer`` and ``jwksURI``. ``discover(issuer:clientID:transport:)`` reads the same
+    /// from Google's discovery document.
+    public static func google(clientID: String) -> LoginProvider {
+        var provider = LoginProvider(
+            authorizationEndpoint: URL(string: "https://accounts.google.com/o/oauth2/v2/auth")!,
+            tokenEndpoint: URL(string: "https://oauth2.googleapis.com/token")!, issuer: "https://accounts.google.com",
+            jwksURI: URL(string: "https://www.googleapis.com/oauth2/v3/certs"),
+            revocationEndpoint: URL(string: "https://oauth2.googleapis.com/revoke"), clientID: clientID)
+        provider.userinfoEndpoint = URL(string: "https://openidconnect.googleapis.com/v1/userinfo")
+        provider.authorizationParameters = ["access_type": "offline"]
         return provider
     }
 

@@ -1,0 +1,173 @@
+public import Foundation
+import HTTPTypes
+public import MendCore
+public import MendHTTP
+
+/// An OpenID Connect (or plain OAuth 2.0) provider's own session, for a public client that logged in directly
+/// (Google, any OIDC provider from discovery): refresh with the refresh token at the token endpoint, validity by the
+/// userinfo endpoint, logout by RFC 7009 revocation.
+///
+/// - Refresh: `grant_type=refresh_token` with the client id (a public client has no secret). A rotated refresh token
+///   replaces the old one; without one in the answer the old one stays. An id_token in the answer is validated
+///   (without a nonce: a refresh sends none); one that names another user ends the session (`login/304`), one that
+///   does not validate is dropped (the session keeps its id_token). `invalid_grant` — the refresh token is
+///   expired, revoked or unknown — ends the session (`session/16`); so does a session without a refresh token once
+///   its access token expires (`session/15`). A refresh is never retried: a provider that rotates refresh tokens
+///   would take a retried one, after a lost answer, as reuse.
+/// - Validity: `GET userinfo` with the access token; a 401 asks the manager to refresh (`session/2`). Without a
+///   userinfo endpoint only the access token's expiry is checked.
+/// - Revocation: the refresh token (else the access token) at ``LoginProvider/revocationEndpoint``; a token the
+///   provider calls invalid (`invalid_token`) is already dead, which counts as revoked. Without an endpoint,
+///   `revoke` throws and the manager removes the session locally only.
+public struct OIDCSessionAuthority: SessionAuthority {
+    /// The provider.
+    public let provider: LoginProvider
+    /// Validates id_tokens that a refresh returns.
+    public let idTokenValidator: IDTokenValidator?
+    let client: APIClient
+    let readClient: APIClient
+    let now: @Sendable () -> Date
+
+    /// Creates an authority.
+    ///
+    /// - Parameters:
+    ///   - provider: The provider (``LoginProvider/discover(issuer:clientID:transport:)`` fills in its endpoints).
+    ///   - transport: The transport.
+    ///   - idTokenValidator: Validates id_tokens that a refresh returns; `nil` drops them.
+    ///   - now: The clock.
+    public init(
+        provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.provider = provider
+        self.idTokenValidator = idTokenValidator
+        self.now = now
+        let configuration = APIClient.Configuration(errorDecoder: HTTPStatusErrorDecoder(), catalog: .login)
+        client = APIClient(transport: transport, configuration: configuration, steps: .standard(retryPolicy: .never))
+        readClient = APIClient(
+            transport: transport, configuration: configuration,
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
+    }
+
+    /// The session ends on `session/10`–`19` (an `invalid_grant` refresh is `session/16`) and on a refreshed
+    /// id_token that names another user (`login/304`).
+    public func endsSession(_ error: MendError) -> Bool {
+        MendError.Code.Session.endsSession(error.code) || error.code == .Login.userMismatch
+    }
+
+    /// Refreshes at the token endpoint (see the type's documentation).
+    public func refresh(_ session: Session) async throws -> Session {
+        guard let refreshToken = session.refreshToken else {
+            throw MendError(
+                code: .Session.sessionExpired,
+                developerMessage: "The provider gave no refresh token (ask for offline access): log in again.",
+                catalog: .login)
+        }
+        let response: DirectCodeExchanger.TokenResponse
+        do {
+            response = try await client.send(
+                Self.form(
+                    provider.tokenEndpoint,
+                    [
+                        ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+                        ("client_id", provider.clientID),
+                    ])
+            ).decode(DirectCodeExchanger.TokenResponse.self)
+        } catch let error as MendError where error.httpStatus == 400 || error.httpStatus == 401 {
+            guard OAuthErrorBody.code(of: error) == "invalid_grant" else { throw error }
+            var ended = MendError(
+                code: .Session.refreshTokenUnknown,
+                developerMessage: "The provider refused the refresh token (invalid_grant): it expired or was revoked.",
+                catalog: .login)
+            ended.httpStatus = error.httpStatus
+            throw ended
+        }
+        var user = session.user
+        var idToken = session.idToken
+        // An id_token that does not validate (a provider clock ahead of this device's, a key not yet published) is
+        // dropped, and the session keeps the one it had: the access token came in the same answer from the token
+        // endpoint, and a sign-out would not make anything safer. One that names another user ends the session.
+        if let newIDToken = response.idToken, let idTokenValidator,
+            let claims = try? await idTokenValidator.validate(newIDToken, nonceRule: nil)
+        {
+            if let known = session.user?.id, known != claims.subject {
+                throw MendError.login(.Login.userMismatch, "The refreshed id_token names another user.")
+            }
+            user = user ?? Session.User(id: claims.subject, providerUserID: claims.subject)
+            idToken = newIDToken
+        }
+        let issuedAt = now()
+        let accessToken = AccessToken(
+            tokenString: response.accessToken, userID: session.accessToken.userID ?? user?.id,
+            appID: provider.clientID,
+            permissions: response.scope.map { Set($0.split(separator: " ").map(String.init)) }
+                ?? session.accessToken.permissions,
+            expirationDate: response.expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
+        return Session(
+            issuer: .provider, accessToken: accessToken, refreshToken: response.refreshToken ?? refreshToken,
+            refreshExpirationDate: session.refreshExpirationDate, user: user, idToken: idToken,
+            generation: session.generation + 1, familyID: session.familyID)
+    }
+
+    /// `GET userinfo` with the access token (or the token's expiry without a userinfo endpoint).
+    public func checkValidity(of session: Session) async throws {
+        guard let userinfo = provider.userinfoEndpoint else {
+            if let expiration = session.accessToken.expirationDate, expiration <= now() {
+                throw MendError(
+                    code: .Session.accessTokenExpired, developerMessage: "The provider's access token expired.",
+                    catalog: .login)
+            }
+            return
+        }
+        do {
+            _ = try await readClient.send(
+                APIRequest(
+                    method: .get, url: userinfo,
+                    options: RequestOptions(
+                        credentialRejection: .keep,
+                        credentialOverride: Credential(token: session.accessToken.tokenString))))
+        } catch let error as MendError where error.httpStatus == 401 {
+            var refresh = MendError(
+                code: .Session.accessTokenInvalid,
+                developerMessage: "The provider's userinfo endpoint refused the access token (401).", catalog: .login)
+            refresh.httpStatus = 401
+            throw refresh
+        }
+    }
+
+    /// Revokes the refresh token (else the access token) at the revocation endpoint (RFC 7009).
+    public func revoke(_ session: Session) async throws {
+        guard let endpoint = provider.revocationEndpoint else {
+            throw MendError.login(
+                .Login.unknown, "The provider has no revocation endpoint: the session is removed here only.")
+        }
+        let (token, hint) =
+            session.refreshToken.map { ($0, "refresh_token") } ?? (session.accessToken.tokenString, "access_token")
+        do {
+            _ = try await client.send(
+                Self.form(
+                    endpoint, [("token", token), ("token_type_hint", hint), ("client_id", provider.clientID)]))
+        } catch let error as MendError where OAuthErrorBody.code(of: error) == "invalid_token" {
+            return  // already dead: what a logout wants
+        }
+    }
+
+    static func form(_ url: URL, _ fields: [(String, String)]) -> APIRequest {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        headers[.accept] = "application/json"
+        let body = fields.map { "\(DirectCodeExchanger.escape($0.0))=\(DirectCodeExchanger.escape($0.1))" }
+            .joined(separator: "&")
+        return APIRequest(
+            method: .post, url: url, headers: headers, body: Data(body.utf8),
+            options: RequestOptions(allowsRetry: false, attachesCredential: false))
+    }
+}
+
+/// The `error` code of an OAuth 2.0 endpoint's error body (RFC 6749 §5.2, RFC 7009 §2.2.1: `invalid_grant`,
+/// `invalid_token`…), read from the error's response excerpt.
+enum OAuthErrorBody {
+    static func code(of error: MendError) -> String? {
+        error.response?.json?["error"]?.stringValue
+    }
+}

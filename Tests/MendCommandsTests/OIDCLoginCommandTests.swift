@@ -1,0 +1,43 @@
+import Foundation
+import MendEmulator
+import MendTesting
+import Testing
+
+/// `mend login --provider google` against the emulator's Google-like issuer, as a user runs it.
+@Suite("mend login with an OpenID Connect provider")
+struct OIDCLoginCommandTests {
+    /// Runs the binary off the cooperative pool (the in-process emulator answers it meanwhile).
+    static func run(_ arguments: [String]) async throws -> CLIRun {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try MendBinary.run(arguments) })
+            }
+        }
+    }
+
+    @Test("login --provider google --headless, whoami from another process, logout revokes at the issuer")
+    func googleLogin() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator { emulator in
+            let state = ["--state-directory", directory.path]
+            let login = try await Self.run(
+                [
+                    "login", "--provider", "google", "--issuer", emulator.url("/google").absoluteString, "--app-id",
+                    "mend-ios.apps.googleusercontent.com", "--headless",
+                ] + state)
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stdout.contains("Logged in as Alice Example"))
+            // A second process reads the stored session and keeps it with the OIDC authority.
+            let whoami = try await Self.run(["whoami"] + state)
+            #expect(whoami.status == 0, "\(whoami.stderr)")
+            #expect(whoami.stdout.contains("<alice@example.com>"))
+            let logout = try await Self.run(["logout"] + state)
+            #expect(logout.stdout.contains("Logged out and revoked."), "\(logout.stdout) \(logout.stderr)")
+            let revocations = await emulator.emulator.revocations()
+            #expect(revocations.map(\.issuer) == ["google"])
+            let after = try await Self.run(["whoami"] + state)
+            #expect(after.stdout.contains("Not logged in."))
+        }
+    }
+}
