@@ -101,6 +101,8 @@ struct Walkthrough {
         say(
             "logged in as \(session.user?.name ?? "?") — loopback redirect, PKCE S256, state checked, code exchanged by "
                 + "mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
+        // 1b. A second provider: the Google-like OpenID Connect issuer, its session kept by the OIDC authority.
+        say(try await secondProviderLogin())
         let tokens = StaticGraphToken(providerToken)
         let relogins = ReloginCounter()
         let attempter = DemoLoginAttempter(login: login, tokens: tokens, counter: relogins)
