@@ -15,9 +15,10 @@ import time
 import warnings
 
 import requests
+import authlib.deprecate  # sets its own "always" filter for its deprecation warnings: ours must come after it
 
 # authlib.jose is deprecated in favour of joserfc from authlib 2.0; scripts/test pins authlib below 2.
-warnings.filterwarnings("ignore", message="authlib.jose module is deprecated")
+warnings.filterwarnings("ignore", category=authlib.deprecate.AuthlibDeprecationWarning)
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, jwt
 from authlib.oidc.core import CodeIDToken
