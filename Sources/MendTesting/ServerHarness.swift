@@ -18,7 +18,33 @@ extension ServerConfiguration {
         configuration.validityCheckInterval = .zero
         configuration.providerMaxAttempts = 1
         configuration.providerTimeout = .seconds(5)
+        configuration.idTokenIssuers = idTokenIssuers(of: emulator)
         return configuration
+    }
+}
+
+extension ServerConfiguration {
+    /// The emulator's issuers as `POST /v1/login/id_token` accepts them: its Apple-like and Google-like issuers (every
+    /// client the emulator has for each) and Limited Login for its default app.
+    public static func idTokenIssuers(of emulator: RunningEmulator) -> [IDTokenIssuer] {
+        let configuration = emulator.emulator.configuration
+        let base = emulator.baseURL.absoluteString
+        func clients(_ kind: EmulatedIssuerKind) -> [String] {
+            configuration.issuerClients.filter { $0.kind == kind }.map(\.id)
+        }
+        let facebookIssuer =
+            configuration.issuer == EmulatorConfiguration.baseURLIssuer ? base : configuration.issuer
+        return [
+            .apple(
+                clientIDs: clients(.apple), issuer: EmulatedIssuerKind.apple.issuer(baseURL: base),
+                jwksURI: URL(string: EmulatedIssuerKind.apple.issuer(baseURL: base) + "/auth/keys")!),
+            .google(
+                clientIDs: clients(.google), issuer: EmulatedIssuerKind.google.issuer(baseURL: base),
+                jwksURI: URL(string: EmulatedIssuerKind.google.issuer(baseURL: base) + "/oauth2/v3/certs")!),
+            .limitedLogin(
+                appID: configuration.defaultApp.id, issuer: facebookIssuer,
+                jwksURI: URL(string: base + "/.well-known/oauth/openid/jwks/")!),
+        ]
     }
 }
 

@@ -404,7 +404,7 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.available)
-    func aVersion1DatabaseUpgradesAndKeepsItsSessions(_ database: TestDatabase) async throws {
+    func aVersion1DatabaseUpgradesAndKeepsItsSessionsAndUsers(_ database: TestDatabase) async throws {
         try await database.withURL { url in
             let opened = try await ServerDatabase.open(
                 try DatabaseLocation.parse(url),
@@ -427,7 +427,17 @@ import Testing
                 VALUES ('ses_active', 'u1', 'email', 0, 99999999999, NULL, NULL)
                 """
             ).run()
-            #expect(try await Migrations.run(on: opened, now: Date()) == [2, 3, 4])
+            // A user of that time: its Facebook id becomes its first identity in migration 5.
+            try await opened.sql.raw(
+                """
+                INSERT INTO mend_users (id, provider_user_id, name, email, picture, granted_scopes, declined_scopes,
+                    provider_token, provider_token_expires_at, provider_token_checked_at,
+                    provider_token_invalid_reason, profile_refreshed_at, created_at, updated_at)
+                VALUES ('u1', '100000000000001', 'Alice', 'alice@example.com', NULL, 'email', '', NULL, NULL, NULL,
+                    NULL, 1, 1, 2)
+                """
+            ).run()
+            #expect(try await Migrations.run(on: opened, now: Date()) == [2, 3, 4, 5])
             #expect(try await Migrations.run(on: opened, now: Date()) == [])
             let store = ServerStore(
                 database: opened, cipher: TokenCipher(key: nil),
@@ -448,6 +458,19 @@ import Testing
             #expect(failure.error.code == .Session.sessionEnded)
             #expect(failure.error.developerMessage.contains("refresh token reuse detected"))
             #expect(failure.status == .unauthorized)
+            // Migration 5: the user keeps its row and gets its Facebook identity; a user without one can be stored.
+            let alice = try #require(try await store.user(id: "u1"))
+            #expect(alice.providerUserID == "100000000000001")
+            #expect(alice.name == "Alice" && alice.grantedScopes == ["email"] && alice.updatedAt == 2)
+            #expect(
+                try await store.identities(userID: "u1")
+                    == [
+                        IdentityRecord(
+                            provider: "facebook", subject: "100000000000001", userID: "u1", email: "alice@example.com")
+                    ])
+            let apple = try await store.createUser(name: "Apple user", email: nil, facebookUserID: nil, now: 3)
+            let another = try await store.createUser(name: "Apple user 2", email: nil, facebookUserID: nil, now: 3)
+            #expect(apple.providerUserID == nil && another.providerUserID == nil)
             await opened.close()
         }
     }

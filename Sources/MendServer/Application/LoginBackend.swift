@@ -23,6 +23,8 @@ public final class LoginBackend: Sendable {
     let database: ServerDatabase
     let store: ServerStore
     let provider: ProviderGateway
+    /// The validators of `POST /v1/login/id_token`, by provider name.
+    let idTokenValidators: IDTokenValidators
     let signer: SessionSigner
     /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
     let revocations: RevocationView
@@ -35,7 +37,8 @@ public final class LoginBackend: Sendable {
 
     private init(
         configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger, database: ServerDatabase,
-        store: ServerStore, revocationFeed: RevocationFeed, provider: ProviderGateway, signer: SessionSigner
+        store: ServerStore, revocationFeed: RevocationFeed, provider: ProviderGateway,
+        idTokenValidators: IDTokenValidators, signer: SessionSigner
     ) {
         self.configuration = configuration
         self.metrics = metrics
@@ -46,6 +49,7 @@ public final class LoginBackend: Sendable {
         self.revocationFeed = revocationFeed
         self.revocationFeedTask = Task { await revocationFeed.run() }
         self.provider = provider
+        self.idTokenValidators = idTokenValidators
         self.signer = signer
         self.redactor = Redactor.standard.adding(secrets: [configuration.appSecret.value])
     }
@@ -85,9 +89,10 @@ public final class LoginBackend: Sendable {
                 ])
             let signer = try await SessionSigner(
                 configuration: configuration.signingKeys, issuer: configuration.issuer, audience: configuration.appID)
-            let provider = ProviderGateway(
-                configuration: configuration,
-                transport: transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout))
+            let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout)
+            let provider = ProviderGateway(configuration: configuration, transport: transport)
+            let validators = IDTokenValidators(
+                issuers: configuration.idTokenIssuers, transport: transport, now: configuration.now)
             let source: RevocationFeed.Source
             if case .postgres(let url) = location {
                 source = .postgres(try SQLPostgresConfiguration(url: url).coreConfiguration)
@@ -108,7 +113,7 @@ public final class LoginBackend: Sendable {
             if source.isInProcess { try await feed.catchUp(full: true) }
             return LoginBackend(
                 configuration: configuration, metrics: metrics, logger: logger, database: database, store: store,
-                revocationFeed: feed, provider: provider, signer: signer)
+                revocationFeed: feed, provider: provider, idTokenValidators: validators, signer: signer)
         } catch {
             await database.close()
             throw error

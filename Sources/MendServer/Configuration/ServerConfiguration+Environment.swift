@@ -40,6 +40,18 @@ extension ServerConfiguration {
         ("MEND_PROVIDER_MAX_ATTEMPTS", "tries of an idempotent provider call on a transient error (3)"),
         ("MEND_TOKEN_ENCRYPTION_KEY", "base64 32-byte AES-GCM key that encrypts stored provider tokens (none)"),
         ("MEND_MAX_BODY_SIZE", "largest request body in bytes (65536)"),
+        ("MEND_APPLE_CLIENT_IDS", "Sign in with Apple: bundle ids and service ids whose id_tokens are accepted (off)"),
+        ("MEND_APPLE_ISSUER", "Apple's issuer (https://appleid.apple.com)"),
+        ("MEND_APPLE_JWKS_URL", "Apple's key set (https://appleid.apple.com/auth/keys)"),
+        ("MEND_GOOGLE_CLIENT_IDS", "Google Sign-In: OAuth client ids whose id_tokens are accepted (off)"),
+        ("MEND_GOOGLE_ISSUER", "Google's issuer (https://accounts.google.com)"),
+        ("MEND_GOOGLE_JWKS_URL", "Google's key set (https://www.googleapis.com/oauth2/v3/certs)"),
+        ("MEND_LIMITED_LOGIN", "true: accept Limited Login id_tokens for MEND_APP_ID (false)"),
+        ("MEND_LIMITED_LOGIN_ISSUER", "Limited Login's issuer (https://www.facebook.com)"),
+        (
+            "MEND_LIMITED_LOGIN_JWKS_URL",
+            "Limited Login's key set (https://www.facebook.com/.well-known/oauth/openid/jwks/)"
+        ),
         ("MEND_LOG_LEVEL", "trace, debug, info, notice, warning, error (info); read by mend-server"),
     ]
 
@@ -180,6 +192,27 @@ extension ServerConfiguration {
             self.tokenEncryptionKey = Secret(key)
         }
         if let size = try integer("MEND_MAX_BODY_SIZE") { self.maximumBodySize = max(1024, size) }
+        if let clients = list("MEND_APPLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
+            let base = IDTokenIssuer.apple(clientIDs: clients)
+            idTokenIssuers.append(
+                .apple(
+                    clientIDs: clients, issuer: value("MEND_APPLE_ISSUER") ?? base.issuer,
+                    jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI))
+        }
+        if let clients = list("MEND_GOOGLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
+            let base = IDTokenIssuer.google(clientIDs: clients)
+            idTokenIssuers.append(
+                .google(
+                    clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER") ?? base.issuer,
+                    jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI))
+        }
+        if try flag("MEND_LIMITED_LOGIN") == true {
+            let base = IDTokenIssuer.limitedLogin(appID: appID)
+            idTokenIssuers.append(
+                .limitedLogin(
+                    appID: appID, issuer: value("MEND_LIMITED_LOGIN_ISSUER") ?? base.issuer,
+                    jwksURI: try url("MEND_LIMITED_LOGIN_JWKS_URL") ?? base.jwksURI))
+        }
         try validate()
     }
 
@@ -194,5 +227,11 @@ extension ServerConfiguration {
             throw ConfigurationError("MEND_REFRESH_TOKEN_TTL must be longer than MEND_ACCESS_TOKEN_TTL (> 0)")
         }
         _ = try DatabaseLocation.parse(databaseURL)
+        var names = Set<String>()
+        for issuer in idTokenIssuers {
+            guard !issuer.clientIDs.isEmpty, names.insert(issuer.name).inserted else {
+                throw ConfigurationError("id_token issuer \(issuer.name): named twice, or without client ids")
+            }
+        }
     }
 }

@@ -87,6 +87,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize: Int
     /// The current time; replaceable in tests.
     public var now: @Sendable () -> Date
+    /// The providers whose id_tokens `POST /v1/login/id_token` accepts (none by default: the endpoint answers 400).
+    public var idTokenIssuers: [IDTokenIssuer]
 
     /// Creates a configuration with the defaults for everything but the app's credentials.
     public init(
@@ -123,6 +125,7 @@ public struct ServerConfiguration: Sendable {
         self.tokenEncryptionKey = nil
         self.maximumBodySize = 64 * 1024
         self.now = { Date() }
+        self.idTokenIssuers = []
     }
 }
 

@@ -98,7 +98,7 @@ enum OpenAPIDocument {
     private static let commonSchemas: [String: JSONValue] = [
         "User": object(
             [
-                "id": string, "provider_user_id": string, "name": string, "email": nullableString,
+                "id": string, "provider_user_id": nullableString, "name": string, "email": nullableString,
                 "picture": nullableString,
             ], required: ["id", "provider_user_id", "name", "email", "picture"]),
         "Session": object(

@@ -182,6 +182,25 @@ extension RequestSchema {
             ], encodings: [.json])
     }
 
+    /// `POST /v1/login/id_token`.
+    static let idTokenLogin = RequestSchema(
+        name: "IDTokenLoginRequest",
+        fields: [
+            Field(
+                name: "provider", kind: .string(StringRule(maxLength: 32, pattern: "^[a-z0-9_-]+$")), required: true,
+                description: "Which configured issuer made the token: apple, google, facebook (Limited Login), …"),
+            Field(
+                name: "id_token",
+                kind: .string(
+                    StringRule(maxLength: 16384, pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")),
+                required: true, description: "The id_token (a signed JWT) the provider's SDK gave the app."),
+            Field(
+                name: "nonce", kind: .string(StringRule(maxLength: 256, pattern: "^[!-~]+$")), required: true,
+                description:
+                    "The raw nonce the app generated for this sign-in (Apple and Limited Login put its SHA-256, hex, in the token)."
+            ),
+        ], encodings: [.json])
+
     /// `POST /v1/session/refresh`.
     static let refresh = RequestSchema(
         name: "RefreshRequest",
@@ -232,7 +251,7 @@ extension RequestSchema {
     /// Every request schema, by name.
     static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
         Dictionary(
-            uniqueKeysWithValues: [login(configuration), refresh, logout, revocation, signedRequest].map {
+            uniqueKeysWithValues: [login(configuration), idTokenLogin, refresh, logout, revocation, signedRequest].map {
                 ($0.name, $0)
             })
     }

@@ -30,6 +30,13 @@ enum RouteTable {
         method: .post, path: "/v1/login/code", summary: "Exchange an authorization code for an app session",
         operationID: "loginWithCode", requestSchema: "LoginRequest", responseSchema: "Session",
         errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504])
+    static let loginIDToken = Endpoint(
+        method: .post, path: "/v1/login/id_token",
+        summary:
+            "Sign in with an id_token a native SDK gave the app (Apple, Google, Limited Login); with a bearer, link it",
+        operationID: "loginWithIDToken", authenticated: true, bearerOptional: true,
+        requestSchema: "IDTokenLoginRequest",
+        responseSchema: "Session", errorStatuses: [400, 401, 409, 413, 429, 500, 502, 503, 504])
     static let refresh = Endpoint(
         method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
         operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session",
@@ -93,7 +100,8 @@ enum RouteTable {
     }
 
     static let all: [Endpoint] = [
-        loginCode, refresh, logout, revoke, session, me, jwks, deauthorize, dataDeletion, deletionStatus, live, ready,
+        loginCode, loginIDToken, refresh, logout, revoke, session, me, jwks, deauthorize, dataDeletion, deletionStatus,
+        live, ready,
         metrics,
         openAPI,
     ]

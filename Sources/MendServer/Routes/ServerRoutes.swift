@@ -22,6 +22,15 @@ enum ServerRoutes {
                 body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
+        router.on(RouterPath(RouteTable.loginIDToken.path), method: .post) { request, context in
+            let values = try await RequestBody.read(.idTokenLogin, from: request, limit: limit)
+            let body = IDTokenLoginBody(
+                provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!)
+            let session = try await backend.login(
+                idToken: body, headers: request.headers, clientAddress: clientAddress(request, context, backend),
+                logger: context.logger)
+            return try WireResponse.json(session)
+        }
         router.on(RouterPath(RouteTable.refresh.path), method: .post) { request, context in
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.refresh(

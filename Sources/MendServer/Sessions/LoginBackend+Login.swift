@@ -90,6 +90,10 @@ extension LoginBackend {
                 grantedScopes: granted, declinedScopes: permissions.declined, providerToken: providerToken,
                 providerTokenExpiresAt: token.expiresIn.map { now + Int64($0) }),
             now: now)
+        _ = try await store.addIdentity(
+            ServerStore.IdentityClaims(provider: "facebook", subject: profile.id, email: profile.email),
+            userID: user.id,
+            now: now)
         let session = try await openSession(for: user)
         try await store.attachSession(session.sessionID, toCodeHash: codeHash)
         logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])

@@ -32,7 +32,8 @@ struct LogoutRequestBody: Decodable, Sendable {
 /// The user object of the session response and of `GET /v1/me` (`email` and `picture` are `null` when unknown).
 struct UserBody: Encodable, Sendable, Equatable {
     var id: String
-    var providerUserID: String
+    /// The Facebook user id; `null` for a user who signed in with another provider only.
+    var providerUserID: String?
     var name: String
     var email: String?
     var picture: String?

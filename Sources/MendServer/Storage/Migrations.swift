@@ -154,6 +154,62 @@ enum Migrations {
                 EXECUTE FUNCTION mend_record_revocation()
                 """,
             ]),
+        Migration(
+            version: 5,
+            name: "identities by provider and subject (several per user); users without a Facebook id",
+            statements: [
+                """
+                CREATE TABLE mend_identities (
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    email TEXT,
+                    email_verified BOOLEAN,
+                    is_private_email BOOLEAN,
+                    created_at BIGINT NOT NULL,
+                    last_login_at BIGINT NOT NULL,
+                    PRIMARY KEY (provider, subject)
+                )
+                """,
+                "CREATE INDEX mend_identities_user ON mend_identities (user_id)",
+                """
+                INSERT INTO mend_identities (provider, subject, user_id, email, email_verified, is_private_email,
+                    created_at, last_login_at)
+                SELECT 'facebook', provider_user_id, id, email, NULL, NULL, created_at, updated_at FROM mend_users
+                """,
+            ],
+            // `provider_user_id` (the Facebook user id) becomes optional: a user who signed in with Apple only has
+            // none. SQLite cannot drop a NOT NULL in place: the table is rebuilt (it has no triggers or references).
+            sqlite: [
+                """
+                CREATE TABLE mend_users_v5 (
+                    id TEXT PRIMARY KEY,
+                    provider_user_id TEXT UNIQUE,
+                    name TEXT NOT NULL,
+                    email TEXT,
+                    picture TEXT,
+                    granted_scopes TEXT NOT NULL,
+                    declined_scopes TEXT NOT NULL,
+                    provider_token TEXT,
+                    provider_token_expires_at BIGINT,
+                    provider_token_checked_at BIGINT,
+                    provider_token_invalid_reason TEXT,
+                    profile_refreshed_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                INSERT INTO mend_users_v5
+                SELECT id, provider_user_id, name, email, picture, granted_scopes, declined_scopes, provider_token,
+                    provider_token_expires_at, provider_token_checked_at, provider_token_invalid_reason,
+                    profile_refreshed_at, created_at, updated_at
+                FROM mend_users
+                """,
+                "DROP TABLE mend_users",
+                "ALTER TABLE mend_users_v5 RENAME TO mend_users",
+            ],
+            postgres: ["ALTER TABLE mend_users ALTER COLUMN provider_user_id DROP NOT NULL"]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

@@ -4,7 +4,8 @@ import SQLKit
 /// A user as stored: the app's own id, the provider's, the profile, the permissions and the provider token.
 struct UserRecord: Sendable, Hashable {
     var id: String
-    var providerUserID: String
+    /// The Facebook user id; `nil` for a user who signed in with another provider only (see `mend_identities`).
+    var providerUserID: String?
     var name: String
     var email: String?
     var picture: String?

@@ -117,12 +117,14 @@ extension ServerStore {
             """
         ).run()
         try await sql.raw("DELETE FROM mend_sessions WHERE user_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM mend_identities WHERE user_id = \(bind: id)").run()
         return try await !sql.raw("DELETE FROM mend_users WHERE id = \(bind: id) RETURNING id").all().isEmpty
     }
 
-    private func user(from row: any SQLRow) throws -> UserRecord {
+    func user(from row: any SQLRow) throws -> UserRecord {
         UserRecord(
-            id: try row.text("id"), providerUserID: try row.text("provider_user_id"), name: try row.text("name"),
+            id: try row.text("id"), providerUserID: try row.optionalText("provider_user_id"),
+            name: try row.text("name"),
             email: try row.optionalText("email"), picture: try row.optionalText("picture"),
             grantedScopes: ScopeList.decode(try row.text("granted_scopes")),
             declinedScopes: ScopeList.decode(try row.text("declined_scopes")),

@@ -1,0 +1,64 @@
+public import Foundation
+
+/// A provider whose id_tokens `POST /v1/login/id_token` accepts: the tokens a native SDK hands the app (Sign in with
+/// Apple, Google Sign-In, the vendor SDK's Limited Login).
+///
+/// Each is checked by MendLogin's `IDTokenValidator` (the one the client uses): the signature by the issuer's key
+/// set (cached, fetched again for an unknown key id, at most once a minute), `iss`, `aud` (one of ``clientIDs``),
+/// `exp`, `iat`, and the nonce by ``nonceHashing``.
+public struct IDTokenIssuer: Sendable, Hashable {
+    /// How the token carries the app's nonce.
+    public enum NonceHashing: String, Sendable, Hashable {
+        /// The SHA-256 of the raw nonce, lowercase hex (Apple, Limited Login): the app sends the server the raw nonce.
+        case sha256Hex = "sha256"
+        /// The nonce as the app passed it (Google).
+        case plain
+    }
+
+    /// The provider's name on the wire (`provider` in the request) and in `mend_identities`: `apple`, `google`,
+    /// `facebook` (Limited Login), or any lowercase name for another OIDC provider.
+    public var name: String
+    /// The issuer the tokens must name (`iss`).
+    public var issuer: String
+    /// The client ids one of which `aud` must contain: the app's bundle id or service id for Apple, its OAuth client
+    /// ids for Google, the app id for Limited Login.
+    public var clientIDs: [String]
+    /// Where the issuer publishes its keys.
+    public var jwksURI: URL
+    /// How the nonce is carried.
+    public var nonceHashing: NonceHashing
+
+    /// Creates an issuer.
+    public init(name: String, issuer: String, clientIDs: [String], jwksURI: URL, nonceHashing: NonceHashing) {
+        self.name = name
+        self.issuer = issuer
+        self.clientIDs = clientIDs
+        self.jwksURI = jwksURI
+        self.nonceHashing = nonceHashing
+    }
+
+    /// Sign in with Apple (`https://appleid.apple.com`): `clientIDs` are the app's bundle ids and service ids.
+    public static func apple(
+        clientIDs: [String], issuer: String = "https://appleid.apple.com",
+        jwksURI: URL = URL(string: "https://appleid.apple.com/auth/keys")!
+    ) -> IDTokenIssuer {
+        IDTokenIssuer(name: "apple", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .sha256Hex)
+    }
+
+    /// Google Sign-In (`https://accounts.google.com`): `clientIDs` are the app's OAuth client ids.
+    public static func google(
+        clientIDs: [String], issuer: String = "https://accounts.google.com",
+        jwksURI: URL = URL(string: "https://www.googleapis.com/oauth2/v3/certs")!
+    ) -> IDTokenIssuer {
+        IDTokenIssuer(name: "google", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .plain)
+    }
+
+    /// The vendor SDK's Limited Login (`https://www.facebook.com`), for the app `appID`. Its subject is the Facebook
+    /// user id, so a Limited Login and a code login of the same person are one user.
+    public static func limitedLogin(
+        appID: String, issuer: String = "https://www.facebook.com",
+        jwksURI: URL = URL(string: "https://www.facebook.com/.well-known/oauth/openid/jwks/")!
+    ) -> IDTokenIssuer {
+        IDTokenIssuer(name: "facebook", issuer: issuer, clientIDs: [appID], jwksURI: jwksURI, nonceHashing: .sha256Hex)
+    }
+}

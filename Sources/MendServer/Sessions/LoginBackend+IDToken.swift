@@ -1,0 +1,142 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MendCore
+import MendHTTP
+import MendLogin
+
+/// `POST /v1/login/id_token`.
+struct IDTokenLoginBody: Sendable {
+    var provider: String
+    var idToken: String
+    /// The raw nonce the app generated (the token holds it, or its SHA-256 in hex).
+    var nonce: String
+}
+
+/// The id_token validators of the configured issuers, one per provider name, made once (each caches its key set).
+struct IDTokenValidators: Sendable {
+    let byName: [String: (issuer: IDTokenIssuer, validator: IDTokenValidator)]
+
+    init(issuers: [IDTokenIssuer], transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+        byName = Dictionary(
+            uniqueKeysWithValues: issuers.map { issuer in
+                (
+                    issuer.name,
+                    (
+                        issuer,
+                        IDTokenValidator(
+                            issuer: issuer.issuer, clientIDs: issuer.clientIDs, jwksURI: issuer.jwksURI,
+                            transport: transport, now: now)
+                    )
+                )
+            })
+    }
+}
+
+extension LoginBackend {
+    /// `POST /v1/login/id_token`: validate an id_token a native SDK handed the app (its signature by the issuer's
+    /// keys, `iss`, `aud`, `exp`, `iat`, the nonce), find or create the user by `(provider, subject)`, and open a
+    /// session as a code login does.
+    ///
+    /// With a valid access token in `Authorization`, the identity is linked to that session's user instead: linking
+    /// takes a signed-in session and a fresh id_token, never a matching e-mail. An identity another user has already
+    /// is refused (rest/409). Each id_token is accepted once.
+    func login(
+        idToken body: IDTokenLoginBody, headers: HTTPFields, clientAddress: String, logger: Logger
+    ) async throws -> SessionBody {
+        if let rule = configuration.rateLimits.loginPerAddress {
+            try await enforce(
+                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
+        }
+        guard let (issuer, validator) = idTokenValidators.byName[body.provider] else {
+            let known = idTokenValidators.byName.keys.sorted()
+            throw ServerFailure.badRequest(
+                "provider \(body.provider) is not configured for id_token sign-in here"
+                    + (known.isEmpty ? " (none is)." : " (configured: \(known.joined(separator: ", ")))."))
+        }
+        // A linking request must carry a session that is valid now: check it before the token is spent.
+        let linkingUserID = Self.bearerToken(headers) == nil ? nil : try await authenticate(headers).subject
+        let rule: IDTokenValidator.NonceRule =
+            issuer.nonceHashing == .sha256Hex ? .sha256Hex(ofRawNonce: body.nonce) : .exact(body.nonce)
+        let claims: IDTokenValidator.Claims
+        do {
+            claims = try await validator.validate(body.idToken, nonceRule: rule)
+        } catch let error as MendError where error.code == .Login.invalidIDToken {
+            metrics.login(outcome: "id_token_rejected")
+            logger.notice(
+                "id_token refused",
+                metadata: ["provider": .string(issuer.name), "error": .string(error.developerMessage)])
+            throw ServerFailure(error, status: .unauthorized)
+        } catch let error as MendError {
+            metrics.upstreamFailure(operation: "\(issuer.name) keys", error: error.shortDescription)
+            throw ServerFailure.upstream(error, operation: "\(issuer.name) key set")
+        }
+        if let rule = configuration.rateLimits.loginPerUser {
+            try await enforce(rule, key: "login:\(issuer.name):\(claims.subject)", scope: "login per user")
+        }
+        // The same token twice is a replay (the nonce is the app's, and an app asks for one token per nonce).
+        let tokenHash = OpaqueToken.hash("id_token:" + body.idToken)
+        guard try await store.claimLoginCode(hash: tokenHash, now: now) else {
+            metrics.login(outcome: "id_token_replayed")
+            throw ServerFailure(
+                MendError(
+                    code: .Login.invalidIDToken, developerMessage: "This id_token has been used.", catalog: .server),
+                status: .unauthorized)
+        }
+        let identity = ServerStore.IdentityClaims(
+            provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
+            isPrivateEmail: claims.isPrivateEmail)
+        let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
+        let session = try await openSession(for: user)
+        try await store.attachSession(session.sessionID, toCodeHash: tokenHash)
+        metrics.login(outcome: "success")
+        logger.info(
+            "login",
+            metadata: [
+                "provider": .string(issuer.name), "user_id": .string(user.id), "session_id": .string(session.sessionID),
+            ])
+        return sessionBody(session, providerToken: nil)
+    }
+
+    /// The user the identity signs in: its owner, the linking session's user, or a new user.
+    private func user(
+        for identity: ServerStore.IdentityClaims, claims: IDTokenValidator.Claims, linkingTo linkingUserID: String?,
+        logger: Logger
+    ) async throws -> UserRecord {
+        if let existing = try await store.identity(provider: identity.provider, subject: identity.subject) {
+            if let linkingUserID, linkingUserID != existing.userID {
+                throw ServerFailure(
+                    MendError(
+                        code: .REST.updateConflict,
+                        developerMessage:
+                            "This \(identity.provider) account is linked to another user; it cannot be linked to this one.",
+                        catalog: .server),
+                    status: .conflict)
+            }
+            try await store.touchIdentity(identity, now: now)
+            guard let user = try await store.user(id: existing.userID) else {
+                throw ServerFailure.internalFailure("an identity names a user that does not exist")
+            }
+            return user
+        }
+        if let linkingUserID {
+            guard let user = try await store.user(id: linkingUserID) else {
+                throw ServerFailure.sessionEnded(.userDeleted)
+            }
+            guard try await store.addIdentity(identity, userID: user.id, now: now) else {
+                // Linked by a concurrent request meanwhile: decide again.
+                return try await self.user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
+            }
+            logger.info(
+                "identity linked", metadata: ["provider": .string(identity.provider), "user_id": .string(user.id)])
+            return try await store.user(id: user.id) ?? user
+        }
+        let created = try await store.createUser(
+            name: claims.name ?? claims.email ?? "\(identity.provider) user", email: claims.email,
+            facebookUserID: identity.provider == "facebook" ? identity.subject : nil, now: now)
+        if try await store.addIdentity(identity, userID: created.id, now: now) { return created }
+        // A concurrent sign-in of the same identity created its user first: use that one.
+        _ = try await store.deleteUser(id: created.id)
+        return try await user(for: identity, claims: claims, linkingTo: nil, logger: logger)
+    }
+}

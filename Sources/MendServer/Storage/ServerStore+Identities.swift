@@ -1,0 +1,102 @@
+import Foundation
+import SQLKit
+
+/// A provider's account of a user: `(provider, subject)` is unique, and one user may have several (Facebook and
+/// Apple). Facebook's is also `mend_users.provider_user_id`, which the provider's callbacks look users up by.
+struct IdentityRecord: Sendable, Hashable {
+    var provider: String
+    var subject: String
+    var userID: String
+    var email: String?
+}
+
+extension ServerStore {
+    // MARK: Identities
+
+    /// The identity `(provider, subject)`, if a user has it.
+    func identity(provider: String, subject: String) async throws -> IdentityRecord? {
+        try await sql.raw(
+            """
+            SELECT provider, subject, user_id, email FROM mend_identities
+            WHERE provider = \(bind: provider) AND subject = \(bind: subject)
+            """
+        ).first().map(identity(from:))
+    }
+
+    /// The identities of a user, by provider.
+    func identities(userID: String) async throws -> [IdentityRecord] {
+        try await sql.raw(
+            """
+            SELECT provider, subject, user_id, email FROM mend_identities WHERE user_id = \(bind: userID)
+            ORDER BY provider, subject
+            """
+        ).all().map(identity(from:))
+    }
+
+    /// What an id_token says of its subject.
+    struct IdentityClaims: Sendable {
+        var provider: String
+        var subject: String
+        var email: String?
+        var emailVerified: Bool?
+        var isPrivateEmail: Bool?
+    }
+
+    /// Gives `userID` the identity, unless some user has it already; returns whether it was added. A Facebook
+    /// identity also becomes the user's `provider_user_id` when the user has none.
+    func addIdentity(_ claims: IdentityClaims, userID: String, now: Int64) async throws -> Bool {
+        let added = try await !sql.raw(
+            """
+            INSERT INTO mend_identities (provider, subject, user_id, email, email_verified, is_private_email,
+                created_at, last_login_at)
+            VALUES (\(bind: claims.provider), \(bind: claims.subject), \(bind: userID), \(bind: claims.email),
+                \(bind: claims.emailVerified), \(bind: claims.isPrivateEmail), \(bind: now), \(bind: now))
+            ON CONFLICT (provider, subject) DO NOTHING RETURNING user_id
+            """
+        ).all().isEmpty
+        if added, claims.provider == "facebook" {
+            try await sql.raw(
+                """
+                UPDATE mend_users SET provider_user_id = \(bind: claims.subject), updated_at = \(bind: now)
+                WHERE id = \(bind: userID) AND provider_user_id IS NULL
+                """
+            ).run()
+        }
+        return added
+    }
+
+    /// Records a sign-in with the identity: its time and the e-mail the provider now gives.
+    func touchIdentity(_ claims: IdentityClaims, now: Int64) async throws {
+        try await sql.raw(
+            """
+            UPDATE mend_identities SET last_login_at = \(bind: now), email = COALESCE(\(bind: claims.email), email),
+                email_verified = COALESCE(\(bind: claims.emailVerified), email_verified),
+                is_private_email = COALESCE(\(bind: claims.isPrivateEmail), is_private_email)
+            WHERE provider = \(bind: claims.provider) AND subject = \(bind: claims.subject)
+            """
+        ).run()
+    }
+
+    /// Creates a user who signed in with an id_token: a profile from its claims, no provider token, no scopes (a
+    /// Limited Login's subject is the Facebook user id, and becomes `provider_user_id`).
+    func createUser(name: String, email: String?, facebookUserID: String?, now: Int64) async throws -> UserRecord {
+        let rows = try await sql.raw(
+            """
+            INSERT INTO mend_users (id, provider_user_id, name, email, picture, granted_scopes, declined_scopes,
+                provider_token, provider_token_expires_at, provider_token_checked_at, provider_token_invalid_reason,
+                profile_refreshed_at, created_at, updated_at)
+            VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: facebookUserID), \(bind: name), \(bind: email),
+                NULL, '', '', NULL, NULL, NULL, NULL, \(bind: now), \(bind: now), \(bind: now))
+            RETURNING \(unsafeRaw: Self.userColumns)
+            """
+        ).all()
+        guard let row = rows.first else { throw StoreFailure("the user insert returned no row") }
+        return try user(from: row)
+    }
+
+    private func identity(from row: any SQLRow) throws -> IdentityRecord {
+        IdentityRecord(
+            provider: try row.text("provider"), subject: try row.text("subject"), userID: try row.text("user_id"),
+            email: try row.optionalText("email"))
+    }
+}

@@ -1,0 +1,201 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendLogin
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// `POST /v1/login/id_token` against the emulator's Apple-like and Google-like issuers and its Limited Login tokens:
+/// sign-in, the refusals, one user per `(provider, subject)`, and linking.
+@Suite("Native id_token sign-in", .serialized)
+struct IDTokenLoginTests {
+    /// What a native SDK hands the app, and the raw nonce the app made for that sign-in (a new one each time, as an
+    /// app does: two sign-ins within a second then differ).
+    struct Issued {
+        var token: String
+        var nonce: String
+    }
+
+    static func freshNonce() -> String { "nonce-" + UUID().uuidString }
+
+    static func hash(_ nonce: String) -> String {
+        SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// What a native SDK hands the app: an id_token from the emulated issuer `kind` for `clientID`, with the nonce as
+    /// that provider carries it (Apple: the SHA-256 of the raw nonce; Google: as is).
+    static func nativeToken(
+        _ stack: TestStack, _ kind: String, clientID: String? = nil, userID: String? = nil
+    )
+        async throws -> Issued
+    {
+        let nonce = freshNonce()
+        var body: [String: JSONValue] = ["nonce": .string(kind == "apple" ? hash(nonce) : nonce)]
+        if let clientID { body["clientID"] = .string(clientID) }
+        if let userID { body["userID"] = .string(userID) }
+        let answer = await stack.emulator.emulator.handle(
+            EmulatorRequest(
+                method: .post, target: "/_emulator/issuers/\(kind)/native", headers: [.contentType: "application/json"],
+                body: Data(JSONValue.object(body).jsonText().utf8), baseURL: stack.emulator.baseURL.absoluteString))
+        let token = try #require(answer.json?["id_token"]?.stringValue, "\(answer.json?.jsonText() ?? "no body")")
+        return Issued(token: token, nonce: nonce)
+    }
+
+    static func limitedLoginToken(_ stack: TestStack, userID: String? = nil) async throws -> Issued {
+        let nonce = freshNonce()
+        let token = try await stack.emulator.emulator.limitedLoginToken(
+            appID: nil, userID: userID, nonce: hash(nonce), baseURL: stack.emulator.baseURL.absoluteString)
+        return Issued(token: token, nonce: nonce)
+    }
+
+    static func signIn(
+        _ stack: TestStack, provider: String, _ issued: Issued, nonce: String? = nil, bearer: String? = nil
+    ) async throws -> JSONValue {
+        try await stack.client.post(
+            "/v1/login/id_token",
+            json: .object([
+                "provider": .string(provider), "id_token": .string(issued.token),
+                "nonce": .string(nonce ?? issued.nonce),
+            ]), bearer: bearer
+        ).json()
+    }
+
+    @Test(
+        "Apple, Google and Limited Login id_tokens open sessions; one user per provider and subject",
+        arguments: TestDatabase.available)
+    func signIn(database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            for provider in ["apple", "google"] {
+                let first = try await Self.signIn(
+                    stack, provider: provider, try await Self.nativeToken(stack, provider))
+                let userID = try #require(first["user"]?["id"]?.stringValue)
+                #expect(first["user"]?["provider_user_id"] == .null, "\(provider): no Facebook id")
+                #expect(first["user"]?["email"]?.stringValue?.contains("@") == true)
+                let access = try #require(first["access_token"]?.stringValue)
+                let me = try await stack.client.get("/v1/me", bearer: access).json()
+                #expect(me["id"]?.stringValue == userID)
+                let refreshed = try await stack.client.refresh(first["refresh_token"])
+                #expect(refreshed["user"]?["id"]?.stringValue == userID)
+                // A second sign-in of the same person is the same user.
+                let second = try await Self.signIn(
+                    stack, provider: provider, try await Self.nativeToken(stack, provider))
+                #expect(second["user"]?["id"]?.stringValue == userID)
+                #expect(second["session_id"] != first["session_id"])
+            }
+            // Limited Login's subject is the Facebook user id: the same user as a code login.
+            let coded = try await stack.login()
+            let limited = try await Self.signIn(
+                stack, provider: "facebook", try await Self.limitedLoginToken(stack))
+            #expect(limited["user"]?["id"] == coded["user"]?["id"])
+            #expect(limited["user"]?["provider_user_id"] == coded["user"]?["provider_user_id"])
+            // A Limited Login of someone who never logged in with a code gets the Facebook id too.
+            let other = try await Self.signIn(
+                stack, provider: "facebook", try await Self.limitedLoginToken(stack, userID: "100000000000002"))
+            #expect(other["user"]?["provider_user_id"]?.stringValue == "100000000000002")
+            #expect(other["user"]?["id"] != coded["user"]?["id"])
+        }
+    }
+
+    @Test("Tampered, replayed, expired and misdirected id_tokens are refused with login/309")
+    func refusals() async throws {
+        try await TestStack.run { stack in
+            let apple = try await Self.nativeToken(stack, "apple")
+            // Signature: the subject changed in the payload.
+            var parts = apple.token.split(separator: ".").map(String.init)
+            let payload = try #require(Base64URL.decode(parts[1]))
+            let claims = String(decoding: payload, as: UTF8.self)
+            let forged = claims.replacingOccurrences(of: #""sub":""#, with: #""sub":"x"#)
+            #expect(forged != claims)
+            parts[1] = Base64URL.encode(Data(forged.utf8))
+            var forgedToken = apple
+            forgedToken.token = parts.joined(separator: ".")
+            for (provider, issued, nonce, what) in [
+                ("apple", forgedToken, apple.nonce, "a forged payload"),
+                ("apple", apple, Self.freshNonce(), "another nonce"),
+                ("apple", apple, Self.hash(apple.nonce), "the hash sent as the raw nonce"),
+                ("google", apple, apple.nonce, "Apple's token as Google's (iss)"),
+            ] {
+                let error = await stack.client.failure {
+                    try await Self.signIn(stack, provider: provider, issued, nonce: nonce)
+                }
+                #expect(error?.code == .Login.invalidIDToken, "\(what): \(error?.developerMessage ?? "")")
+                #expect(error?.response?.status == 401, "\(what)")
+            }
+            // The real token still works once, and never twice.
+            _ = try await Self.signIn(stack, provider: "apple", apple)
+            let replay = await stack.client.failure { try await Self.signIn(stack, provider: "apple", apple) }
+            #expect(replay?.code == .Login.invalidIDToken)
+            #expect(replay?.developerMessage.contains("has been used") == true)
+            // Expired: the server's clock two hours on.
+            let google = try await Self.nativeToken(stack, "google")
+            stack.clock.advance(by: 7200)
+            let expired = await stack.client.failure { try await Self.signIn(stack, provider: "google", google) }
+            #expect(expired?.code == .Login.invalidIDToken)
+            // A provider the server does not accept tokens from.
+            let unknown = await stack.client.failure { try await Self.signIn(stack, provider: "example", google) }
+            #expect(unknown?.response?.status == 400)
+        }
+    }
+
+    @Test("An audience the server does not list is refused")
+    func audience() async throws {
+        try await TestStack.run(configure: { configuration in
+            configuration.idTokenIssuers = configuration.idTokenIssuers.map { issuer in
+                var issuer = issuer
+                if issuer.name == "google" { issuer.clientIDs = ["another-app.apps.googleusercontent.com"] }
+                return issuer
+            }
+        }) { stack in
+            let token = try await Self.nativeToken(stack, "google")
+            let error = await stack.client.failure { try await Self.signIn(stack, provider: "google", token) }
+            #expect(error?.code == .Login.invalidIDToken)
+            #expect(error?.developerMessage.contains("another app") == true, "\(error?.developerMessage ?? "")")
+        }
+    }
+
+    @Test(
+        "Linking takes a signed-in session and a fresh id_token; an identity another user has is refused",
+        arguments: TestDatabase.available)
+    func linking(database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let facebook = try await stack.login()
+            let userID = try #require(facebook["user"]?["id"]?.stringValue)
+            let access = try #require(facebook["access_token"]?.stringValue)
+            let linked = try await Self.signIn(
+                stack, provider: "apple", try await Self.nativeToken(stack, "apple"), bearer: access)
+            #expect(linked["user"]?["id"]?.stringValue == userID)
+            // Signing in with Apple alone now reaches the same user.
+            let apple = try await Self.signIn(
+                stack, provider: "apple", try await Self.nativeToken(stack, "apple"))
+            #expect(apple["user"]?["id"]?.stringValue == userID)
+            let identities = try await stack.server.backend.store.identities(userID: userID).map(\.provider)
+            #expect(identities == ["apple", "facebook"])
+            // Another person's Google account, signed in on its own first, cannot be linked to this user.
+            let google = try await Self.signIn(
+                stack, provider: "google", try await Self.nativeToken(stack, "google", userID: "100000000000002")
+            )
+            #expect(google["user"]?["id"]?.stringValue != userID)
+            let conflict = await stack.client.failure {
+                try await Self.signIn(
+                    stack, provider: "google",
+                    try await Self.nativeToken(stack, "google", userID: "100000000000002"), bearer: access)
+            }
+            #expect(conflict?.response?.status == 409)
+            #expect(conflict?.code == .REST.updateConflict)
+            // A linking request with an ended session links nothing.
+            _ = try await stack.client.post(
+                "/v1/session/logout", json: .object([:]), bearer: access, expectsJSON: false)
+            let ended = await stack.client.failure {
+                try await Self.signIn(
+                    stack, provider: "google", try await Self.nativeToken(stack, "google"), bearer: access)
+            }
+            #expect(ended?.response?.status == 401)
+            #expect(try await stack.server.backend.store.identities(userID: userID).count == 2)
+        }
+    }
+}
