@@ -118,6 +118,9 @@ enum OpenAPIDocument {
         "JWKS": object(
             ["keys": .object(["type": .string("array"), "items": .object(["type": .string("object")])])],
             required: ["keys"]),
+        "AccountDeletion": object(
+            ["deleted": boolean, "sessions_ended": integer, "revoked_at": strings, "not_revoked": strings],
+            required: ["deleted", "sessions_ended", "revoked_at", "not_revoked"]),
         "Deauthorized": object(["success": boolean, "sessions_ended": integer], required: ["success"]),
         "DeletionAnswer": object(
             ["url": string, "confirmation_code": string], required: ["url", "confirmation_code"]),

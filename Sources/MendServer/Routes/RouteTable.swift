@@ -58,6 +58,12 @@ enum RouteTable {
     static let me = Endpoint(
         method: .get, path: "/v1/me", summary: "The user's profile (refreshed from the provider when stale)",
         operationID: "me", authenticated: true, responseSchema: "User", errorStatuses: [401, 403, 500, 502, 503, 504])
+    static let deleteMe = Endpoint(
+        method: .delete, path: "/v1/me",
+        summary:
+            "Delete the user's account: revoke the app at each linked provider, end every session, delete the user's data",
+        operationID: "deleteAccount", authenticated: true, responseSchema: "AccountDeletion",
+        errorStatuses: [401, 500, 502, 503, 504])
     static let jwks = Endpoint(
         method: .get, path: "/.well-known/jwks.json", summary: "The public keys that sign access tokens",
         operationID: "jwks", responseSchema: "JWKS")
@@ -100,7 +106,8 @@ enum RouteTable {
     }
 
     static let all: [Endpoint] = [
-        loginCode, loginIDToken, refresh, logout, revoke, session, me, jwks, deauthorize, dataDeletion, deletionStatus,
+        loginCode, loginIDToken, refresh, logout, revoke, session, me, deleteMe, jwks, deauthorize, dataDeletion,
+        deletionStatus,
         live, ready,
         metrics,
         openAPI,

@@ -59,6 +59,9 @@ enum ServerRoutes {
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
             try WireResponse.json(try await backend.me(request.headers, logger: context.logger))
         }
+        router.on(RouterPath(RouteTable.deleteMe.path), method: .delete) { request, context in
+            try WireResponse.json(try await backend.deleteAccount(request.headers, logger: context.logger))
+        }
         router.on(RouterPath(RouteTable.jwks.path), method: .get) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],

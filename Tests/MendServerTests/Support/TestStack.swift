@@ -182,6 +182,12 @@ struct ServerClient: Sendable {
                 method: .get, url: url(path), headers: fields, options: RequestOptions(expectsJSON: expectsJSON)))
     }
 
+    /// `DELETE path` with a bearer.
+    func delete(_ path: String, bearer: String) async throws -> APIResponse {
+        try await client.send(
+            APIRequest(method: .delete, url: url(path), headers: [.authorization: "Bearer \(bearer)"]))
+    }
+
     /// The error a call fails with (a test failure if it succeeds).
     func failure<T>(
         _ call: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation

@@ -1,0 +1,60 @@
+import HTTPTypes
+import Logging
+import MendCore
+import MendGraphAPI
+
+/// `DELETE /v1/me`: what was done.
+struct AccountDeletionBody: Encodable, Sendable, Equatable {
+    var deleted: Bool
+    var sessionsEnded: Int
+    /// The providers where the app's access was revoked.
+    var revokedAt: [String]
+    /// Linked providers where the server held no token to revoke with (the user can remove the app there).
+    var notRevoked: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case deleted, sessionsEnded = "sessions_ended", revokedAt = "revoked_at", notRevoked = "not_revoked"
+    }
+}
+
+extension LoginBackend {
+    /// `DELETE /v1/me`: the user deletes their account. The app's access is revoked at each linked provider where the
+    /// server holds a token (Facebook: `DELETE /me/permissions`), every session ends (session/14), and the user's
+    /// data (profile, identities, sessions, refresh tokens) is deleted.
+    ///
+    /// A provider that cannot be reached fails the request (502/503/504) and deletes nothing, so that the app can
+    /// retry and no grant outlives the account; a token the provider already considers dead counts as revoked.
+    func deleteAccount(_ headers: HTTPFields, logger: Logger) async throws -> AccountDeletionBody {
+        let claims = try await authenticate(headers)
+        guard let user = try await store.user(id: claims.subject) else {
+            throw ServerFailure.sessionEnded(.userDeleted)
+        }
+        let identities = try await store.identities(userID: user.id)
+        var revokedAt: [String] = []
+        if let token = user.providerToken {
+            do {
+                try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
+            } catch let failure as ServerFailure
+                where failure.error.matches(.Graph.accessTokenInvalid) || failure.error.matches(.Graph.sessionInvalid)
+            {
+                // Already dead at the provider: nothing left to revoke.
+            }
+            revokedAt.append("facebook")
+        }
+        let providers = Set(identities.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
+        let notRevoked = providers.subtracting(revokedAt).sorted()
+        let reason = SessionEndReason.userDeleted
+        let ended = try await store.revokeSessions(
+            userID: user.id, reason: reason, detail: "account deleted by the user", now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
+        let deleted = try await store.deleteUser(id: user.id)
+        logger.info(
+            "account deleted",
+            metadata: [
+                "user_id": .string(user.id), "sessions": .stringConvertible(ended),
+                "revoked_at": .string(revokedAt.joined(separator: ",")),
+                "not_revoked": .string(notRevoked.joined(separator: ",")),
+            ])
+        return AccountDeletionBody(deleted: deleted, sessionsEnded: ended, revokedAt: revokedAt, notRevoked: notRevoked)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendLogin
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// `DELETE /v1/me`: the user deletes their account.
+@Suite("Account deletion")
+struct AccountDeletionTests {
+    @Test(
+        "Deleting an account revokes at the provider, ends every session and deletes the user",
+        arguments: TestDatabase.available)
+    func deletion(database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let first = try await stack.login()
+            let second = try await stack.login()
+            let userID = try #require(first["user"]?["id"]?.stringValue)
+            let access = try #require(first["access_token"]?.stringValue)
+            // An Apple identity linked to the same user: the server holds no Apple token to revoke with.
+            _ = try await IDTokenLoginTests.signIn(
+                stack, provider: "apple", try await IDTokenLoginTests.nativeToken(stack, "apple"), bearer: access)
+
+            let answer = try await stack.client.delete("/v1/me", bearer: access).json()
+            #expect(answer["deleted"] == .bool(true))
+            #expect(answer["sessions_ended"]?.intValue == 3)
+            #expect(answer["revoked_at"] == .array([.string("facebook")]))
+            #expect(answer["not_revoked"] == .array([.string("apple")]))
+            // The emulator saw the app's permissions revoked for this user.
+            let revocations = await stack.emulator.emulator.revocations()
+            #expect(
+                revocations.map { "\($0.issuer) \($0.userID) \($0.tokenKind)" } == [
+                    "facebook 100000000000001 permissions"
+                ])
+            // Every session is over (session/14), by its access token and by its refresh token.
+            for session in [first, second] {
+                let bearer = try #require(session["access_token"]?.stringValue)
+                let me = await stack.client.failure { try await stack.client.get("/v1/me", bearer: bearer) }
+                #expect(me?.code == .Session.userDeleted)
+                let refreshed = await stack.client.failure { try await stack.client.refresh(session["refresh_token"]) }
+                // The refresh tokens are deleted with the user: unknown now (session/16), log in again.
+                #expect(refreshed?.response?.status == 401)
+                #expect(refreshed?.domain == .session)
+            }
+            #expect(try await stack.server.backend.store.user(id: userID) == nil)
+            #expect(try await stack.server.backend.store.identities(userID: userID).isEmpty)
+            // Signing in again makes a new user: nothing of the old one remains.
+            let again = try await IDTokenLoginTests.signIn(
+                stack, provider: "apple", try await IDTokenLoginTests.nativeToken(stack, "apple"))
+            #expect(again["user"]?["id"]?.stringValue != userID)
+        }
+    }
+
+    @Test("A provider that cannot be reached fails the deletion, and nothing is deleted")
+    func providerDown() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let access = try #require(session["access_token"]?.stringValue)
+            try await stack.emulator.inject(.error("http/503", method: "DELETE", path: "/me/permissions", times: 1))
+            let error = await stack.client.failure { try await stack.client.delete("/v1/me", bearer: access) }
+            #expect(error?.response?.status == 502)
+            #expect(error?.category == .transient)
+            // The account is intact: the app can retry.
+            let me = try await stack.client.get("/v1/me", bearer: access).json()
+            #expect(me["id"] == session["user"]?["id"])
+            let answer = try await stack.client.delete("/v1/me", bearer: access).json()
+            #expect(answer["revoked_at"] == .array([.string("facebook")]))
+        }
+    }
+
+    @Test("A user who signed in with Google only is deleted; nothing could be revoked at Google")
+    func googleOnly() async throws {
+        try await TestStack.run { stack in
+            let session = try await IDTokenLoginTests.signIn(
+                stack, provider: "google", try await IDTokenLoginTests.nativeToken(stack, "google"))
+            let access = try #require(session["access_token"]?.stringValue)
+            let answer = try await stack.client.delete("/v1/me", bearer: access).json()
+            #expect(answer["revoked_at"] == .array([]))
+            #expect(answer["not_revoked"] == .array([.string("google")]))
+            #expect(await stack.emulator.emulator.revocations().isEmpty)
+        }
+    }
+}
