@@ -48,6 +48,26 @@ extension ServerConfiguration {
     }
 }
 
+extension ServerConfiguration {
+    /// Gives the Apple issuer of `idTokenIssuers` the emulator's team key (team and key id of its Apple clients),
+    /// so that native Apple sign-ins keep a refresh token and account deletion revokes it at the emulated Apple.
+    public mutating func useAppleCredentials(of emulator: RunningEmulator) async {
+        let pem = await emulator.emulator.appleTeamKeyPEM()
+        guard
+            let client = emulator.emulator.configuration.issuerClients.first(where: {
+                $0.kind == .apple && $0.appleTeamID != nil && $0.appleKeyID != nil
+            }), let teamID = client.appleTeamID, let keyID = client.appleKeyID
+        else { return }
+        idTokenIssuers = idTokenIssuers.map { issuer in
+            guard issuer.name == "apple" else { return issuer }
+            var apple = issuer
+            apple.appleCredentials = AppleClientCredentials(
+                teamID: teamID, keyID: keyID, privateKeyPEM: Secret(pem), issuer: issuer.issuer)
+            return apple
+        }
+    }
+}
+
 /// Runs `mend-server` live on 127.0.0.1 at a free port for the duration of `body`, and always shuts it down.
 ///
 /// ```swift

@@ -20,20 +20,24 @@ struct AccountDeletionTests {
             let second = try await stack.login()
             let userID = try #require(first["user"]?["id"]?.stringValue)
             let access = try #require(first["access_token"]?.stringValue)
-            // An Apple identity linked to the same user: the server holds no Apple token to revoke with.
+            // An Apple identity linked to the same user, with the sign-in's code: the server keeps a token to revoke.
+            let apple = try await IDTokenLoginTests.nativeToken(stack, "apple")
+            _ = try await IDTokenLoginTests.signIn(stack, provider: "apple", apple, bearer: access, code: apple.code)
+            // And a Google one: a native Google sign-in gives the server no token.
             _ = try await IDTokenLoginTests.signIn(
-                stack, provider: "apple", try await IDTokenLoginTests.nativeToken(stack, "apple"), bearer: access)
+                stack, provider: "google", try await IDTokenLoginTests.nativeToken(stack, "google"), bearer: access)
 
             let answer = try await stack.client.delete("/v1/me", bearer: access).json()
             #expect(answer["deleted"] == .bool(true))
-            #expect(answer["sessions_ended"]?.intValue == 3)
-            #expect(answer["revoked_at"] == .array([.string("facebook")]))
-            #expect(answer["not_revoked"] == .array([.string("apple")]))
+            #expect(answer["sessions_ended"]?.intValue == 4)
+            #expect(answer["revoked_at"] == .array([.string("facebook"), .string("apple")]))
+            #expect(answer["not_revoked"] == .array([.string("google")]))
             // The emulator saw the app's permissions revoked for this user.
             let revocations = await stack.emulator.emulator.revocations()
             #expect(
-                revocations.map { "\($0.issuer) \($0.userID) \($0.tokenKind)" } == [
-                    "facebook 100000000000001 permissions"
+                revocations.map { "\($0.issuer) \($0.clientID) \($0.userID) \($0.tokenKind)" } == [
+                    "facebook \(stack.emulator.emulator.configuration.defaultApp.id) 100000000000001 permissions",
+                    "apple com.example.mend 100000000000001 refresh",
                 ])
             // Every session is over (session/14), by its access token and by its refresh token.
             for session in [first, second] {

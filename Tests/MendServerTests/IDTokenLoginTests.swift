@@ -19,6 +19,8 @@ struct IDTokenLoginTests {
     struct Issued {
         var token: String
         var nonce: String
+        /// Apple's authorization code of the same sign-in.
+        var code: String? = nil
     }
 
     static func freshNonce() -> String { "nonce-" + UUID().uuidString }
@@ -43,7 +45,7 @@ struct IDTokenLoginTests {
                 method: .post, target: "/_emulator/issuers/\(kind)/native", headers: [.contentType: "application/json"],
                 body: Data(JSONValue.object(body).jsonText().utf8), baseURL: stack.emulator.baseURL.absoluteString))
         let token = try #require(answer.json?["id_token"]?.stringValue, "\(answer.json?.jsonText() ?? "no body")")
-        return Issued(token: token, nonce: nonce)
+        return Issued(token: token, nonce: nonce, code: answer.json?["authorization_code"]?.stringValue)
     }
 
     static func limitedLoginToken(_ stack: TestStack, userID: String? = nil) async throws -> Issued {
@@ -54,15 +56,47 @@ struct IDTokenLoginTests {
     }
 
     static func signIn(
-        _ stack: TestStack, provider: String, _ issued: Issued, nonce: String? = nil, bearer: String? = nil
+        _ stack: TestStack, provider: String, _ issued: Issued, nonce: String? = nil, bearer: String? = nil,
+        code: String? = nil
     ) async throws -> JSONValue {
-        try await stack.client.post(
-            "/v1/login/id_token",
-            json: .object([
-                "provider": .string(provider), "id_token": .string(issued.token),
-                "nonce": .string(nonce ?? issued.nonce),
-            ]), bearer: bearer
-        ).json()
+        var body: [String: JSONValue] = [
+            "provider": .string(provider), "id_token": .string(issued.token), "nonce": .string(nonce ?? issued.nonce),
+        ]
+        if let code { body["authorization_code"] = .string(code) }
+        return try await stack.client.post("/v1/login/id_token", json: .object(body), bearer: bearer).json()
+    }
+
+    @Test("An Apple sign-in's authorization code is exchanged with the team-key client secret and must be its own")
+    func appleCode() async throws {
+        try await TestStack.run { stack in
+            let alice = try await Self.nativeToken(stack, "apple")
+            let bob = try await Self.nativeToken(stack, "apple", userID: "100000000000002")
+            // Bob's code with Alice's token: refused, and nothing is kept.
+            let mixed = await stack.client.failure {
+                try await Self.signIn(stack, provider: "apple", alice, code: bob.code)
+            }
+            #expect(mixed?.response?.status == 400)
+            #expect(mixed?.developerMessage.contains("another sign-in") == true)
+            // A code Apple does not know: its refusal, as a failed sign-in.
+            let unknown = await stack.client.failure {
+                try await Self.signIn(
+                    stack, provider: "apple", try await Self.nativeToken(stack, "apple"), code: "c0.0.nope")
+            }
+            #expect(unknown?.response?.status == 400, "\(unknown?.developerMessage ?? "")")
+            // Google has no such code here.
+            let google = await stack.client.failure {
+                try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"), code: "x")
+            }
+            #expect(google?.response?.status == 400)
+            // The sign-in's own code: kept, sealed, on the identity. (Bob's first code was spent by the mixed-up
+            // attempt: the exchange is what showed it to be another sign-in's.)
+            let fresh = try await Self.nativeToken(stack, "apple", userID: "100000000000002")
+            let session = try await Self.signIn(stack, provider: "apple", fresh, code: fresh.code)
+            let userID = try #require(session["user"]?["id"]?.stringValue)
+            let identity = try #require(try await stack.server.backend.store.identities(userID: userID).first)
+            #expect(identity.providerClientID == "com.example.mend")
+            #expect(identity.providerRefreshToken?.isEmpty == false)
+        }
     }
 
     @Test(

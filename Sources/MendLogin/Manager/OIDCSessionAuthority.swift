@@ -152,7 +152,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
         }
     }
 
-    static func form(_ url: URL, _ fields: [(String, String)]) -> APIRequest {
+    /// A form POST to a token or revocation endpoint (never retried, no credential attached).
+    package static func form(_ url: URL, _ fields: [(String, String)]) -> APIRequest {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
@@ -166,8 +167,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
 
 /// The `error` code of an OAuth 2.0 endpoint's error body (RFC 6749 §5.2, RFC 7009 §2.2.1: `invalid_grant`,
 /// `invalid_token`…), read from the error's response excerpt.
-enum OAuthErrorBody {
-    static func code(of error: MendError) -> String? {
+package enum OAuthErrorBody {
+    package static func code(of error: MendError) -> String? {
         error.response?.json?["error"]?.stringValue
     }
 }

@@ -27,6 +27,10 @@ public struct IDTokenIssuer: Sendable, Hashable {
     public var jwksURI: URL
     /// How the nonce is carried.
     public var nonceHashing: NonceHashing
+    /// Apple only: the team's key, with which the server exchanges the authorization code a native sign-in also
+    /// returns (`authorization_code` in the request) for a refresh token, and revokes it when the user deletes the
+    /// account. Without it, a sign-in's code is ignored and deletion cannot revoke at Apple.
+    public var appleCredentials: AppleClientCredentials?
 
     /// Creates an issuer.
     public init(name: String, issuer: String, clientIDs: [String], jwksURI: URL, nonceHashing: NonceHashing) {
@@ -35,14 +39,18 @@ public struct IDTokenIssuer: Sendable, Hashable {
         self.clientIDs = clientIDs
         self.jwksURI = jwksURI
         self.nonceHashing = nonceHashing
+        self.appleCredentials = nil
     }
 
     /// Sign in with Apple (`https://appleid.apple.com`): `clientIDs` are the app's bundle ids and service ids.
     public static func apple(
         clientIDs: [String], issuer: String = "https://appleid.apple.com",
-        jwksURI: URL = URL(string: "https://appleid.apple.com/auth/keys")!
+        jwksURI: URL = URL(string: "https://appleid.apple.com/auth/keys")!, credentials: AppleClientCredentials? = nil
     ) -> IDTokenIssuer {
-        IDTokenIssuer(name: "apple", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .sha256Hex)
+        var apple = IDTokenIssuer(
+            name: "apple", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .sha256Hex)
+        apple.appleCredentials = credentials
+        return apple
     }
 
     /// Google Sign-In (`https://accounts.google.com`): `clientIDs` are the app's OAuth client ids.

@@ -43,6 +43,9 @@ extension ServerConfiguration {
         ("MEND_APPLE_CLIENT_IDS", "Sign in with Apple: bundle ids and service ids whose id_tokens are accepted (off)"),
         ("MEND_APPLE_ISSUER", "Apple's issuer (https://appleid.apple.com)"),
         ("MEND_APPLE_JWKS_URL", "Apple's key set (https://appleid.apple.com/auth/keys)"),
+        ("MEND_APPLE_TEAM_ID", "Apple team id: with the key below, native Apple sign-ins keep a token to revoke (off)"),
+        ("MEND_APPLE_KEY_ID", "the key id of the Sign in with Apple private key"),
+        ("MEND_APPLE_PRIVATE_KEY_FILE", "the Sign in with Apple private key (.p8, PEM)"),
         ("MEND_GOOGLE_CLIENT_IDS", "Google Sign-In: OAuth client ids whose id_tokens are accepted (off)"),
         ("MEND_GOOGLE_ISSUER", "Google's issuer (https://accounts.google.com)"),
         ("MEND_GOOGLE_JWKS_URL", "Google's key set (https://www.googleapis.com/oauth2/v3/certs)"),
@@ -194,10 +197,24 @@ extension ServerConfiguration {
         if let size = try integer("MEND_MAX_BODY_SIZE") { self.maximumBodySize = max(1024, size) }
         if let clients = list("MEND_APPLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
             let base = IDTokenIssuer.apple(clientIDs: clients)
+            let issuer = value("MEND_APPLE_ISSUER") ?? base.issuer
+            var credentials: AppleClientCredentials?
+            if let teamID = value("MEND_APPLE_TEAM_ID") {
+                guard let keyID = value("MEND_APPLE_KEY_ID"), let path = value("MEND_APPLE_PRIVATE_KEY_FILE") else {
+                    throw ConfigurationError(
+                        "MEND_APPLE_TEAM_ID needs MEND_APPLE_KEY_ID and MEND_APPLE_PRIVATE_KEY_FILE")
+                }
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ConfigurationError("MEND_APPLE_PRIVATE_KEY_FILE: cannot read \(path)")
+                }
+                credentials = AppleClientCredentials(
+                    teamID: teamID, keyID: keyID, privateKeyPEM: Secret(String(decoding: data, as: UTF8.self)),
+                    issuer: issuer)
+            }
             idTokenIssuers.append(
                 .apple(
-                    clientIDs: clients, issuer: value("MEND_APPLE_ISSUER") ?? base.issuer,
-                    jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI))
+                    clientIDs: clients, issuer: issuer, jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI,
+                    credentials: credentials))
         }
         if let clients = list("MEND_GOOGLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
             let base = IDTokenIssuer.google(clientIDs: clients)
@@ -231,6 +248,9 @@ extension ServerConfiguration {
         for issuer in idTokenIssuers {
             guard !issuer.clientIDs.isEmpty, names.insert(issuer.name).inserted else {
                 throw ConfigurationError("id_token issuer \(issuer.name): named twice, or without client ids")
+            }
+            if let credentials = issuer.appleCredentials, !credentials.isValidKey {
+                throw ConfigurationError("MEND_APPLE_PRIVATE_KEY_FILE is not a P-256 private key in PEM (.p8)")
             }
         }
     }

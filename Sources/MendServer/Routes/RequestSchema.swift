@@ -199,6 +199,12 @@ extension RequestSchema {
                 description:
                     "The raw nonce the app generated for this sign-in (Apple and Limited Login put its SHA-256, hex, in the token)."
             ),
+            Field(
+                name: "authorization_code", kind: .string(StringRule(maxLength: 4096, pattern: "^[!-~]+$")),
+                required: false,
+                description:
+                    "Apple: the authorization code the sign-in also returned; the server keeps a token to revoke at account deletion."
+            ),
         ], encodings: [.json])
 
     /// `POST /v1/session/refresh`.

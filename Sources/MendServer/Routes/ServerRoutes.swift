@@ -25,7 +25,8 @@ enum ServerRoutes {
         router.on(RouterPath(RouteTable.loginIDToken.path), method: .post) { request, context in
             let values = try await RequestBody.read(.idTokenLogin, from: request, limit: limit)
             let body = IDTokenLoginBody(
-                provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!)
+                provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!,
+                authorizationCode: values["authorization_code"])
             let session = try await backend.login(
                 idToken: body, headers: request.headers, clientAddress: clientAddress(request, context, backend),
                 logger: context.logger)

@@ -11,13 +11,23 @@ struct IDTokenLoginBody: Sendable {
     var idToken: String
     /// The raw nonce the app generated (the token holds it, or its SHA-256 in hex).
     var nonce: String
+    /// Apple: the authorization code the native sign-in also returned, exchanged for a refresh token the server keeps
+    /// to revoke at account deletion.
+    var authorizationCode: String? = nil
 }
 
 /// The id_token validators of the configured issuers, one per provider name, made once (each caches its key set).
 struct IDTokenValidators: Sendable {
     let byName: [String: (issuer: IDTokenIssuer, validator: IDTokenValidator)]
+    /// Apple's token client, when the team's key is configured.
+    let apple: AppleTokenClient?
 
     init(issuers: [IDTokenIssuer], transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+        apple = issuers.first { $0.name == "apple" }.flatMap { issuer in
+            issuer.appleCredentials.map {
+                AppleTokenClient(credentials: $0, issuer: issuer.issuer, transport: transport, now: now)
+            }
+        }
         byName = Dictionary(
             uniqueKeysWithValues: issuers.map { issuer in
                 (
@@ -87,6 +97,9 @@ extension LoginBackend {
             provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
             isPrivateEmail: claims.isPrivateEmail)
         let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
+        if let code = body.authorizationCode {
+            try await keepAppleToken(code: code, identity: identity, claims: claims, issuer: issuer, logger: logger)
+        }
         let session = try await openSession(for: user)
         try await store.attachSession(session.sessionID, toCodeHash: tokenHash)
         metrics.login(outcome: "success")
@@ -96,6 +109,44 @@ extension LoginBackend {
                 "provider": .string(issuer.name), "user_id": .string(user.id), "session_id": .string(session.sessionID),
             ])
         return sessionBody(session, providerToken: nil)
+    }
+
+    /// Exchanges the authorization code of a native Apple sign-in for a refresh token and keeps it on the identity,
+    /// so that account deletion can revoke at Apple. A code Apple refuses (or one for another provider, or without
+    /// the team's key configured) fails the sign-in, since the app sent it to be kept; an Apple outage does not
+    /// (logged: the account then reports Apple as not revoked at deletion).
+    private func keepAppleToken(
+        code: String, identity: ServerStore.IdentityClaims, claims: IDTokenValidator.Claims, issuer: IDTokenIssuer,
+        logger: Logger
+    ) async throws {
+        guard issuer.name == "apple", let apple = idTokenValidators.apple else {
+            throw ServerFailure.badRequest(
+                "authorization_code is kept for Apple sign-ins only, and needs MEND_APPLE_TEAM_ID, MEND_APPLE_KEY_ID "
+                    + "and MEND_APPLE_PRIVATE_KEY_FILE.")
+        }
+        guard let clientID = claims.audience.first(where: issuer.clientIDs.contains) else { return }
+        let exchanged: AppleTokenClient.Exchanged
+        do {
+            exchanged = try await apple.exchange(code: code, clientID: clientID)
+        } catch let error as MendError where error.category == .transient {
+            metrics.upstreamFailure(operation: "apple code exchange", error: error.shortDescription)
+            logger.notice(
+                "Apple code exchange failed: no token kept to revoke at deletion",
+                metadata: ["error": .string(error.shortDescription)])
+            return
+        } catch let error as MendError {
+            throw ServerFailure.upstream(error, operation: "apple code exchange")
+        }
+        // The code must be this sign-in's: the token endpoint's id_token names the same subject.
+        if let idToken = exchanged.idToken {
+            let again = try? await idTokenValidators.byName["apple"]?.validator.validate(idToken, nonceRule: nil)
+            guard again?.subject == claims.subject else {
+                throw ServerFailure.badRequest("authorization_code belongs to another sign-in than id_token.")
+            }
+        }
+        guard let refreshToken = exchanged.refreshToken else { return }
+        try await store.storeProviderToken(
+            provider: identity.provider, subject: identity.subject, clientID: clientID, refreshToken: refreshToken)
     }
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.

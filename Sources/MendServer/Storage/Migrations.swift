@@ -156,7 +156,8 @@ enum Migrations {
             ]),
         Migration(
             version: 5,
-            name: "identities by provider and subject (several per user); users without a Facebook id",
+            name:
+                "identities by provider and subject (several per user, with a token to revoke); users without a Facebook id",
             statements: [
                 """
                 CREATE TABLE mend_identities (
@@ -166,6 +167,8 @@ enum Migrations {
                     email TEXT,
                     email_verified BOOLEAN,
                     is_private_email BOOLEAN,
+                    provider_client_id TEXT,
+                    provider_refresh_token TEXT,
                     created_at BIGINT NOT NULL,
                     last_login_at BIGINT NOT NULL,
                     PRIMARY KEY (provider, subject)

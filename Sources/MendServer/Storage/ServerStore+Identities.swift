@@ -8,16 +8,32 @@ struct IdentityRecord: Sendable, Hashable {
     var subject: String
     var userID: String
     var email: String?
+    /// The client a provider token was issued to, with the token (decrypted): what deletion revokes with.
+    var providerClientID: String? = nil
+    var providerRefreshToken: String? = nil
 }
 
 extension ServerStore {
     // MARK: Identities
 
+    static let identityColumns = "provider, subject, user_id, email, provider_client_id, provider_refresh_token"
+
+    /// Keeps a provider refresh token of the identity (sealed like every stored provider token), for revocation.
+    func storeProviderToken(provider: String, subject: String, clientID: String, refreshToken: String) async throws {
+        let sealed = try cipher.seal(refreshToken)
+        try await sql.raw(
+            """
+            UPDATE mend_identities SET provider_client_id = \(bind: clientID), provider_refresh_token = \(bind: sealed)
+            WHERE provider = \(bind: provider) AND subject = \(bind: subject)
+            """
+        ).run()
+    }
+
     /// The identity `(provider, subject)`, if a user has it.
     func identity(provider: String, subject: String) async throws -> IdentityRecord? {
         try await sql.raw(
             """
-            SELECT provider, subject, user_id, email FROM mend_identities
+            SELECT \(unsafeRaw: Self.identityColumns) FROM mend_identities
             WHERE provider = \(bind: provider) AND subject = \(bind: subject)
             """
         ).first().map(identity(from:))
@@ -27,7 +43,7 @@ extension ServerStore {
     func identities(userID: String) async throws -> [IdentityRecord] {
         try await sql.raw(
             """
-            SELECT provider, subject, user_id, email FROM mend_identities WHERE user_id = \(bind: userID)
+            SELECT \(unsafeRaw: Self.identityColumns) FROM mend_identities WHERE user_id = \(bind: userID)
             ORDER BY provider, subject
             """
         ).all().map(identity(from:))
@@ -97,6 +113,7 @@ extension ServerStore {
     private func identity(from row: any SQLRow) throws -> IdentityRecord {
         IdentityRecord(
             provider: try row.text("provider"), subject: try row.text("subject"), userID: try row.text("user_id"),
-            email: try row.optionalText("email"))
+            email: try row.optionalText("email"), providerClientID: try row.optionalText("provider_client_id"),
+            providerRefreshToken: try row.optionalText("provider_refresh_token").flatMap(cipher.open))
     }
 }

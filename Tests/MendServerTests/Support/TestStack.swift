@@ -108,6 +108,7 @@ struct TestStack: Sendable {
                 configuration.databaseURL = url
                 configuration.rateLimits = .unlimited
                 configuration.now = { clock.now }
+                await configuration.useAppleCredentials(of: emulator)
                 configure(&configuration)
                 return try await withMendServer(configuration: configuration, logger: logger) { server in
                     try await body(
