@@ -86,6 +86,37 @@ struct CLITests {
         #expect(object["userMessage"] as? String == "Your session has expired. Please log in again.")
     }
 
+    @Test("explain shows an HTTP status only when one was given")
+    func explainStatusOnlyWhenGiven() throws {
+        let body = Data(#"{"error":{"message":"x","type":"OAuthException","code":190}}"#.utf8)
+        let text = try MendBinary.run(["explain"], stdin: body)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(!text.stdout.contains("http status"), "\(text.stdout)")
+        let json = try MendBinary.run(["explain", "--json"], stdin: body)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["httpStatus"] is NSNull)
+        let given = try MendBinary.run(["explain", "--status", "401"], stdin: body)
+        #expect(given.stdout.contains("http status        401"), "\(given.stdout)")
+    }
+
+    @Test("The Graph API version is --api-version; --version is the tool's own in every command")
+    func apiVersionOption() throws {
+        let tool = try MendBinary.run(["--version"]).stdout
+        for command in ["graph", "login"] {
+            let help = try MendBinary.run([command, "--help"])
+            #expect(help.stdout.contains("--api-version <api-version>"), "\(command): \(help.stdout)")
+            #expect(!help.stdout.contains("--version <version>"), "\(command)")
+            let version = try MendBinary.run([command, "--version"])
+            #expect(version.status == 0, "\(command): \(version.stderr)")
+            #expect(version.stdout == tool)
+        }
+        // The option is read: a bad version reaches the transport (127.0.0.1:9 refuses), not the parser.
+        let run = try MendBinary.run([
+            "graph", "GET", "me", "--api-version", "v1.0", "--base-url", "http://127.0.0.1:9", "--token", "t",
+        ])
+        #expect(run.status != 64, "\(run.stderr)")
+    }
+
     @Test("--locale de picks German; standard input works; null fields stay present")
     func localeAndStdin() throws {
         let run = try MendBinary.run(

@@ -85,6 +85,8 @@ struct ExplainCommand: ParsableCommand {
             throw ExitCode(ExitCodes.badInput)
         }
         var report = ErrorReport(explanation.error, locale: resolved)
+        // The decoders need a status; the report shows one only when it was given (the body alone says nothing of it).
+        report.httpStatus = status
         if !explanation.graphQLErrors.isEmpty, explanation.error.code == .GraphQL.responseHasErrors {
             report.errors = explanation.graphQLErrors.map {
                 ErrorReport($0.mendError, locale: resolved, path: $0.error.pathText)

@@ -35,7 +35,7 @@ struct GraphCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The Graph base URL (the emulator's, for instance).")
     var baseURL = "https://graph.facebook.com"
 
-    @Option(name: .long, help: "The API version.")
+    @Option(name: .customLong("api-version"), help: "The Graph API version (`--version` is the tool's own).")
     var version = GraphAPI.defaultVersion
 
     @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN).")

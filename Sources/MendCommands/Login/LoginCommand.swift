@@ -46,7 +46,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A Facebook-compatible provider at another address (mend emulate).")
     var baseURL: String?
 
-    @Option(name: .long, help: "The Graph API version.")
+    @Option(name: .customLong("api-version"), help: "The Graph API version (`--version` is the tool's own).")
     var version = GraphAPI.defaultVersion
 
     @Flag(name: .long, help: "Print the login URL instead of opening a browser.")
