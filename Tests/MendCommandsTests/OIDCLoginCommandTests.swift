@@ -32,12 +32,24 @@ struct OIDCLoginCommandTests {
             let whoami = try await Self.run(["whoami"] + state)
             #expect(whoami.status == 0, "\(whoami.stderr)")
             #expect(whoami.stdout.contains("<alice@example.com>"))
+            let json = try await Self.run(["whoami", "--json"] + state)
+            #expect(json.status == 0, "\(json.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["loggedIn"] as? Bool == true)
+            #expect((object["user"] as? [String: Any])?["email"] as? String == "alice@example.com")
+            #expect(object["reason"] is NSNull)
             let logout = try await Self.run(["logout"] + state)
             #expect(logout.stdout.contains("Logged out and revoked."), "\(logout.stdout) \(logout.stderr)")
             let revocations = await emulator.emulator.revocations()
             #expect(revocations.map(\.issuer) == ["google"])
             let after = try await Self.run(["whoami"] + state)
             #expect(after.stdout.contains("Not logged in."))
+            let afterJSON = try await Self.run(["whoami", "--json"] + state)
+            #expect(afterJSON.status == 1)
+            let loggedOut = try #require(
+                try JSONSerialization.jsonObject(with: Data(afterJSON.stdout.utf8)) as? [String: Any])
+            #expect(loggedOut["loggedIn"] as? Bool == false)
+            #expect(loggedOut["user"] is NSNull)
         }
     }
 }

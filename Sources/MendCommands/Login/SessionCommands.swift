@@ -10,13 +10,16 @@ struct WhoAmICommand: AsyncParsableCommand {
     @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
     var stateDirectory: String?
 
+    @Flag(name: .long, help: "Print JSON: {\"loggedIn\", \"user\": {\"id\", \"name\", \"email\"}, \"reason\"}.")
+    var json = false
+
     func run() async throws {
         guard
             let (credentials, _) = try await LoginProfile.credentials(
                 directory: LoginProfile.directory(stateDirectory)),
             let session = try await credentials.currentSession()
         else {
-            print("Not logged in. Run `mend login`.")
+            print(json ? Self.json(user: nil, reason: "not logged in") : "Not logged in. Run `mend login`.")
             throw ExitCode(1)
         }
         do {
@@ -26,14 +29,32 @@ struct WhoAmICommand: AsyncParsableCommand {
                 let why =
                     reason?.error.map { "\($0.userMessage(locale: locale)) (\($0.name), \($0.code))" }
                     ?? "the session was ended elsewhere."
-                print("Not logged in any more: \(why) Run `mend login`.")
+                print(json ? Self.json(user: nil, reason: why) : "Not logged in any more: \(why) Run `mend login`.")
                 throw ExitCode(1)
             }
         } catch let error as MendError {
             throw Failure.report(error)
         }
         let user = try await credentials.currentSession()?.user ?? session.user
-        print("\(user?.name ?? "?") (\(user?.id ?? "?"))\(user?.email.map { " <\($0)>" } ?? "")")
+        if json {
+            print(Self.json(user: user, reason: nil))
+        } else {
+            print("\(user?.name ?? "?") (\(user?.id ?? "?"))\(user?.email.map { " <\($0)>" } ?? "")")
+        }
+    }
+
+    /// `{"loggedIn", "user", "reason"}`; `user` is `null` when logged out, `reason` when logged in.
+    static func json(user: Session.User?, reason: String?) -> String {
+        var userObject = JSONValue.null
+        if let user {
+            userObject = .object([
+                "id": .string(user.id), "name": user.name.map(JSONValue.string) ?? .null,
+                "email": user.email.map(JSONValue.string) ?? .null,
+            ])
+        }
+        return JSONValue.object([
+            "loggedIn": .bool(reason == nil), "user": userObject, "reason": reason.map(JSONValue.string) ?? .null,
+        ]).jsonText()
     }
 }
 
