@@ -172,6 +172,10 @@ struct IDTokenLoginTests {
             #expect(expired?.code == .Login.invalidIDToken)
             // A provider the server does not accept tokens from.
             let unknown = await stack.client.failure { try await Self.signIn(stack, provider: "example", google) }
+            // The document lists the configured providers, and nothing else is schema-valid.
+            let document = try await stack.client.get("/openapi.json").json()
+            let provider = document["components"]?["schemas"]?["IDTokenLoginRequest"]?["properties"]?["provider"]
+            #expect(provider?["enum"] == .array([.string("apple"), .string("google"), .string("facebook")]))
             #expect(unknown?.response?.status == 400)
         }
     }

@@ -1,8 +1,10 @@
 """schemathesis against a live mend-server (MendServer, issue 14): every check (`--checks all`), no exclusions.
 
 Starts `mend emulate --port 0` and `mend-server` on 127.0.0.1 (a free port, SQLite in a temporary directory, a fresh
-signing key, the server's default rate limits), logs in once through the emulator's consent page with PKCE to get an
-access token for the authenticated operations, then runs schemathesis on the server's own /openapi.json.
+signing key, the server's default rate limits, the emulator's Apple, Google and Limited Login issuers for id_token
+sign-in), logs in through the emulator's consent page with PKCE to get an access token for the authenticated
+operations, then runs schemathesis on the server's own /openapi.json: every operation but logout and account
+deletion, then logout, then account deletion, each pass with a session of its own.
 
     python3 server_schemathesis.py <mend binary> <mend-server binary> <scratch directory> [max examples]
 """
@@ -34,7 +36,13 @@ def start_server(binary, emulator, scratch):
     environment = dict(
         os.environ, MEND_HOST="127.0.0.1", MEND_PORT="0", MEND_APP_ID=APP_ID, MEND_APP_SECRET=APP_SECRET,
         MEND_GRAPH_URL=emulator.base_url, MEND_REDIRECT_URIS=REDIRECT_URI, MEND_SIGNING_KEYS=key,
-        DATABASE_URL="sqlite://" + os.path.join(scratch, "mend.sqlite"))
+        DATABASE_URL="sqlite://" + os.path.join(scratch, "mend.sqlite"),
+        # The emulator's issuers for POST /v1/login/id_token (its provider field then lists them).
+        MEND_APPLE_CLIENT_IDS="com.example.mend", MEND_APPLE_ISSUER=f"{emulator.base_url}/apple",
+        MEND_APPLE_JWKS_URL=f"{emulator.base_url}/apple/auth/keys",
+        MEND_GOOGLE_CLIENT_IDS="mend-ios.apps.googleusercontent.com", MEND_GOOGLE_ISSUER=f"{emulator.base_url}/google",
+        MEND_GOOGLE_JWKS_URL=f"{emulator.base_url}/google/oauth2/v3/certs", MEND_LIMITED_LOGIN="true",
+        MEND_LIMITED_LOGIN_JWKS_URL=f"{emulator.base_url}/.well-known/oauth/openid/jwks/")
     process = subprocess.Popen([binary], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -76,10 +84,14 @@ def main():
     with tempfile.TemporaryDirectory(dir=scratch) as directory, Emulator(mend) as emulator:
         server, base_url = start_server(mend_server, emulator, directory)
         try:
-            # Two passes, every check in each: every operation but logout with one session's bearer, then logout
-            # (which ends the session the first pass needs) with another's.
+            # Three passes, every check in each, each with its own session's bearer: every operation but logout and
+            # account deletion, then logout, then account deletion (each ends the session the others need).
             status = 0
-            for selection in (["--exclude-path", "/v1/session/logout"], ["--include-path", "/v1/session/logout"]):
+            for selection in (
+                ["--exclude-path", "/v1/session/logout", "--exclude-operation-id", "deleteAccount"],
+                ["--include-path", "/v1/session/logout"],
+                ["--include-operation-id", "deleteAccount"],
+            ):
                 token = login(emulator, base_url)
                 command = [
                     os.path.join(os.path.dirname(sys.executable), "st"),

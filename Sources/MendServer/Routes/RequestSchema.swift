@@ -182,30 +182,39 @@ extension RequestSchema {
             ], encodings: [.json])
     }
 
-    /// `POST /v1/login/id_token`.
-    static let idTokenLogin = RequestSchema(
-        name: "IDTokenLoginRequest",
-        fields: [
-            Field(
-                name: "provider", kind: .string(StringRule(maxLength: 32, pattern: "^[a-z0-9_-]+$")), required: true,
-                description: "Which configured issuer made the token: apple, google, facebook (Limited Login), …"),
-            Field(
-                name: "id_token",
-                kind: .string(
-                    StringRule(maxLength: 16384, pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")),
-                required: true, description: "The id_token (a signed JWT) the provider's SDK gave the app."),
-            Field(
-                name: "nonce", kind: .string(StringRule(maxLength: 256, pattern: "^[!-~]+$")), required: true,
-                description:
-                    "The raw nonce the app generated for this sign-in (Apple and Limited Login put its SHA-256, hex, in the token)."
-            ),
-            Field(
-                name: "authorization_code", kind: .string(StringRule(maxLength: 4096, pattern: "^[!-~]+$")),
-                required: false,
-                description:
-                    "Apple: the authorization code the sign-in also returned; the server keeps a token to revoke at account deletion."
-            ),
-        ], encodings: [.json])
+    /// `POST /v1/login/id_token`. `provider` is one of the configured issuers' names (any lowercase name when none
+    /// is configured: every request is then refused with 400, which says so).
+    static func idTokenLogin(_ configuration: ServerConfiguration) -> RequestSchema {
+        let names = configuration.idTokenIssuers.map(\.name)
+        return RequestSchema(
+            name: "IDTokenLoginRequest",
+            fields: [
+                Field(
+                    name: "provider",
+                    kind: .string(
+                        names.isEmpty
+                            ? StringRule(maxLength: 32, pattern: "^[a-z0-9_-]+$")
+                            : StringRule(maxLength: 32, allowed: names)),
+                    required: true,
+                    description: "Which configured issuer made the token: apple, google, facebook (Limited Login), …"),
+                Field(
+                    name: "id_token",
+                    kind: .string(
+                        StringRule(maxLength: 16384, pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$")),
+                    required: true, description: "The id_token (a signed JWT) the provider's SDK gave the app."),
+                Field(
+                    name: "nonce", kind: .string(StringRule(maxLength: 256, pattern: "^[!-~]+$")), required: true,
+                    description:
+                        "The raw nonce the app generated for this sign-in (Apple and Limited Login put its SHA-256, hex, in the token)."
+                ),
+                Field(
+                    name: "authorization_code", kind: .string(StringRule(maxLength: 4096, pattern: "^[!-~]+$")),
+                    required: false,
+                    description:
+                        "Apple: the authorization code the sign-in also returned; the server keeps a token to revoke at account deletion."
+                ),
+            ], encodings: [.json])
+    }
 
     /// `POST /v1/session/refresh`.
     static let refresh = RequestSchema(
@@ -257,7 +266,9 @@ extension RequestSchema {
     /// Every request schema, by name.
     static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
         Dictionary(
-            uniqueKeysWithValues: [login(configuration), idTokenLogin, refresh, logout, revocation, signedRequest].map {
+            uniqueKeysWithValues: [
+                login(configuration), idTokenLogin(configuration), refresh, logout, revocation, signedRequest,
+            ].map {
                 ($0.name, $0)
             })
     }

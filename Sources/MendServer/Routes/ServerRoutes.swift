@@ -13,6 +13,7 @@ enum ServerRoutes {
 
         let schemas = RequestSchema.all(backend.configuration)
         let login = schemas["LoginRequest"]!
+        let idTokenLogin = schemas["IDTokenLoginRequest"]!
 
         router.on(RouterPath(RouteTable.loginCode.path), method: .post) { request, context in
             let values = try await RequestBody.read(login, from: request, limit: limit)
@@ -23,7 +24,7 @@ enum ServerRoutes {
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginIDToken.path), method: .post) { request, context in
-            let values = try await RequestBody.read(.idTokenLogin, from: request, limit: limit)
+            let values = try await RequestBody.read(idTokenLogin, from: request, limit: limit)
             let body = IDTokenLoginBody(
                 provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!,
                 authorizationCode: values["authorization_code"])
