@@ -43,6 +43,10 @@ let expectedRows: [ExpectedRow] = [
     .init(.Login.invalidIDToken, "invalidIDToken", .other, .reauthenticate),
     .init(.Login.missingAccessToken, "missingAccessToken", .recoverable, .reauthenticate),
     .init(.Login.tokenStoreUnavailable, "tokenStoreUnavailable", .transient, .retry),
+    .init(.Login.deviceAuthorizationPending, "deviceAuthorizationPending", .transient, .retry),
+    .init(.Login.deviceSlowDown, "deviceSlowDown", .transient, .waitForRateLimit),
+    .init(.Login.deviceLoginDeclined, "deviceLoginDeclined", .other, .none),
+    .init(.Login.deviceCodeExpired, "deviceCodeExpired", .recoverable, .reauthenticate),
     // Session (mend-server): 1–3 mean "refresh", 10–17 mean "the session ended, and why".
     .init(.Session.accessTokenExpired, "accessTokenExpired", .recoverable, .reauthenticate),
     .init(.Session.accessTokenInvalid, "accessTokenInvalid", .recoverable, .reauthenticate),
@@ -64,6 +68,9 @@ let expectedRows: [ExpectedRow] = [
     .init(.Graph.permissionDenied, "permissionDenied", .recoverable, .requestPermissions),
     .init(.Graph.userRateLimit, "userRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.userRateLimit, sub: 2446079, "userRateLimitReached", .transient, .waitForRateLimit),
+    .init(.Graph.userRateLimit, sub: 1349172, "deviceExcessivePolling", .transient, .waitForRateLimit),
+    .init(MendError.Code(.graph, 31), sub: 1349173, "deviceLoginDeclined", .other, .none),
+    .init(MendError.Code(.graph, 31), sub: 1349174, "deviceAuthorizationPending", .transient, .retry),
     .init(.Graph.pagesRateLimit, "pagesRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.invalidParameter, "invalidParameter", .other, .changeRequest),
     .init(.Graph.invalidParameter, sub: 33, "objectNotFound", .other, .changeRequest),
@@ -81,6 +88,7 @@ let expectedRows: [ExpectedRow] = [
     .init(MendError.Code(.graph, 230), "permissionMissing", .recoverable, .requestPermissions),
     .init(.Graph.applicationLimitReached, "applicationLimitReached", .transient, .waitForRateLimit),
     .init(.Graph.temporarilyBlocked, "temporarilyBlocked", .transient, .waitForRateLimit),
+    .init(MendError.Code(.graph, 463), sub: 1349152, "deviceCodeExpired", .recoverable, .reauthenticate),
     .init(.Graph.duplicatePost, "duplicatePost", .other, .changeRequest),
     .init(.Graph.customRateLimit, "customRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.customRateLimit, sub: 1996, "customRateLimitReached", .transient, .waitForRateLimit),
@@ -202,7 +210,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 13), (.session, 12), (.graph, 39), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 17), (.session, 12), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {

@@ -41,6 +41,9 @@ extension MendLocalization {
             .connectionLost: Message(title: "Connection Lost", message: "The connection was lost. Please try again."),
             .cancelled: Message(title: "Cancelled", message: "The request was cancelled."),
             .unreadableResponse: Message(title: "Unexpected Response", message: "The server sent a response that couldn't be read. Please try again."),
+            .deviceLoginPending: Message(title: "Waiting for Approval", message: "Enter the code shown on this device on the page it names, on your phone or computer."),
+            .deviceLoginDeclined: Message(title: "Login Declined", message: "The login on this device was declined. Start again if that was a mistake."),
+            .deviceCodeExpired: Message(title: "Code Expired", message: "The code on this device has expired. Start the login again to get a new code."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

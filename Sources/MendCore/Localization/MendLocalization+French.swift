@@ -40,6 +40,9 @@ extension MendLocalization {
             .connectionLost: Message(title: "Connexion perdue", message: "La connexion a été interrompue. Veuillez réessayer."),
             .cancelled: Message(title: "Annulé", message: "La requête a été annulée."),
             .unreadableResponse: Message(title: "Réponse inattendue", message: "Le serveur a envoyé une réponse illisible. Veuillez réessayer."),
+            .deviceLoginPending: Message(title: "En attente d’approbation", message: "Saisissez le code affiché sur cet appareil sur la page indiquée, depuis votre téléphone ou votre ordinateur."),
+            .deviceLoginDeclined: Message(title: "Connexion refusée", message: "La connexion sur cet appareil a été refusée. Recommencez s’il s’agit d’une erreur."),
+            .deviceCodeExpired: Message(title: "Code expiré", message: "Le code affiché sur cet appareil a expiré. Recommencez la connexion pour obtenir un nouveau code."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

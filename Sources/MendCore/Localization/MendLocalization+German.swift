@@ -40,6 +40,9 @@ extension MendLocalization {
             .connectionLost: Message(title: "Verbindung unterbrochen", message: "Die Verbindung wurde unterbrochen. Bitte versuchen Sie es erneut."),
             .cancelled: Message(title: "Abgebrochen", message: "Die Anfrage wurde abgebrochen."),
             .unreadableResponse: Message(title: "Unerwartete Antwort", message: "Der Server hat eine Antwort gesendet, die nicht gelesen werden konnte. Bitte versuchen Sie es erneut."),
+            .deviceLoginPending: Message(title: "Warten auf Bestätigung", message: "Geben Sie den auf diesem Gerät angezeigten Code auf der genannten Seite ein, auf Ihrem Telefon oder Computer."),
+            .deviceLoginDeclined: Message(title: "Anmeldung abgelehnt", message: "Die Anmeldung auf diesem Gerät wurde abgelehnt. Beginnen Sie erneut, falls das ein Versehen war."),
+            .deviceCodeExpired: Message(title: "Code abgelaufen", message: "Der Code auf diesem Gerät ist abgelaufen. Starten Sie die Anmeldung erneut, um einen neuen Code zu erhalten."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

@@ -40,6 +40,9 @@ extension MendLocalization {
             .connectionLost: Message(title: "接続が切断されました", message: "接続が切断されました。もう一度お試しください。"),
             .cancelled: Message(title: "キャンセルされました", message: "リクエストはキャンセルされました。"),
             .unreadableResponse: Message(title: "予期しない応答", message: "サーバーから読み取れない応答が返されました。もう一度お試しください。"),
+            .deviceLoginPending: Message(title: "承認を待っています", message: "このデバイスに表示されたコードを、スマートフォンやパソコンで案内されたページに入力してください。"),
+            .deviceLoginDeclined: Message(title: "ログインが拒否されました", message: "このデバイスでのログインは拒否されました。誤りの場合はもう一度やり直してください。"),
+            .deviceCodeExpired: Message(title: "コードの有効期限切れ", message: "このデバイスのコードは有効期限が切れました。もう一度ログインを始めて新しいコードを取得してください。"),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

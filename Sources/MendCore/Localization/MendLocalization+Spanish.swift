@@ -40,6 +40,9 @@ extension MendLocalization {
             .connectionLost: Message(title: "Conexión perdida", message: "Se perdió la conexión. Vuelve a intentarlo."),
             .cancelled: Message(title: "Cancelado", message: "Se canceló la solicitud."),
             .unreadableResponse: Message(title: "Respuesta inesperada", message: "El servidor envió una respuesta que no se pudo leer. Vuelve a intentarlo."),
+            .deviceLoginPending: Message(title: "Esperando aprobación", message: "Introduce el código que aparece en este dispositivo en la página indicada, desde tu teléfono o tu ordenador."),
+            .deviceLoginDeclined: Message(title: "Inicio de sesión rechazado", message: "Se rechazó el inicio de sesión en este dispositivo. Vuelve a empezar si fue un error."),
+            .deviceCodeExpired: Message(title: "Código caducado", message: "El código de este dispositivo ha caducado. Vuelve a iniciar sesión para obtener un código nuevo."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["Aceptar"]),

@@ -219,3 +219,15 @@ public enum MendLocalization {
             ?? table(for: language).labels[label] ?? english.labels[label] ?? label.rawValue
     }
 }
+
+extension MendError.MessageKey {
+    /// The key's localized title for `locale`: the app's registered text first, then Mend's.
+    public func title(locale: Locale = .current) -> String {
+        MendLocalization.message(self, language: MendLocalization.language(for: locale)).title
+    }
+
+    /// The key's localized message for `locale`: the app's registered text first, then Mend's.
+    public func message(locale: Locale = .current) -> String {
+        MendLocalization.message(self, language: MendLocalization.language(for: locale)).message
+    }
+}

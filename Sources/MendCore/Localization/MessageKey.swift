@@ -89,5 +89,11 @@ extension MendError {
         public static let cancelled = MessageKey(rawValue: "cancelled")
         /// The server's answer could not be read.
         public static let unreadableResponse = MessageKey(rawValue: "unreadableResponse")
+        /// A device login waits for the person to enter the code on another screen.
+        public static let deviceLoginPending = MessageKey(rawValue: "deviceLoginPending")
+        /// A device login was declined on the other screen.
+        public static let deviceLoginDeclined = MessageKey(rawValue: "deviceLoginDeclined")
+        /// A device login's code expired before it was entered.
+        public static let deviceCodeExpired = MessageKey(rawValue: "deviceCodeExpired")
     }
 }

@@ -52,6 +52,12 @@ public struct EmulatorConfiguration: Sendable, Codable {
     /// The clients of the emulated OpenID Connect issuers (Apple, Google); ``EmulatedIssuerClient/defaults`` unless
     /// said otherwise.
     public var issuerClients: [EmulatedIssuerClient]
+    /// How long a device login's code (`device/login`, RFC 8628 `device/code`) can be entered, in seconds (the
+    /// provider's 420).
+    public var deviceCodeLifetime: Int
+    /// The polling interval that device login announces, in seconds (the provider's 5); a poll sooner than the
+    /// interval is answered "slow down", and the interval grows by 5 seconds (RFC 8628 §3.5).
+    public var deviceLoginInterval: Int
 
     /// Creates a configuration.
     public init(
@@ -62,7 +68,8 @@ public struct EmulatorConfiguration: Sendable, Codable {
         shortLivedTokenLifetime: Int = 7_200, longLivedTokenLifetime: Int = 5_183_944, codeLifetime: Int = 600,
         dataAccessLifetime: Int = 7_776_000, restAPIKey: String = "emulator-api-key",
         restSubscriptionValid: Bool = true, restCallsPerMinute: Int? = nil, requestLogLimit: Int = 2_000,
-        issuerClients: [EmulatedIssuerClient] = EmulatedIssuerClient.defaults
+        issuerClients: [EmulatedIssuerClient] = EmulatedIssuerClient.defaults, deviceCodeLifetime: Int = 420,
+        deviceLoginInterval: Int = 5
     ) {
         self.host = host
         self.port = port
@@ -85,6 +92,8 @@ public struct EmulatorConfiguration: Sendable, Codable {
         self.restCallsPerMinute = restCallsPerMinute
         self.requestLogLimit = requestLogLimit
         self.issuerClients = issuerClients
+        self.deviceCodeLifetime = deviceCodeLifetime
+        self.deviceLoginInterval = deviceLoginInterval
     }
 
     /// Decodes a configuration file (JSON); every key is optional.
@@ -110,7 +119,9 @@ public struct EmulatorConfiguration: Sendable, Codable {
             restSubscriptionValid: try value(.restSubscriptionValid, defaults.restSubscriptionValid),
             restCallsPerMinute: try container.decodeIfPresent(Int.self, forKey: .restCallsPerMinute),
             requestLogLimit: try value(.requestLogLimit, defaults.requestLogLimit),
-            issuerClients: try value(.issuerClients, defaults.issuerClients))
+            issuerClients: try value(.issuerClients, defaults.issuerClients),
+            deviceCodeLifetime: try value(.deviceCodeLifetime, defaults.deviceCodeLifetime),
+            deviceLoginInterval: try value(.deviceLoginInterval, defaults.deviceLoginInterval))
     }
 
     /// Reads a configuration file (JSON, every key optional; dates in ISO 8601).

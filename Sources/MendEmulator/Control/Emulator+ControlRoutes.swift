@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HTTPTypes
 import MendCore
 
@@ -86,6 +86,17 @@ extension Emulator {
                     "authentication_token": try limitedLoginToken(
                         appID: body.appID, userID: body.userID, nonce: body.nonce, baseURL: request.baseURL)
                 ])
+        case (.get, ["device"]):
+            return Self.encode(deviceLogins())
+        case (.post, let parts)
+        where parts.count == 3 && parts[0] == "device" && ["approve", "decline"].contains(parts[2]):
+            let body = try Self.decode(DeviceAnswerBody.self, from: request.body)
+            try answerDeviceLogin(
+                userCode: parts[1], approve: parts[2] == "approve", userID: body.userID, scopes: body.scopes)
+            return Self.encode([
+                "userCode": EmulatorState.normalizeUserCode(parts[1]),
+                "answer": parts[2] == "approve" ? "approved" : "declined",
+            ])
         case (.post, ["consent"]):
             let body = try Self.decode(ConsentBody.self, from: request.body)
             setAutoConsent(try body.consent(), userID: body.userID)
@@ -195,6 +206,31 @@ struct TokenAnswer: Codable {
         case accessToken = "access_token"
         case expiresIn = "expires_in"
     }
+}
+
+/// `POST /_emulator/device/{user_code}/approve|decline`: who approves (the default user when absent) and which
+/// scopes (all requested when absent).
+struct DeviceAnswerBody: Codable {
+    var userID: String?
+    var scopes: [String]?
+}
+
+/// One device login, as `GET /_emulator/device` and ``Emulator/deviceLogins()`` show it (never its device code).
+public struct DeviceLoginSummary: Codable, Sendable, Hashable {
+    /// The code the person enters.
+    public var userCode: String
+    /// The app (or `google:<client id>` for the Google-like issuer).
+    public var appID: String
+    /// The scopes requested.
+    public var scopes: [String]
+    /// When the code expires (emulator time).
+    public var expiresAt: Date
+    /// The interval polls must keep, in seconds; every "slow down" adds 5.
+    public var interval: Int
+    /// `pending`, `approved`, `declined`, `used` (approved and turned into a token) or `expired`.
+    public var answer: String
+    /// `provider` (`device/login`) or `rfc8628` (an issuer's device authorization endpoint).
+    public var wire: String
 }
 
 struct ConsentBody: Codable {

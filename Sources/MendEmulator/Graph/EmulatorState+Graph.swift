@@ -15,6 +15,12 @@ extension EmulatorState {
             return tokenEndpoint(request)
         case .debugToken:
             return render(debugToken(request))
+        case .deviceLogin:
+            return deviceLogin(request)
+        case .deviceLoginStatus:
+            return deviceLoginStatus(request)
+        case .devicePage(let confirm):
+            return devicePage(request, confirm: confirm)
         case .batch:
             return batch(request)
         case .ids, .node, .edge:

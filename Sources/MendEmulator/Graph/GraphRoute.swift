@@ -49,6 +49,12 @@ enum GraphRoute: Sendable, Hashable {
     case accessToken
     /// `GET /debug_token`.
     case debugToken
+    /// `POST /device/login`: a device login starts.
+    case deviceLogin
+    /// `POST /device/login_status`: a device polls.
+    case deviceLoginStatus
+    /// `GET /device`: where the user enters the code; `POST /device/confirm` (`confirm`): their answer.
+    case devicePage(confirm: Bool)
     /// `POST /` with `batch`.
     case batch
     /// `GET /?ids=a,b`.
@@ -67,10 +73,14 @@ enum GraphRoute: Sendable, Hashable {
             return hasIDs ? .ids : .unknownPath
         case 1:
             if segments[0] == "debug_token" { return .debugToken }
+            if segments[0] == "device" { return .devicePage(confirm: false) }
             return .node(segments[0])
         case 2:
             if segments == ["dialog", "oauth"] { return .dialog }
             if segments == ["oauth", "access_token"] { return .accessToken }
+            if segments == ["device", "login"] { return .deviceLogin }
+            if segments == ["device", "login_status"] { return .deviceLoginStatus }
+            if segments == ["device", "confirm"] { return .devicePage(confirm: true) }
             return .edge(segments[0], segments[1], nil)
         case 3:
             if segments == ["dialog", "oauth", "confirm"] { return .dialogConfirm }

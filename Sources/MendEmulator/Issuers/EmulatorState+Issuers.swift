@@ -37,6 +37,9 @@ extension EmulatorState {
             return issuerRevoke(request, kind: kind, issuer: issuer)
         case (.google, "/v1/userinfo"):
             return googleUserinfo(request)
+        case (.google, "/device/code"):
+            guard request.method == .post else { return Self.oauthError(kind, "invalid_request", "Use POST.") }
+            return issuerDeviceAuthorization(request, kind: kind, issuer: issuer)
         default:
             return .json(.object(["error": .string("not_found")]), status: .notFound)
         }
@@ -80,7 +83,10 @@ extension EmulatorState {
                     "picture", "sub", "hd", "azp", "at_hash", "nonce",
                 ]),
                 "code_challenge_methods_supported": strings(["plain", "S256"]),
-                "grant_types_supported": strings(["authorization_code", "refresh_token"]),
+                "grant_types_supported": strings([
+                    "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
+                ]),
+                "device_authorization_endpoint": .string("\(issuer)/device/code"),
             ])
         }
     }
@@ -308,6 +314,8 @@ extension EmulatorState {
         switch request.form["grant_type"] {
         case "authorization_code":
             return exchangeIssuerCode(request, kind: kind, client: client, issuer: issuer)
+        case Self.deviceCodeGrant where kind == .google:
+            return pollIssuerDeviceLogin(request, kind: kind, client: client, issuer: issuer)
         case "refresh_token":
             guard let value = request.form["refresh_token"], let token = issuers.tokens[value], token.kind == .refresh,
                 token.issuer == kind, token.clientID == client.id, !token.revoked
@@ -389,11 +397,17 @@ extension EmulatorState {
     }
 
     private mutating func issueIssuerRefreshToken(kind: EmulatedIssuerKind, code: IssuerState.Code) -> String {
+        issueIssuerRefreshToken(kind: kind, clientID: code.clientID, userID: code.userID, scopes: code.scopes)
+    }
+
+    mutating func issueIssuerRefreshToken(
+        kind: EmulatedIssuerKind, clientID: String, userID: String, scopes: [String]
+    ) -> String {
         let value =
             kind == .apple ? "r" + random.alphanumeric(31).lowercased() + ".0.mend" : "1//0" + random.alphanumeric(60)
         issuers.tokens[value] = IssuerState.Token(
-            kind: .refresh, issuer: kind, clientID: code.clientID, userID: code.userID, scopes: code.scopes,
-            expiresAt: nil, refreshToken: nil)
+            kind: .refresh, issuer: kind, clientID: clientID, userID: userID, scopes: scopes, expiresAt: nil,
+            refreshToken: nil)
         return value
     }
 

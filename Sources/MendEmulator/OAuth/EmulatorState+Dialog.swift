@@ -72,19 +72,8 @@ extension EmulatorState {
             pairs.append(("iss", issuer))
             return .redirect(to: Self.redirect(dialog.redirectURI, query: pairs, fragment: nil))
         }
-        var grant = users[userID]?.grants[dialog.appID] ?? Grant()
-        let offered = dialog.scopes.filter { dialog.rerequest || !grant.declined.contains($0) }
-        var granted = Set(offered.filter { chosen.contains($0) })
-        granted.insert("public_profile")
-        granted.formUnion(dialog.scopes.filter { grant.granted.contains($0) && !offered.contains($0) })
-        let requestedGranted = dialog.scopes.filter { granted.contains($0) }
-        let denied = dialog.scopes.filter { !granted.contains($0) }
-        grant.granted.formUnion(requestedGranted)
-        grant.declined.formUnion(denied)
-        grant.declined.subtract(grant.granted)
-        users[userID]?.grants[dialog.appID] = grant
-        // A new login installs the app again: tokens from now on work, older ones stay invalid.
-        _ = nextGeneration()
+        let (requestedGranted, denied) = recordConsent(
+            appID: dialog.appID, userID: userID, scopes: dialog.scopes, chosen: chosen, rerequest: dialog.rerequest)
 
         var pairs: [(String, String)] = []
         if dialog.responseTypes.contains("code") {
@@ -121,6 +110,28 @@ extension EmulatorState {
             ? Self.redirect(dialog.redirectURI, query: [], fragment: pairs)
             : Self.redirect(dialog.redirectURI, query: pairs, fragment: nil)
         return .redirect(to: location)
+    }
+
+    /// Records a user's answer to a consent page (the login dialog's or device login's): the scopes `chosen` among
+    /// those offered (a scope declined before is offered again only on `rerequest`), `public_profile` always, and
+    /// what was granted before. Returns the requested scopes granted and those denied, in request order.
+    mutating func recordConsent(
+        appID: String, userID: String, scopes: [String], chosen: Set<String>, rerequest: Bool
+    ) -> (granted: [String], denied: [String]) {
+        var grant = users[userID]?.grants[appID] ?? Grant()
+        let offered = scopes.filter { rerequest || !grant.declined.contains($0) }
+        var granted = Set(offered.filter { chosen.contains($0) })
+        granted.insert("public_profile")
+        granted.formUnion(scopes.filter { grant.granted.contains($0) && !offered.contains($0) })
+        let requestedGranted = scopes.filter { granted.contains($0) }
+        let denied = scopes.filter { !granted.contains($0) }
+        grant.granted.formUnion(requestedGranted)
+        grant.declined.formUnion(denied)
+        grant.declined.subtract(grant.granted)
+        users[userID]?.grants[appID] = grant
+        // A new login installs the app again: tokens from now on work, older ones stay invalid.
+        _ = nextGeneration()
+        return (requestedGranted, denied)
     }
 
     /// Appends query pairs to a redirect URI, and a fragment (`#_=_` for query answers, as the provider adds).

@@ -89,6 +89,28 @@ extension Emulator {
         state.autoConsentUserID = userID
     }
 
+    /// Answers a pending device login as the person on the device page would: approve as `userID` (the default
+    /// user when `nil`) granting `scopes` (all requested when `nil`), or decline (`approve: false`).
+    ///
+    /// - Throws: ``ControlError/notFound(_:)`` for an unknown user code, ``ControlError/invalid(_:)`` when the login
+    ///   was already answered or expired.
+    public func answerDeviceLogin(
+        userCode: String, approve: Bool, userID: String? = nil, scopes: [String]? = nil
+    ) throws(ControlError) {
+        let code = EmulatorState.normalizeUserCode(userCode)
+        guard let pending = state.deviceLogins.values.first(where: { $0.userCode == code }) else {
+            throw .notFound("device login \(userCode)")
+        }
+        let chosen = approve ? Set(scopes ?? pending.scopes) : nil
+        guard state.answerDeviceLogin(userCode: code, userID: userID ?? state.defaultUserID, chosen: chosen) else {
+            throw .invalid("device login \(userCode) is not pending (answered or expired), or the user is unknown")
+        }
+    }
+
+    /// The device logins the emulator knows, without their device codes: user code, app, scopes, expiry, interval
+    /// (grown by every "slow down") and answer (`pending`, `approved`, `declined`, `used`, `expired`).
+    public func deviceLogins() -> [DeviceLoginSummary] { state.deviceLoginSummaries() }
+
     /// Returns to the configuration's state: same seed, no tokens, no faults, an empty log, the clock at its start.
     public func reset() {
         state = EmulatorState(configuration: configuration)

@@ -15,6 +15,8 @@ struct EmulatorState: Sendable {
     var tokens: [String: TokenRecord] = [:]
     var codes: [String: AuthorizationCode] = [:]
     var dialogs: [String: PendingDialog] = [:]
+    /// Device logins by device code.
+    var deviceLogins: [String: DeviceAuthorization] = [:]
     var faults = FaultBook()
     var log = RequestLog()
     var usage = UsageBook()

@@ -97,7 +97,8 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
             validatedIDToken = idToken
         }
         if provider.isFacebookCompatible {
-            let profile = try await facebookProfile(token: token.accessToken)
+            let profile = try await Self.facebookProfile(
+                provider: provider, transport: transport, token: token.accessToken)
             user = profile.user
             accessToken.userID = profile.user.id
             if !profile.granted.isEmpty || !profile.declined.isEmpty {
@@ -113,8 +114,9 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
             idToken: validatedIDToken)
     }
 
-    private func facebookProfile(
-        token: String
+    /// The user (`/me`) and the permissions (`/me/permissions`) that `token` sees at a Facebook-compatible provider.
+    static func facebookProfile(
+        provider: LoginProvider, transport: any HTTPTransport, token: String
     ) async throws -> (
         user: Session.User, granted: Set<String>, declined: Set<String>, expired: Set<String>
     ) {

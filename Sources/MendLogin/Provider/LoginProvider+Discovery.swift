@@ -65,10 +65,11 @@ extension LoginProvider {
         let jwks = document["jwks_uri"]?.stringValue.flatMap(URL.init(string:))
         let revocation = document["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:))
         let userinfo = document["userinfo_endpoint"]?.stringValue.flatMap(URL.init(string:))
+        let device = document["device_authorization_endpoint"]?.stringValue.flatMap(URL.init(string:))
         for (name, url) in [
             ("issuer", URL(string: declaredIssuer)), ("authorization_endpoint", authorization),
             ("token_endpoint", token), ("jwks_uri", jwks), ("revocation_endpoint", revocation),
-            ("userinfo_endpoint", userinfo),
+            ("userinfo_endpoint", userinfo), ("device_authorization_endpoint", device),
         ] {
             guard let url else { continue }
             guard isSecure(url) else {
@@ -82,6 +83,7 @@ extension LoginProvider {
             authorizationEndpoint: authorization, tokenEndpoint: token, issuer: declaredIssuer, jwksURI: jwks,
             revocationEndpoint: revocation, clientID: clientID)
         provider.userinfoEndpoint = userinfo
+        provider.deviceAuthorizationEndpoint = device
         provider.requiresAuthorizationResponseIssuer =
             document["authorization_response_iss_parameter_supported"] == .bool(true)
         return provider

@@ -25,6 +25,10 @@ public struct LoginProvider: Sendable, Hashable {
     /// The OpenID Connect userinfo endpoint, if the provider has one (``OIDCSessionAuthority`` checks a session's
     /// validity there).
     public var userinfoEndpoint: URL?
+    /// RFC 8628's device authorization endpoint (the discovery document's `device_authorization_endpoint`), for
+    /// ``DeviceLogin`` with an OAuth 2.0 provider; a Facebook-compatible provider's device login is on its Graph API
+    /// (`device/login`) instead.
+    public var deviceAuthorizationEndpoint: URL?
     /// The app's client id (the Facebook app id).
     public var clientID: String
     /// Parameters every authorization request to this provider carries beside the standard ones (Google's
@@ -49,6 +53,7 @@ public struct LoginProvider: Sendable, Hashable {
         self.jwksURI = jwksURI
         self.revocationEndpoint = revocationEndpoint
         self.userinfoEndpoint = nil
+        self.deviceAuthorizationEndpoint = nil
         self.clientID = clientID
         self.requiresAuthorizationResponseIssuer = false
         self.isFacebookCompatible = false
@@ -88,6 +93,7 @@ public struct LoginProvider: Sendable, Hashable {
             jwksURI: URL(string: "https://www.googleapis.com/oauth2/v3/certs"),
             revocationEndpoint: URL(string: "https://oauth2.googleapis.com/revoke"), clientID: clientID)
         provider.userinfoEndpoint = URL(string: "https://openidconnect.googleapis.com/v1/userinfo")
+        provider.deviceAuthorizationEndpoint = URL(string: "https://oauth2.googleapis.com/device/code")
         provider.authorizationParameters = ["access_type": "offline"]
         return provider
     }

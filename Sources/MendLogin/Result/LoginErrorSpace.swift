@@ -39,6 +39,17 @@ extension MendError.Code {
         public static let missingAccessToken = MendError.Code(.login, 310)
         /// 320 (Mend): the token store could not be read or written. Retryable; it never means "logged out".
         public static let tokenStoreUnavailable = MendError.Code(.login, 320)
+        /// 330 (Mend): device login — the code was not entered yet; keep polling (the provider's 1349174, RFC 8628
+        /// `authorization_pending`).
+        public static let deviceAuthorizationPending = MendError.Code(.login, 330)
+        /// 331 (Mend): device login — polled too often; add 5 seconds to the interval (1349172, `slow_down`).
+        public static let deviceSlowDown = MendError.Code(.login, 331)
+        /// 332 (Mend): device login — the person declined (1349173, `access_denied`); a login reports it as a
+        /// cancelled result.
+        public static let deviceLoginDeclined = MendError.Code(.login, 332)
+        /// 333 (Mend): device login — the code expired (1349152, `expired_token`); a login reports it as a
+        /// cancelled result.
+        public static let deviceCodeExpired = MendError.Code(.login, 333)
     }
 
     /// Session codes of the app's backend (`mend-server`), in two groups that a client must never confuse:
@@ -96,6 +107,10 @@ extension ErrorSpace {
         .row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token is missing or failed validation (signature and key, issuer, audience and azp, exp/nbf/iat, nonce).", security: true),
         .row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
         .row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
+        .row(.login, 330, "deviceAuthorizationPending", .transient, .retry, .deviceLoginPending, "Mend: device login — the code was not entered yet (1349174, authorization_pending); keep polling at the interval."),
+        .row(.login, 331, "deviceSlowDown", .transient, .waitForRateLimit, .rateLimited, "Mend: device login — polled too often (1349172, slow_down); add 5 seconds to the interval for every later poll."),
+        .row(.login, 332, "deviceLoginDeclined", .other, .none, .deviceLoginDeclined, "Mend: device login — the person declined (1349173, access_denied); a login returns a cancelled result."),
+        .row(.login, 333, "deviceCodeExpired", .recoverable, .reauthenticate, .deviceCodeExpired, "Mend: device login — the code expired before it was entered (1349152, expired_token); a login returns a cancelled result; start again."),
     ])
 
     /// The session errors of the app's backend (`mend-server`): a token to refresh, or a session that ended and why.

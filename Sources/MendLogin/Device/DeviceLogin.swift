@@ -1,0 +1,324 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+public import MendCore
+import MendGraphAPI
+public import MendHTTP
+
+/// Login on a device that cannot receive a browser redirect — a TV, a terminal over SSH, a container: the device
+/// shows a short code and a web address, the person enters the code there on a phone or a computer, and the device
+/// polls until they answer.
+///
+/// Two wires, one API:
+/// - a Facebook-compatible provider's device login: `POST {graph}/{version}/device/login` and
+///   `device/login_status`, authenticated with the app's client token (`app_id|client_token`);
+/// - RFC 8628 at an OAuth 2.0 provider with a ``LoginProvider/deviceAuthorizationEndpoint`` (Google): the device
+///   authorization endpoint, then the token endpoint with the `device_code` grant.
+///
+/// ```swift
+/// let device = DeviceLogin(provider: .facebook(appID: appID), clientToken: clientToken, transport: transport)
+/// let authorization = try await device.start(scopes: ["public_profile", "email"])
+/// show(authorization.userCode, authorization.verificationURI)
+/// let result = try await device.waitForApproval(authorization)
+/// if let session = result.session { try await credentials.signIn(session) }
+/// ```
+///
+/// Polling keeps the provider's interval and obeys "slow down" by adding 5 seconds to it for every later poll (RFC
+/// 8628 §3.5), never by doubling blindly. A transient failure of one poll (a 5xx, a dropped connection) is waited
+/// out at the interval. The person declining, or the code expiring, ends the login with a cancelled result
+/// (``LoginResult/Cancellation/declined``, ``LoginResult/Cancellation/expired``) — not an error. Cancelling the
+/// waiting task throws `CancellationError`. The clock is injectable, so tests do not wait out real intervals.
+public struct DeviceLogin: Sendable {
+    /// What the device shows while it waits: the code and where to enter it. Its description leaves out the device
+    /// code, which (with the client credential) can be turned into the person's token.
+    public struct Authorization: Sendable, Hashable, CustomStringConvertible {
+        /// The code the person enters (`user_code`).
+        public var userCode: String
+        /// Where the person enters it (`verification_uri`; Google's `verification_url`).
+        public var verificationURI: URL
+        /// The address with the code already in it (RFC 8628 `verification_uri_complete`), for a QR code, if the
+        /// provider gives one.
+        public var verificationURIComplete: URL?
+        /// How long the code can be entered, from ``DeviceLogin/start(scopes:)``.
+        public var expiresIn: Duration
+        /// The interval between polls the provider asked for.
+        public var interval: Duration
+        /// The scopes requested.
+        public var scopes: [String]
+        /// The code the device polls with (`code`, RFC 8628 `device_code`).
+        let deviceCode: String
+
+        /// The code and the address, never the device code.
+        public var description: String {
+            "DeviceLogin.Authorization(userCode: \(userCode), verificationURI: \(verificationURI), "
+                + "expiresIn: \(expiresIn), interval: \(interval))"
+        }
+    }
+
+    /// What happens while ``waitForApproval(_:progress:)`` waits, for a countdown or a spinner.
+    public enum Progress: Sendable, Hashable {
+        /// About to wait `interval` before the next poll; `remaining` is the code's time left.
+        case waiting(interval: Duration, remaining: Duration)
+        /// The provider said "slow down": every later poll waits `interval` (5 seconds more than before).
+        case slowedDown(interval: Duration)
+        /// One poll failed for a transient reason (the error); polling goes on at the interval.
+        case pollFailed(MendError)
+    }
+
+    /// The provider.
+    public let provider: LoginProvider
+    /// Validates the id_token of an OpenID Connect provider's answer (no nonce: device login sends none). When set,
+    /// the answer must carry an id_token that passes; when `nil`, an id_token is not kept.
+    public var idTokenValidator: IDTokenValidator?
+    let clientToken: String?
+    let clientSecret: String?
+    let transport: any HTTPTransport
+    let client: APIClient
+    let clock: any Clock<Duration>
+    let now: @Sendable () -> Date
+
+    /// Creates a device login.
+    ///
+    /// - Parameters:
+    ///   - provider: The provider. A Facebook-compatible one needs `clientToken`; any other one needs a
+    ///     ``LoginProvider/deviceAuthorizationEndpoint``.
+    ///   - clientToken: The app's client token (Facebook: App Settings → Advanced), sent as `app_id|client_token`.
+    ///     Not a secret: it ships inside apps.
+    ///   - clientSecret: The client secret, for an OAuth 2.0 provider that gives one to device clients (Google's
+    ///     "TVs and Limited Input devices" clients); `nil` for a public client.
+    ///   - transport: The HTTP transport.
+    ///   - idTokenValidator: Validates an OpenID Connect provider's id_token.
+    ///   - clock: The clock polling waits on (a test clock in tests).
+    ///   - logger: Where request lines go (redacted).
+    ///   - now: The wall clock, for the token's dates.
+    public init(
+        provider: LoginProvider, clientToken: String? = nil, clientSecret: String? = nil,
+        transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.provider = provider
+        self.clientToken = clientToken
+        self.clientSecret = clientSecret
+        self.transport = transport
+        self.idTokenValidator = idTokenValidator
+        self.clock = clock
+        self.now = now
+        let decoder: any ErrorDecoder = provider.isFacebookCompatible ? GraphErrorDecoder() : HTTPStatusErrorDecoder()
+        self.client = APIClient(
+            transport: transport,
+            configuration: .init(errorDecoder: decoder, catalog: .login), steps: .standard(retryPolicy: .never),
+            logger: logger)
+    }
+
+    /// Asks the provider for a code: show ``Authorization/userCode`` and ``Authorization/verificationURI`` to the
+    /// person, then call ``waitForApproval(_:progress:)``.
+    ///
+    /// - Throws: `login/301` when the provider cannot do device login as configured (no client token, no device
+    ///   authorization endpoint), or the provider's classified error.
+    public func start(scopes: [String]) async throws -> Authorization {
+        let body: JSONValue
+        if provider.isFacebookCompatible {
+            body = try await client.send(
+                form(url: try graphEndpoint("device/login"), fields: [("scope", scopes.joined(separator: ","))])
+            ).json()
+        } else {
+            guard let endpoint = provider.deviceAuthorizationEndpoint else {
+                throw MendError.login(
+                    .Login.unknown, "The provider has no device authorization endpoint (RFC 8628).")
+            }
+            body = try await client.send(
+                form(url: endpoint, fields: [("scope", scopes.joined(separator: " "))])
+            ).json()
+        }
+        let uriText = body["verification_uri"]?.stringValue ?? body["verification_url"]?.stringValue
+        guard let deviceCode = (body["code"] ?? body["device_code"])?.stringValue, !deviceCode.isEmpty,
+            let userCode = body["user_code"]?.stringValue, !userCode.isEmpty,
+            let uri = uriText.flatMap(URL.init(string:)), uri.scheme != nil,
+            let expiresIn = body["expires_in"]?.intValue, expiresIn > 0
+        else {
+            throw MendError(
+                code: .Transport.malformedResponse,
+                developerMessage: "The device login answer lacks a code, a user_code, a verification URI or "
+                    + "expires_in.", catalog: .login)
+        }
+        // RFC 8628 §3.2: 5 seconds when the provider names no interval.
+        let interval = max(1, body["interval"]?.intValue ?? 5)
+        return Authorization(
+            userCode: userCode, verificationURI: uri,
+            verificationURIComplete: body["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
+            expiresIn: .seconds(expiresIn), interval: .seconds(interval), scopes: scopes, deviceCode: deviceCode)
+    }
+
+    /// Polls until the person answers or the code expires: a session when they approve; a cancelled result when
+    /// they decline (``LoginResult/Cancellation/declined``) or the code expires
+    /// (``LoginResult/Cancellation/expired``).
+    ///
+    /// - Parameter progress: Called before every wait, on "slow down" and on a transient failure of a poll.
+    /// - Throws: `CancellationError` when the task is cancelled; the provider's classified error for anything but
+    ///   the device-login answers and transient failures.
+    public func waitForApproval(
+        _ authorization: Authorization, progress: (@Sendable (Progress) -> Void)? = nil
+    ) async throws -> LoginResult {
+        var interval = authorization.interval
+        var waited = Duration.zero
+        while true {
+            let remaining = authorization.expiresIn - waited
+            guard remaining > .zero else { return .cancelled(.expired) }
+            progress?(.waiting(interval: interval, remaining: remaining))
+            try await clock.sleep(for: min(interval, remaining))
+            waited += min(interval, remaining)
+            let answer: JSONValue
+            do {
+                answer = try await client.send(pollRequest(authorization)).json()
+            } catch let error as MendError {
+                switch Self.classify(error) {
+                case .pending: continue
+                case .slowDown:
+                    interval += .seconds(5)
+                    progress?(.slowedDown(interval: interval))
+                    continue
+                case .declined: return .cancelled(.declined)
+                case .expired: return .cancelled(.expired)
+                case nil:
+                    guard error.category == .transient else { throw error }
+                    progress?(.pollFailed(error))
+                    continue
+                }
+            }
+            return try await loginResult(answer, authorization: authorization)
+        }
+    }
+
+    /// The four device-login answers, whichever wire they came on.
+    enum PollAnswer: Equatable {
+        case pending, slowDown, declined, expired
+    }
+
+    /// Which device-login answer `error` is, if any: the provider's subcodes (1349174, 1349172, 1349173, 1349152)
+    /// or RFC 8628's `error` values.
+    static func classify(_ error: MendError) -> PollAnswer? {
+        if error.domain == .graph, let subcode = error.subcode?.rawValue {
+            switch subcode {
+            case 1_349_174: return .pending
+            case 1_349_172: return .slowDown
+            case 1_349_173: return .declined
+            case 1_349_152: return .expired
+            default: break
+            }
+        }
+        switch OAuthErrorBody.code(of: error) {
+        case "authorization_pending": return .pending
+        case "slow_down": return .slowDown
+        case "access_denied": return .declined
+        case "expired_token": return .expired
+        default: return nil
+        }
+    }
+
+    /// The login-space code for a device-login answer (`login/330`–`333`), as `mend explain` names them.
+    static func code(for answer: PollAnswer) -> MendError.Code {
+        switch answer {
+        case .pending: .Login.deviceAuthorizationPending
+        case .slowDown: .Login.deviceSlowDown
+        case .declined: .Login.deviceLoginDeclined
+        case .expired: .Login.deviceCodeExpired
+        }
+    }
+
+    private func pollRequest(_ authorization: Authorization) throws -> APIRequest {
+        if provider.isFacebookCompatible {
+            return try form(url: graphEndpoint("device/login_status"), fields: [("code", authorization.deviceCode)])
+        }
+        return try form(
+            url: provider.tokenEndpoint,
+            fields: [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                ("device_code", authorization.deviceCode),
+            ])
+    }
+
+    private func loginResult(_ answer: JSONValue, authorization: Authorization) async throws -> LoginResult {
+        guard let tokenString = answer["access_token"]?.stringValue, !tokenString.isEmpty else {
+            throw MendError(
+                code: .Transport.malformedResponse,
+                developerMessage: "The device login's token answer has no access_token.", catalog: .login)
+        }
+        let issuedAt = now()
+        let expiresIn = answer["expires_in"]?.intValue
+        var accessToken = AccessToken(
+            tokenString: tokenString, appID: provider.clientID,
+            permissions: Set(
+                answer["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) }
+                    ?? authorization.scopes),
+            expirationDate: expiresIn.map { issuedAt.addingTimeInterval(TimeInterval($0)) },
+            dataAccessExpirationDate: answer["data_access_expiration_time"]?.intValue.flatMap {
+                $0 > 0 ? Date(timeIntervalSince1970: TimeInterval($0)) : nil
+            },
+            refreshDate: issuedAt)
+        var user: Session.User?
+        var validatedIDToken: String?
+        if let idTokenValidator {
+            guard let idToken = answer["id_token"]?.stringValue else {
+                throw IDTokenValidator.invalid(
+                    "the device login's token answer carries none, though an id_token validator is set (ask for the "
+                        + "openid scope)")
+            }
+            let claims = try await idTokenValidator.validate(idToken, nonce: nil)
+            user = Session.User(
+                id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
+            validatedIDToken = idToken
+            accessToken.userID = claims.subject
+        }
+        if provider.isFacebookCompatible {
+            let profile = try await DirectCodeExchanger.facebookProfile(
+                provider: provider, transport: transport, token: tokenString)
+            user = profile.user
+            accessToken.userID = profile.user.id
+            if !profile.granted.isEmpty || !profile.declined.isEmpty {
+                accessToken.permissions = profile.granted
+                accessToken.declinedPermissions = profile.declined
+                accessToken.expiredPermissions = profile.expired
+            }
+        }
+        let session = Session(
+            issuer: .provider, accessToken: accessToken, refreshToken: answer["refresh_token"]?.stringValue,
+            user: user, idToken: validatedIDToken)
+        return LoginResult(
+            session: session, granted: accessToken.permissions, declined: accessToken.declinedPermissions)
+    }
+
+    private func graphEndpoint(_ path: String) throws -> URL {
+        guard let graphURL = provider.graphURL else {
+            throw MendError.login(.Login.unknown, "The Facebook-compatible provider has no Graph URL.")
+        }
+        return graphURL.appendingPathComponent("\(provider.graphVersion ?? GraphAPI.defaultVersion)/\(path)")
+    }
+
+    /// A form POST with the client credential: `access_token=app_id|client_token` for a Facebook-compatible provider,
+    /// `client_id` (and `client_secret`) otherwise.
+    private func form(url: URL, fields: [(String, String)]) throws -> APIRequest {
+        var all = fields
+        if provider.isFacebookCompatible {
+            guard let clientToken, !clientToken.isEmpty else {
+                throw MendError.login(
+                    .Login.unknown,
+                    "Device login at a Facebook-compatible provider needs the app's client token (app_id|client_token)."
+                )
+            }
+            all.append(("access_token", "\(provider.clientID)|\(clientToken)"))
+        } else {
+            all.append(("client_id", provider.clientID))
+            if let clientSecret { all.append(("client_secret", clientSecret)) }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        headers[.accept] = "application/json"
+        let body = all.map { "\(DirectCodeExchanger.escape($0.0))=\(DirectCodeExchanger.escape($0.1))" }
+            .joined(separator: "&")
+        return APIRequest(
+            method: .post, url: url, headers: headers, body: Data(body.utf8),
+            options: RequestOptions(allowsRetry: false, attachesCredential: false))
+    }
+}
