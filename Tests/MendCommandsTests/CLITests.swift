@@ -19,7 +19,9 @@ enum MendBinary {
     /// The `mend` executable built next to this test bundle.
     static var url: URL? { BuiltExecutable.url(named: "mend") }
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIRun {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, environment overrides: [String: String?] = [:]
+    ) throws -> CLIRun {
         let binary = try #require(url, "build the `mend` product first (swift build)")
         let process = Process()
         process.executableURL = binary
@@ -28,6 +30,7 @@ enum MendBinary {
         environment["LANG"] = "C.UTF-8"
         environment["LC_ALL"] = nil
         environment["LANGUAGE"] = nil
+        for (name, value) in overrides { environment[name] = value }
         process.environment = environment
         let out = Pipe()
         let err = Pipe()

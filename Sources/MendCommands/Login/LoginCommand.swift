@@ -21,6 +21,13 @@ struct LoginCommand: AsyncParsableCommand {
               mend login --provider google --app-id 1234-abc.apps.googleusercontent.com
               mend login --provider google --issuer http://127.0.0.1:8080/google \\
                 --app-id mend-ios.apps.googleusercontent.com --headless            (against mend emulate)
+              mend login --device --app-id 1234 --client-token abcd   (a code to enter on another device)
+
+            Device login (--device) shows a code and an address to open on a phone or a computer, and waits for
+            the answer there. It is the default when no browser can be opened here (an SSH session, or Linux
+            without a display) and the provider can do it: Facebook with the app's client token (--client-token or
+            MEND_CLIENT_TOKEN), an OpenID Connect provider with a device authorization endpoint (a client secret,
+            if the client has one, from MEND_CLIENT_SECRET).
             """
     )
 
@@ -49,6 +56,16 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .customLong("api-version"), help: "The Graph API version (`--version` is the tool's own).")
     var version = GraphAPI.defaultVersion
 
+    @Flag(
+        name: .long,
+        help: "Log in with a code entered on another device (TVs, SSH); the default when no browser can be opened.")
+    var device = false
+
+    @Option(
+        name: .long,
+        help: "The app's client token, for device login at Facebook (default: $MEND_CLIENT_TOKEN); not a secret.")
+    var clientToken: String?
+
     @Flag(name: .long, help: "Print the login URL instead of opening a browser.")
     var noBrowser = false
 
@@ -66,6 +83,14 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError("--provider is facebook, google or oidc.")
         }
         if provider == "oidc", issuer == nil { throw ValidationError("--provider oidc needs --issuer.") }
+        if device, headless || noBrowser {
+            throw ValidationError("--device does not open a browser: leave out --headless and --no-browser.")
+        }
+        if device, backend != nil {
+            throw ValidationError(
+                "--device with --backend needs mend-server to accept a provider token, which it does not yet; "
+                    + "log in through the browser (--no-browser prints the URL).")
+        }
         for url in [backend, baseURL, issuer].compactMap({ $0 }) where URL(string: url)?.host == nil {
             throw ValidationError("'\(url)' is not an absolute URL.")
         }
@@ -95,6 +120,19 @@ struct LoginCommand: AsyncParsableCommand {
         let login = LoginManager(
             provider: loginProvider, exchanger: exchanger, credentials: credentials,
             defaultScopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init))
+        if device || (backend == nil && !headless && !noBrowser && DeviceLoginCommand.noBrowserHere() != nil) {
+            let command = DeviceLoginCommand(
+                provider: loginProvider, profile: profile, directory: directory, credentials: credentials,
+                clientToken: clientToken ?? ProcessInfo.processInfo.environment["MEND_CLIENT_TOKEN"],
+                clientSecret: ProcessInfo.processInfo.environment["MEND_CLIENT_SECRET"],
+                scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport)
+            if device || command.isAvailable {
+                if !device, let reason = DeviceLoginCommand.noBrowserHere() {
+                    StandardError.write("No browser can be opened here (\(reason)): using device login.")
+                }
+                return try await command.run()
+            }
+        }
         let opener: BrowserOpener =
             headless ? .custom { url in try await HeadlessConsentBrowser().open(url) } : noBrowser ? .printURL : .system
         let spinner = Spinner(message: "Waiting for the login to finish in the browser")
@@ -143,9 +181,12 @@ enum Failure {
 final class Spinner: @unchecked Sendable {
     // Safe: `task` is only touched from the command's task (start/stop), never concurrently.
     private var task: Task<Void, Never>?
-    let message: String
+    let message: @Sendable () -> String
 
-    init(message: String) { self.message = message }
+    init(message: String) { self.message = { message } }
+
+    /// A spinner whose text is read at every frame (a countdown).
+    init(dynamic message: @escaping @Sendable () -> String) { self.message = message }
 
     func start() {
         guard isatty(STDERR_FILENO) != 0 else { return }
@@ -154,7 +195,7 @@ final class Spinner: @unchecked Sendable {
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
             var index = 0
             while !Task.isCancelled {
-                FileHandle.standardError.write(Data("\r\(frames[index % frames.count]) \(message)…".utf8))
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(frames[index % frames.count]) \(message())…".utf8))
                 index += 1
                 try? await Task.sleep(for: .milliseconds(100))
             }

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import MendCore
+import MendHTTP
+import MendLogin
+
+/// `mend login --device`: device login — the code and the address on standard output, a countdown on standard
+/// error while the person answers on another device, then the session stored like any login's.
+struct DeviceLoginCommand {
+    let provider: LoginProvider
+    let profile: LoginProfile
+    let directory: URL
+    let credentials: CredentialsManager
+    let clientToken: String?
+    let clientSecret: String?
+    let scopes: [String]
+    let transport: any HTTPTransport
+
+    /// Why no browser can be opened here, or `nil` when one can: an SSH session, or Linux without a display.
+    static func noBrowserHere(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil { return "an SSH session" }
+        #if os(Linux)
+            if (environment["DISPLAY"] ?? "").isEmpty, (environment["WAYLAND_DISPLAY"] ?? "").isEmpty {
+                return "no display"
+            }
+        #endif
+        return nil
+    }
+
+    /// Whether the provider can do device login with what was given: Facebook with a client token, another
+    /// provider with a device authorization endpoint.
+    var isAvailable: Bool {
+        provider.isFacebookCompatible ? !(clientToken ?? "").isEmpty : provider.deviceAuthorizationEndpoint != nil
+    }
+
+    func run() async throws {
+        let device = DeviceLogin(
+            provider: provider, clientToken: clientToken, clientSecret: clientSecret, transport: transport,
+            idTokenValidator: profile.idTokenValidator(provider: provider, transport: transport))
+        let locale = Locale(identifier: MendLocalization.preferredLanguage)
+        do {
+            let authorization = try await device.start(scopes: scopes)
+            let minutes = max(1, Int(authorization.expiresIn.components.seconds + 59) / 60)
+            print(
+                """
+                To log in, open \(authorization.verificationURI) on a phone or a computer and enter the code:
+
+                    \(authorization.userCode)
+
+                The code expires in \(minutes) minute\(minutes == 1 ? "" : "s").
+                """)
+            fflush(nil)  // the code must be visible before the wait, whatever buffers standard output
+            let deadline = ContinuousClock.now + authorization.expiresIn
+            let spinner = Spinner(dynamic: {
+                let left = max(0, (deadline - ContinuousClock.now).components.seconds)
+                return "Waiting for the code to be entered (\(left / 60):\(String(format: "%02d", left % 60)) left)"
+            })
+            spinner.start()
+            defer { spinner.stop() }
+            let result = try await device.waitForApproval(authorization)
+            spinner.stop()
+            guard let session = result.session else {
+                let key = result.cancellation?.messageKey
+                print(key.map { "\($0.title(locale: locale)): \($0.message(locale: locale))" } ?? "Login cancelled.")
+                return
+            }
+            try await credentials.signIn(session)
+            try profile.save(to: directory)
+            let user = session.user
+            print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
+            print("Granted: \(result.grantedPermissions.sorted().joined(separator: ", "))")
+            if !result.declinedPermissions.isEmpty {
+                print(
+                    "Declined: \(result.declinedPermissions.sorted().joined(separator: ", ")) (ask again only when needed)"
+                )
+            }
+        } catch let error as MendError {
+            throw Failure.report(error)
+        }
+    }
+}

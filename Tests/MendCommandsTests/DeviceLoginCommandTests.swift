@@ -1,0 +1,91 @@
+import Foundation
+import MendEmulator
+import MendTesting
+import Testing
+
+/// `mend login --device` as a user runs it, against the in-process emulator (a 1 s polling interval, so the runs
+/// are short; the client keeps whatever interval the provider announces).
+@Suite("mend login --device")
+struct DeviceLoginCommandTests {
+    static func run(_ arguments: [String], environment: [String: String?] = [:]) async throws -> CLIRun {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try MendBinary.run(arguments, environment: environment) })
+            }
+        }
+    }
+
+    static func configuration(_ consent: AutoConsent, lifetime: Int = 420) -> EmulatorConfiguration {
+        EmulatorConfiguration(autoConsent: consent, deviceCodeLifetime: lifetime, deviceLoginInterval: 1)
+    }
+
+    static func arguments(_ emulator: RunningEmulator, _ directory: URL) -> [String] {
+        [
+            "login", "--base-url", emulator.baseURL.absoluteString, "--app-id", EmulatedApp.default.id,
+            "--client-token", EmulatedApp.default.clientToken, "--state-directory", directory.path,
+        ]
+    }
+
+    @Test("--device prints the code and the address, stores the session; whoami reads it from another process")
+    func approved() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator(configuration: Self.configuration(.grantAll)) { emulator in
+            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            #expect(login.status == 0, "\(login.stderr)")
+            let code = try #require(await emulator.emulator.deviceLogins().first)
+            #expect(login.stdout.contains("open \(emulator.url("/device").absoluteString)"))
+            #expect(login.stdout.contains("    \(code.userCode)\n"))
+            #expect(login.stdout.contains("The code expires in 7 minutes."))
+            #expect(login.stdout.contains("Logged in as Alice Example"))
+            #expect(code.answer == "used")
+            let whoami = try await Self.run(["whoami", "--json", "--state-directory", directory.path])
+            #expect(whoami.status == 0, "\(whoami.stderr)")
+            #expect(whoami.stdout.contains("\"loggedIn\":true"))
+        }
+    }
+
+    @Test("Declined on the other device: the calm message, no session stored")
+    func declined() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator(configuration: Self.configuration(.deny)) { emulator in
+            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stdout.contains("Login Declined: The login on this device was declined."))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("session.json").path))
+        }
+    }
+
+    @Test("Never entered: the code expires and the message says to start again")
+    func expired() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator(configuration: Self.configuration(.manual, lifetime: 2)) { emulator in
+            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stdout.contains("Code Expired: The code on this device has expired."))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("session.json").path))
+        }
+    }
+
+    @Test("Over SSH, with no browser to open, device login is the default; a wrong client token is a clear error")
+    func defaultOverSSH() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator(configuration: Self.configuration(.grantAll)) { emulator in
+            let ssh: [String: String?] = ["SSH_CONNECTION": "10.0.0.2 50000 10.0.0.1 22", "DISPLAY": nil]
+            let login = try await Self.run(Self.arguments(emulator, directory), environment: ssh)
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("No browser can be opened here (an SSH session): using device login."))
+            #expect(login.stdout.contains("Logged in as Alice Example"))
+            var wrong = Self.arguments(emulator, directory) + ["--device"]
+            wrong[wrong.firstIndex(of: EmulatedApp.default.clientToken)!] = "wrong"
+            let refused = try await Self.run(wrong)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("graph/190"), "\(refused.stderr)")
+            let usage = try await Self.run(Self.arguments(emulator, directory) + ["--device", "--headless"])
+            #expect(usage.status == 64)
+        }
+    }
+}
