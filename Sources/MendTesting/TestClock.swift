@@ -6,7 +6,7 @@ public import Foundation
 /// second poll).
 ///
 /// ```swift
-/// let clock = TestClock { slept, count in _ = await emulator.advanceClock(by: slept.seconds) }
+/// let clock = TestClock { slept, count in _ = await emulator.advanceClock(by: slept.timeInterval) }
 /// let device = DeviceLogin(provider: provider, clientToken: token, transport: transport, clock: clock)
 /// ```
 public final class TestClock: Clock, @unchecked Sendable {
@@ -62,7 +62,7 @@ public final class TestClock: Clock, @unchecked Sendable {
 
 extension Duration {
     /// The duration in seconds, as a `TimeInterval`.
-    public var seconds: TimeInterval {
+    public var timeInterval: TimeInterval {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

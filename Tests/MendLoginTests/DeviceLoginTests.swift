@@ -26,7 +26,7 @@ struct DeviceLoginTests {
         _ emulator: RunningEmulator, then: (@Sendable (Int) async throws -> Void)? = nil
     ) -> TestClock {
         TestClock { slept, count in
-            _ = await emulator.advanceClock(by: slept.seconds)
+            _ = await emulator.advanceClock(by: slept.timeInterval)
             try await then?(count)
         }
     }
@@ -133,7 +133,7 @@ struct DeviceLoginTests {
             // The device's clock runs fast twice: its second and fourth waits are 2 s for the provider, so the
             // polls after them come too soon. Approved after the fifth wait.
             let clock = TestClock { slept, count in
-                _ = await emulator.advanceClock(by: count == 2 || count == 4 ? 2 : slept.seconds)
+                _ = await emulator.advanceClock(by: count == 2 || count == 4 ? 2 : slept.timeInterval)
                 if count == 5, let userCode = code.value {
                     try await emulator.emulator.answerDeviceLogin(userCode: userCode, approve: true)
                 }

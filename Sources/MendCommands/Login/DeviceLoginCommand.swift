@@ -15,6 +15,8 @@ struct DeviceLoginCommand {
     let clientSecret: String?
     let scopes: [String]
     let transport: any HTTPTransport
+    /// The app's backend: it turns the provider token into an app session (`POST /v1/login/provider-token`).
+    let backend: BackendSessionClient?
 
     /// Why no browser can be opened here, or `nil` when one can: an SSH session, or Linux without a display.
     static func noBrowserHere(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -59,10 +61,15 @@ struct DeviceLoginCommand {
             defer { spinner.stop() }
             let result = try await device.waitForApproval(authorization)
             spinner.stop()
-            guard let session = result.session else {
+            guard var session = result.session else {
                 let key = result.cancellation?.messageKey
                 print(key.map { "\($0.title(locale: locale)): \($0.message(locale: locale))" } ?? "Login cancelled.")
                 return
+            }
+            if let backend {
+                let user = session.user
+                session = try await backend.exchange(providerToken: session.accessToken.tokenString)
+                if session.user == nil { session.user = user }
             }
             try await credentials.signIn(session)
             try profile.save(to: directory)

@@ -86,11 +86,7 @@ struct LoginCommand: AsyncParsableCommand {
         if device, headless || noBrowser {
             throw ValidationError("--device does not open a browser: leave out --headless and --no-browser.")
         }
-        if device, backend != nil {
-            throw ValidationError(
-                "--device with --backend needs mend-server to accept a provider token, which it does not yet; "
-                    + "log in through the browser (--no-browser prints the URL).")
-        }
+
         for url in [backend, baseURL, issuer].compactMap({ $0 }) where URL(string: url)?.host == nil {
             throw ValidationError("'\(url)' is not an absolute URL.")
         }
@@ -120,12 +116,15 @@ struct LoginCommand: AsyncParsableCommand {
         let login = LoginManager(
             provider: loginProvider, exchanger: exchanger, credentials: credentials,
             defaultScopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init))
-        if device || (backend == nil && !headless && !noBrowser && DeviceLoginCommand.noBrowserHere() != nil) {
+        if device || (!headless && !noBrowser && DeviceLoginCommand.noBrowserHere() != nil) {
             let command = DeviceLoginCommand(
                 provider: loginProvider, profile: profile, directory: directory, credentials: credentials,
                 clientToken: clientToken ?? ProcessInfo.processInfo.environment["MEND_CLIENT_TOKEN"],
                 clientSecret: ProcessInfo.processInfo.environment["MEND_CLIENT_SECRET"],
-                scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport)
+                scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport,
+                backend: backend.flatMap(URL.init(string:)).map {
+                    BackendSessionClient(baseURL: $0, transport: transport)
+                })
             if device || command.isAvailable {
                 if !device, let reason = DeviceLoginCommand.noBrowserHere() {
                     StandardError.write("No browser can be opened here (\(reason)): using device login.")

@@ -96,6 +96,16 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
     }
 
+    /// `POST /v1/login/provider-token`: the backend checks a provider access token the app got by itself (a device
+    /// login's) with `debug_token` — this app's, valid, a user's — and opens the same session as a code login. Never
+    /// retried.
+    public func exchange(providerToken: String) async throws -> Session {
+        let response = try await post(
+            "v1/login/provider-token", body: .object(["provider_token": .string(providerToken)]), via: exchangeClient,
+            timeout: requestTimeout)
+        return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
+    }
+
     /// `POST /v1/session/refresh`: a rotated refresh token and a new access token. Retried with the same refresh
     /// token after transport failures and transient answers (see ``RefreshPolicy``).
     public func refresh(_ session: Session) async throws -> Session {

@@ -216,6 +216,18 @@ extension RequestSchema {
             ], encodings: [.json])
     }
 
+    /// `POST /v1/login/provider-token`: a provider access token the app got by itself (device login).
+    static let providerTokenLogin = RequestSchema(
+        name: "ProviderTokenLoginRequest",
+        fields: [
+            Field(
+                name: "provider_token", kind: .string(StringRule(maxLength: 4096, pattern: "^[!-~]+$")),
+                required: true,
+                description:
+                    "A user access token the provider issued to this app (device login); checked with debug_token for the app, its validity and the user."
+            )
+        ], encodings: [.json])
+
     /// `POST /v1/session/refresh`.
     static let refresh = RequestSchema(
         name: "RefreshRequest",
@@ -267,7 +279,8 @@ extension RequestSchema {
     static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
         Dictionary(
             uniqueKeysWithValues: [
-                login(configuration), idTokenLogin(configuration), refresh, logout, revocation, signedRequest,
+                login(configuration), idTokenLogin(configuration), providerTokenLogin, refresh, logout, revocation,
+                signedRequest,
             ].map {
                 ($0.name, $0)
             })

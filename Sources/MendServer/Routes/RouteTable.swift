@@ -37,6 +37,11 @@ enum RouteTable {
         operationID: "loginWithIDToken", authenticated: true, bearerOptional: true,
         requestSchema: "IDTokenLoginRequest",
         responseSchema: "Session", errorStatuses: [400, 401, 409, 413, 429, 500, 502, 503, 504])
+    static let loginProviderToken = Endpoint(
+        method: .post, path: "/v1/login/provider-token",
+        summary: "Exchange a provider access token (device login) for an app session, checked with debug_token",
+        operationID: "loginWithProviderToken", requestSchema: "ProviderTokenLoginRequest", responseSchema: "Session",
+        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504])
     static let refresh = Endpoint(
         method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
         operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session",
@@ -106,7 +111,8 @@ enum RouteTable {
     }
 
     static let all: [Endpoint] = [
-        loginCode, loginIDToken, refresh, logout, revoke, session, me, deleteMe, jwks, deauthorize, dataDeletion,
+        loginCode, loginIDToken, loginProviderToken, refresh, logout, revoke, session, me, deleteMe, jwks, deauthorize,
+        dataDeletion,
         deletionStatus,
         live, ready,
         metrics,

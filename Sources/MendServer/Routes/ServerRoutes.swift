@@ -33,6 +33,13 @@ enum ServerRoutes {
                 logger: context.logger)
             return try WireResponse.json(session)
         }
+        router.on(RouterPath(RouteTable.loginProviderToken.path), method: .post) { request, context in
+            let values = try await RequestBody.read(.providerTokenLogin, from: request, limit: limit)
+            let session = try await backend.login(
+                providerToken: values["provider_token"]!, clientAddress: clientAddress(request, context, backend),
+                logger: context.logger)
+            return try WireResponse.json(session)
+        }
         router.on(RouterPath(RouteTable.refresh.path), method: .post) { request, context in
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.refresh(

@@ -41,8 +41,28 @@ extension LoginBackend {
         }
     }
 
+    /// `POST /v1/login/provider-token`: a user access token the app got from the provider by itself (device login),
+    /// checked with `debug_token` — this app's, valid, a user's, with the required scopes — then the same steps and
+    /// the same session as a code login. A token issued to another app is refused (401), so a token from another
+    /// app's login cannot open a session here.
+    func login(providerToken: String, clientAddress: String, logger: Logger) async throws -> SessionBody {
+        if let rule = configuration.rateLimits.loginPerAddress {
+            try await enforce(
+                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
+        }
+        do {
+            let session = try await completeLogin(
+                token: ProviderToken(value: providerToken, expiresIn: nil), codeHash: nil, logger: logger)
+            metrics.login(outcome: "success")
+            return session
+        } catch {
+            metrics.login(outcome: "rejected")
+            throw error
+        }
+    }
+
     private func completeLogin(
-        token exchanged: ProviderToken, codeHash: String, logger: Logger
+        token exchanged: ProviderToken, codeHash: String?, logger: Logger
     ) async throws
         -> SessionBody
     {
@@ -95,7 +115,7 @@ extension LoginBackend {
             userID: user.id,
             now: now)
         let session = try await openSession(for: user)
-        try await store.attachSession(session.sessionID, toCodeHash: codeHash)
+        if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
         logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
         return sessionBody(session, providerToken: configuration.returnsProviderToken ? providerToken : nil)
     }
