@@ -38,6 +38,7 @@ struct DeviceLoginCommandTests {
             #expect(login.stdout.contains("    \(code.userCode)\n"))
             #expect(login.stdout.contains("The code expires in 7 minutes."))
             #expect(login.stdout.contains("Logged in as Alice Example"))
+            #expect(login.stdout.contains("This session is the provider's token alone"))
             #expect(code.answer == "used")
             let whoami = try await Self.run(["whoami", "--json", "--state-directory", directory.path])
             #expect(whoami.status == 0, "\(whoami.stderr)")

@@ -76,6 +76,12 @@ struct DeviceLoginCommand {
             let user = session.user
             print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
             print("Granted: \(result.grantedPermissions.sorted().joined(separator: ", "))")
+            if backend == nil, session.refreshToken == nil {
+                let expiry = session.accessToken.expirationDate.map { " (it expires \($0.formatted(.iso8601)))" } ?? ""
+                print(
+                    "This session is the provider's token alone\(expiry): it cannot be refreshed; log in again when it "
+                        + "expires. With --backend, mend-server turns it into a session that refreshes.")
+            }
             if !result.declinedPermissions.isEmpty {
                 print(
                     "Declined: \(result.declinedPermissions.sorted().joined(separator: ", ")) (ask again only when needed)"
