@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A `Clock` whose sleeps return at once: each moves the clock's time forward by the duration asked for, is
-/// recorded in ``sleeps``, and runs ``onSleep`` — typically to move a frozen emulator's clock by the same amount, so
+/// recorded in ``sleeps``, and runs `onSleep` — typically to move a frozen emulator's clock by the same amount, so
 /// that both sides agree on how much time passed, or to act at a given moment (approve a device login after the
 /// second poll).
 ///
@@ -46,7 +46,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// Every sleep so far, in order.
     public var sleeps: [Duration] { lock.withLock { recorded } }
 
-    /// Moves the clock to `deadline` (never backwards) at once, records the sleep, and runs ``onSleep``. Throws
+    /// Moves the clock to `deadline` (never backwards) at once, records the sleep, and runs `onSleep`. Throws
     /// `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()

@@ -155,7 +155,9 @@ public struct DeviceLogin: Sendable {
     /// they decline (``LoginResult/Cancellation/declined``) or the code expires
     /// (``LoginResult/Cancellation/expired``).
     ///
-    /// - Parameter progress: Called before every wait, on "slow down" and on a transient failure of a poll.
+    /// - Parameters:
+    ///   - authorization: What ``start(scopes:)`` returned.
+    ///   - progress: Called before every wait, on "slow down" and on a transient failure of a poll.
     /// - Throws: `CancellationError` when the task is cancelled; the provider's classified error for anything but
     ///   the device-login answers and transient failures.
     public func waitForApproval(
