@@ -39,6 +39,11 @@ extension MendError.Code {
         public static let missingAccessToken = MendError.Code(.login, 310)
         /// 320 (Mend): the token store could not be read or written. Retryable; it never means "logged out".
         public static let tokenStoreUnavailable = MendError.Code(.login, 320)
+        /// 321 (Mend): the system browser session cannot be shown or cannot end at the redirect URI (no
+        /// presentation anchor, an `http` redirect): the app's setup, not the person's doing.
+        public static let presentationFailed = MendError.Code(.login, 321)
+        /// 322 (Mend): a login was started while another one is on screen; the first one goes on.
+        public static let loginInProgress = MendError.Code(.login, 322)
         /// 330 (Mend): device login — the code was not entered yet; keep polling (the provider's 1349174, RFC 8628
         /// `authorization_pending`).
         public static let deviceAuthorizationPending = MendError.Code(.login, 330)
@@ -107,6 +112,8 @@ extension ErrorSpace {
         .row(.login, 309, "invalidIDToken", .other, .reauthenticate, .loginFailed, "The id_token is missing or failed validation (signature and key, issuer, audience and azp, exp/nbf/iat, nonce).", security: true),
         .row(.login, 310, "missingAccessToken", .recoverable, .reauthenticate, .notLoggedIn, "The operation needs an access token and there is none."),
         .row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
+        .row(.login, 321, "presentationFailed", .other, .fixConfiguration, .loginFailed, "Mend: the system browser session cannot be shown (no presentation anchor, one off screen) or cannot end at the redirect URI (http, no scheme)."),
+        .row(.login, 322, "loginInProgress", .other, .none, .loginFailed, "Mend: a login was started while another one is on screen; the first one goes on."),
         .row(.login, 330, "deviceAuthorizationPending", .transient, .retry, .deviceLoginPending, "Mend: device login — the code was not entered yet (1349174, authorization_pending); keep polling at the interval."),
         .row(.login, 331, "deviceSlowDown", .transient, .waitForRateLimit, .rateLimited, "Mend: device login — polled too often (1349172, slow_down); add 5 seconds to the interval for every later poll."),
         .row(.login, 332, "deviceLoginDeclined", .other, .none, .deviceLoginDeclined, "Mend: device login — the person declined (1349173, access_denied); a login returns a cancelled result."),
