@@ -12,7 +12,8 @@ import Testing
 struct HarnessTests {
     static func fetch(_ url: URL) async throws -> (Int, Data) {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
+        // Generous: these checks are about what comes back, not how fast; a loaded 2-core machine stalls for seconds.
+        configuration.timeoutIntervalForRequest = 120
         let session = URLSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }
         let (data, response) = try await session.data(from: url)

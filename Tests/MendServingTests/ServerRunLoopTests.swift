@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import MendServing
+import NIOHTTP1
 import Testing
 
 #if canImport(Glibc)
@@ -14,11 +15,11 @@ import Testing
 /// The run loop every in-process server shares: ready only once it accepts connections, stopped after the block
 /// (whether it returns or throws), a start failure reported instead of a hang.
 @Suite struct ServerRunLoopTests {
-    static func helloApplication(port: Int = 0) -> some ApplicationProtocol {
+    static func helloApplication(port: Int = 0, serverName: String = "hello") -> some ApplicationProtocol {
         let router = Router()
         router.get("/hello") { _, _ in "hello" }
         return Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "hello"),
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: serverName),
             logger: Logger(label: "hello", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
@@ -50,30 +51,44 @@ import Testing
         return result == 0
     }
 
+    /// Whether the server named `name` still answers on 127.0.0.1:`port`. Other tests run servers on free ports at
+    /// the same time, and one may be given a port a stopped server freed: a connection alone does not say which
+    /// server answered, its `Server` header does.
+    static func serves(_ name: String, port: Int) async -> Bool {
+        guard accepts(port: port) else { return false }
+        guard
+            let response = try? await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/hello"), timeout: .seconds(60))
+        else { return false }
+        return response.headers["Server"].first == name
+    }
+
     @Test func servesOnAFreeLoopbackPortForTheBlockThenStops() async throws {
-        let port = try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
+        let name = "hello-\(UUID().uuidString)"
+        let port = try await ServerRunLoop.withRunning(Self.helloApplication(serverName: name)) { server in
             #expect(server.host == "127.0.0.1")
             #expect(server.port > 0)
             #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
             let answer = try await Self.get(server.baseURL.appendingPathComponent("hello"))
             #expect(answer == "hello")
-            #expect(Self.accepts(port: server.port))
+            #expect(await Self.serves(name, port: server.port))
             return server.port
         }
-        #expect(!Self.accepts(port: port))
+        #expect(await !Self.serves(name, port: port))
     }
 
     @Test func stopsWhenTheBlockThrows() async throws {
         struct Expected: Error {}
         let port = LockedPort()
+        let name = "hello-\(UUID().uuidString)"
         await #expect(throws: Expected.self) {
-            try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
+            try await ServerRunLoop.withRunning(Self.helloApplication(serverName: name)) { server in
                 port.set(server.port)
                 throw Expected()
             }
         }
         #expect(port.get() > 0)
-        #expect(!Self.accepts(port: port.get()))
+        #expect(await !Self.serves(name, port: port.get()))
     }
 
     @Test func aGracefulShutdownBegunInTheBlockEndsTheServer() async throws {
