@@ -1,5 +1,13 @@
 public import ArgumentParser
 
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    @preconcurrency import Darwin
+#endif
+
 /// `mend`: Mend's command-line tool.
 public struct MendCommand: AsyncParsableCommand {
     /// The command's name, help and subcommands.
@@ -27,6 +35,9 @@ public enum MendVersion {
 extension MendCommand {
     /// Parses the process's arguments, runs the command, and exits (the executable's entry point).
     public static func runFromCommandLine() async {
+        // Line by line, also into a pipe or a file: what `mend` prints and what it writes to standard error (which
+        // is unbuffered) then arrive in the order they were written, also when both go to one log (2>&1).
+        setvbuf(stdout, nil, _IOLBF, 0)
         await main()
     }
 }

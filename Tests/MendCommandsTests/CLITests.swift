@@ -19,8 +19,11 @@ enum MendBinary {
     /// The `mend` executable built next to this test bundle.
     static var url: URL? { BuiltExecutable.url(named: "mend") }
 
+    /// Runs `mend` to its end. `mergingStandardError`: standard error goes into the same pipe as standard output
+    /// (as `2>&1` does), and `stdout` holds both, in the order they arrived.
     static func run(
-        _ arguments: [String], stdin: Data? = nil, environment overrides: [String: String?] = [:]
+        _ arguments: [String], stdin: Data? = nil, environment overrides: [String: String?] = [:],
+        mergingStandardError: Bool = false
     ) throws -> CLIRun {
         let binary = try #require(url, "build the `mend` product first (swift build)")
         let process = Process()
@@ -36,7 +39,7 @@ enum MendBinary {
         let err = Pipe()
         let input = Pipe()
         process.standardOutput = out
-        process.standardError = err
+        process.standardError = mergingStandardError ? out : err
         process.standardInput = input
         // The binary may stop reading early (that is what it should do with huge input): a write to the closed
         // pipe must fail with EPIPE instead of killing the test process.
@@ -51,6 +54,9 @@ enum MendBinary {
             try? writer.close()
         }
         nonisolated(unsafe) var stderrData = Data()  // written before group.leave, read after group.wait
+        if mergingStandardError {
+            try? err.fileHandleForWriting.close()
+        }
         DispatchQueue.global().async(group: group) { stderrData = stderrReader.readDataToEndOfFile() }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
@@ -242,6 +248,21 @@ struct CLITests {
         #expect(Set(categories) == ["transient", "recoverable", "other"])
     }
 
+    @Test("demo fits an 80-column terminal: every line, the narrative and the summary table")
+    func demoFitsEightyColumns() throws {
+        let run = try MendBinary.run(["demo"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let over = lines.filter { $0.count > 80 }
+        #expect(over.isEmpty, "\(over)")
+        #expect(lines.contains { $0.hasPrefix("scenario") && $0.hasSuffix("│ recovery") })
+        #expect(run.stdout.contains("9 of 9 failure classes handled as expected."))
+        #expect(run.stdout.contains("mend demo --wide"))
+        let offline = try MendBinary.run(["demo", "--offline"])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
     @Test("demo: every row of its JSON summary, in German, and exit 0")
     func liveDemo() throws {
         let run = try MendBinary.run(["demo", "--json", "--locale", "de"])
@@ -295,7 +316,9 @@ struct DemoInterruptTests {
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect([130, 0].contains(process.terminationStatus), "\(text)")
-        let ports = text.split(separator: "\n").compactMap { line -> Int? in
+        // The progress lines, as they were before the demo wrapped them to 80 columns.
+        let lines = text.replacingOccurrences(of: "\n    ", with: " ").split(separator: "\n")
+        let ports = lines.compactMap { line -> Int? in
             guard let range = line.range(of: "http://127.0.0.1:") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
@@ -304,7 +327,7 @@ struct DemoInterruptTests {
             #expect(!Self.isListeningElsewhere(port: port), "port \(port) is still open")
         }
         // The run's own SQLite folder (named in its progress line) is gone.
-        let folders = text.split(separator: "\n").compactMap { line -> String? in
+        let folders = lines.compactMap { line -> String? in
             guard let range = line.range(of: "(SQLite in ") else { return nil }
             return String(line[range.upperBound...].prefix { $0 != ")" })
         }

@@ -7,10 +7,16 @@ import Testing
 /// are short; the client keeps whatever interval the provider announces).
 @Suite("mend login --device")
 struct DeviceLoginCommandTests {
-    static func run(_ arguments: [String], environment: [String: String?] = [:]) async throws -> CLIRun {
+    static func run(
+        _ arguments: [String], environment: [String: String?] = [:], mergingStandardError: Bool = false
+    ) async throws -> CLIRun {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try MendBinary.run(arguments, environment: environment) })
+                continuation.resume(
+                    with: Result {
+                        try MendBinary.run(
+                            arguments, environment: environment, mergingStandardError: mergingStandardError)
+                    })
             }
         }
     }
@@ -80,6 +86,14 @@ struct DeviceLoginCommandTests {
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stderr.contains("No browser can be opened here (an SSH session): using device login."))
             #expect(login.stdout.contains("Logged in as Alice Example"))
+            // Into one pipe (2>&1, a CI log): the notice, the code and the result arrive in the order written.
+            let merged = try await Self.run(
+                Self.arguments(emulator, directory), environment: ssh, mergingStandardError: true)
+            #expect(merged.status == 0, "\(merged.stdout)")
+            let order = ["No browser can be opened here", "and enter the code:", "The code expires in", "Logged in as"]
+                .map { merged.stdout.range(of: $0)?.lowerBound }
+            #expect(order.allSatisfy { $0 != nil }, "\(merged.stdout)")
+            #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(merged.stdout)")
             var wrong = Self.arguments(emulator, directory) + ["--device"]
             wrong[wrong.firstIndex(of: EmulatedApp.default.clientToken)!] = "wrong"
             let refused = try await Self.run(wrong)

@@ -162,10 +162,26 @@ struct ProcessTests {
             let status = try await MendExecutable.run(["token", "status", "--state-directory", directory])
             #expect(status.output.contains("<redacted>"))
             #expect(!status.output.contains("EAA"))
+            let statusJSON = try await MendExecutable.run(["token", "status", "--json", "--state-directory", directory])
+            #expect(statusJSON.status == 0, "\(statusJSON.output)")
+            let fields = try #require(
+                try JSONSerialization.jsonObject(with: Data(statusJSON.output.utf8)) as? [String: Any])
+            #expect(fields["loggedIn"] as? Bool == true)
+            #expect((fields["user"] as? [String: Any])?["name"] as? String == "Alice Example")
+            #expect(fields["expired"] as? Bool == false)
+            #expect((fields["permissions"] as? [String])?.contains("public_profile") == true)
+            #expect(fields["refreshable"] as? Bool != nil)
+            #expect(fields["expiresAt"] is String)
+            #expect(!statusJSON.output.contains("EAA"))
             let logout = try await MendExecutable.run(["logout", "--state-directory", directory])
             #expect(logout.output.contains("revoked"))
             let after = try await MendExecutable.run(["whoami", "--state-directory", directory])
             #expect(after.status != 0)
+            let statusAfter = try await MendExecutable.run([
+                "token", "status", "--json", "--state-directory", directory,
+            ])
+            #expect(statusAfter.status == 1)
+            #expect(statusAfter.output.contains("\"loggedIn\":false"))
         }
     }
 }

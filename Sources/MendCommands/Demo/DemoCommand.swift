@@ -19,6 +19,13 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Only classify recorded failure responses (no servers, no network).")
     var offline = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Print the whole summary table (user messages, reference ids, what Mend did), however wide; by default "
+                + "the text fits 80 columns."))
+    var wide = false
+
     func run() async throws {
         if offline {
             try runOffline()
@@ -26,12 +33,15 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let resolved = try language.resolve()
         let printsJSON = json
+        let width = wide ? Int.max : TextLayout.terminalWidth
         let say: @Sendable (String) -> Void = { line in
+            // Two spaces in, four for the lines a long one wraps to.
+            let text = TextLayout.wrap(line, width: width - 2, indent: "  ").map { "  " + $0 }.joined(separator: "\n")
             // Unbuffered: progress shows as it happens, also through a pipe.
             if printsJSON {
-                StandardError.write("  \(line)")
+                StandardError.write(text)
             } else {
-                FileHandle.standardOutput.write(Data("  \(line)\n".utf8))
+                FileHandle.standardOutput.write(Data("\(text)\n".utf8))
             }
         }
         if !json {
@@ -54,7 +64,7 @@ struct DemoCommand: AsyncParsableCommand {
         if json {
             print(ErrorReport.json(rows))
         } else {
-            print("\n" + LiveDemo.table(rows))
+            print("\n" + LiveDemo.table(rows, wide: wide))
         }
         guard rows.allSatisfy(\.passed) else { throw ExitCode(1) }
     }
@@ -73,24 +83,33 @@ struct DemoCommand: AsyncParsableCommand {
             print(ErrorReport.json(rows))
             return
         }
-        print("Mend demo: \(rows.count) failures that real APIs send, classified offline by Mend's error catalog.\n")
+        let width = wide ? Int.max : TextLayout.terminalWidth
+        /// Prints `text` wrapped to the width, its later lines indented by `indent` more than its first.
+        func say(_ text: String, indent: String = "    ") {
+            print(TextLayout.wrap(text, width: width, indent: indent).joined(separator: "\n"))
+        }
+        say(
+            "Mend demo: \(rows.count) failures that real APIs send, classified offline by Mend's error catalog.\n",
+            indent: "")
         for row in rows {
             let report = row.report
             let identity = "\(report.domain)/\(report.code)" + (report.subcode.map { "/\($0)" } ?? "")
             let wait = report.notBefore.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-            print("• \(row.scenario)")
-            print(
+            say("• \(row.scenario)", indent: "  ")
+            say(
                 "    \(identity) \(report.name): \(report.category) → \(report.recovery)\(wait)"
-                    + (report.permissions.isEmpty ? "" : " (\(report.permissions.joined(separator: ", ")))"))
-            print("    user sees: \(report.userTitle) — \(report.userMessage)")
-            print("    reference: \(report.referenceID ?? "-1")")
+                    + (report.permissions.isEmpty ? "" : " (\(report.permissions.joined(separator: ", ")))"),
+                indent: "      ")
+            say("    user sees: \(report.userTitle) — \(report.userMessage)", indent: "      ")
+            say("    reference: \(report.referenceID ?? "-1")", indent: "      ")
         }
         let counts = Dictionary(grouping: rows, by: \.report.category).mapValues(\.count)
-        print(
+        say(
             "\nSummary: "
                 + MendError.Category.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(
                     separator: ", ")
-                + ". Try `mend explain --help` with your own responses, and `mend errors list` for the whole catalog.")
+                + ". Try `mend explain --help` with your own responses, and `mend errors list` for the whole catalog.",
+            indent: "")
     }
 }
 

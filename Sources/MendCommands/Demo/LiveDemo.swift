@@ -331,28 +331,28 @@ struct DemoFailure: Error, CustomStringConvertible {
 }
 
 extension LiveDemo {
-    /// The summary table for people.
-    static func table(_ rows: [Row]) -> String {
-        let header = ["scenario", "error", "category", "recovery", "user message", "reference", "what Mend did"]
+    /// The summary table for people: four columns that fit an 80-column terminal (what Mend did is in the lines
+    /// above it), or, `wide`, every column whole (the user message, the reference id and what Mend did too).
+    static func table(_ rows: [Row], wide: Bool = false) -> String {
+        let header =
+            wide
+            ? ["scenario", "error", "category", "recovery", "user message", "reference", "what Mend did"]
+            : ["scenario", "error", "category", "recovery"]
         let cells = rows.map { row in
-            [
-                row.scenario, "\(row.domain)/\(row.code)\(row.subcode.map { "/\($0)" } ?? "")", row.category,
-                row.recovery,
-                row.userMessage, row.referenceID ?? "-1", (row.passed ? "" : "✗ ") + row.outcome,
-            ]
+            let identity = "\(row.domain)/\(row.code)\(row.subcode.map { "/\($0)" } ?? "")"
+            let mark = row.passed ? "" : "✗ "
+            return wide
+                ? [
+                    row.scenario, identity, row.category, row.recovery, row.userMessage, row.referenceID ?? "-1",
+                    mark + row.outcome,
+                ]
+                : [mark + row.scenario, identity, row.category, row.recovery]
         }
-        let widths = header.indices.map { column in
-            min(48, ([header[column]] + cells.map { $0[column] }).map(\.count).max() ?? 0)
-        }
-        func line(_ values: [String]) -> String {
-            zip(values, widths).map { value, width in
-                let clipped = value.count > width ? String(value.prefix(width - 1)) + "…" : value
-                return clipped.padding(toLength: width, withPad: " ", startingAt: 0)
-            }.joined(separator: " │ ")
-        }
-        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "─┼─")
+        let lines = TextLayout.table(header: header, rows: cells, width: wide ? nil : TextLayout.terminalWidth)
         let passed = rows.filter(\.passed).count
-        return ([line(header), rule] + cells.map(line)).joined(separator: "\n")
-            + "\n\n\(passed) of \(rows.count) failure classes handled as expected."
+        var summary = "\(passed) of \(rows.count) failure classes handled as expected."
+        if !wide { summary += " The user messages, reference ids and what Mend did: mend demo --wide." }
+        let footer = TextLayout.wrap(summary, width: wide ? Int.max : TextLayout.terminalWidth)
+        return (lines + [""] + footer).joined(separator: "\n")
     }
 }

@@ -177,9 +177,16 @@ enum Failure {
 }
 
 /// A spinner on standard error while the browser is open (only when standard error is a terminal).
-final class Spinner: @unchecked Sendable {
-    // Safe: `task` is only touched from the command's task (start/stop), never concurrently.
-    private var task: Task<Void, Never>?
+///
+/// Frames are written under the same lock that ``stop()`` clears the line under: once stopped, no frame can
+/// follow the cleared line and land in the middle of what the command prints next.
+final class Spinner: Sendable {
+    private struct State {
+        var task: Task<Void, Never>?
+        var running = false
+    }
+
+    private let state = Locked(State())
     let message: @Sendable () -> String
 
     init(message: String) { self.message = { message } }
@@ -190,21 +197,34 @@ final class Spinner: @unchecked Sendable {
     func start() {
         guard isatty(STDERR_FILENO) != 0 else { return }
         let message = self.message
-        task = Task {
+        let state = self.state
+        state.withLock { $0.running = true }
+        let task = Task {
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
             var index = 0
             while !Task.isCancelled {
-                FileHandle.standardError.write(Data("\r\u{1B}[K\(frames[index % frames.count]) \(message())…".utf8))
+                let frame = Data("\r\u{1B}[K\(frames[index % frames.count]) \(message())…".utf8)
+                let wrote = state.withLock { state -> Bool in
+                    guard state.running else { return false }
+                    FileHandle.standardError.write(frame)
+                    return true
+                }
+                guard wrote else { return }
                 index += 1
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
+        state.withLock { $0.task = task }
     }
 
     func stop() {
-        guard let task else { return }
-        task.cancel()
-        self.task = nil
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        let task = state.withLock { state -> Task<Void, Never>? in
+            guard state.running else { return nil }
+            state.running = false
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
     }
 }

@@ -71,18 +71,45 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Where the session is kept.")
         var stateDirectory: String?
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Print JSON (never the token): {\"loggedIn\", \"issuer\", \"source\", \"user\", \"expiresAt\", "
+                    + "\"expired\", \"permissions\", \"declinedPermissions\", \"refreshable\"}."))
+        var json = false
+
         func run() async throws {
             guard
                 let (credentials, profile) = try await LoginProfile.credentials(
                     directory: LoginProfile.directory(stateDirectory)),
                 let session = try await credentials.currentSession()
             else {
-                print("Not logged in.")
+                print(json ? JSONValue.object(["loggedIn": .bool(false)]).jsonText() : "Not logged in.")
                 throw ExitCode(1)
             }
             let token = session.accessToken
             let formatter = ISO8601DateFormatter()
-            print("issuer:      \(session.issuer.rawValue) (\(profile.backend ?? profile.baseURL ?? profile.provider))")
+            let source = profile.backend ?? profile.baseURL ?? profile.provider
+            if json {
+                let user = session.user.map { user in
+                    JSONValue.object([
+                        "id": .string(user.id), "name": user.name.map(JSONValue.string) ?? .null,
+                        "email": user.email.map(JSONValue.string) ?? .null,
+                    ])
+                }
+                print(
+                    JSONValue.object([
+                        "loggedIn": .bool(true), "issuer": .string(session.issuer.rawValue), "source": .string(source),
+                        "user": user ?? .null,
+                        "expiresAt": token.expirationDate.map { .string(formatter.string(from: $0)) } ?? .null,
+                        "expired": .bool(token.isExpired()),
+                        "permissions": .array(token.permissions.sorted().map(JSONValue.string)),
+                        "declinedPermissions": .array(token.declinedPermissions.sorted().map(JSONValue.string)),
+                        "refreshable": .bool(session.refreshToken != nil),
+                    ]).jsonText())
+                return
+            }
+            print("issuer:      \(session.issuer.rawValue) (\(source))")
             print("user:        \(session.user?.id ?? "?")")
             print("token:       \(token)")
             print(
