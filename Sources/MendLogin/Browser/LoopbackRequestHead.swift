@@ -25,7 +25,10 @@ import Foundation
         let lineEnd = bytes[..<end].firstIndex(of: 0x0A) ?? end
         var line = bytes[..<lineEnd]
         if line.last == 0x0D { line = line.dropLast() }
-        guard let text = String(validating: line, as: UTF8.self) else { return .refused }
+        // Not String(validating:as:), which needs iOS 18: a decoded line that does not encode back to the same
+        // bytes held something that is not UTF-8 (it was replaced by U+FFFD).
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.utf8.elementsEqual(line) else { return .refused }
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == "GET", parts[2].hasPrefix("HTTP/1."), !parts[1].isEmpty,
             !parts[1].contains(where: { $0.isNewline || $0 == "\r" })
