@@ -61,6 +61,15 @@ struct DeviceLoginCommandTests {
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stdout.contains("Login Declined: The login on this device was declined."))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("session.json").path))
+            // --json: the code for the person on standard error, one JSON object on standard output.
+            let json = try await Self.run(Self.arguments(emulator, directory) + ["--device", "--json"])
+            #expect(json.status == 0, "\(json.stderr)")
+            #expect(json.stderr.contains("and enter the code:"))
+            let result = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+            #expect(result["loggedIn"] as? Bool == false)
+            #expect(result["cancelled"] as? Bool == true)
+            #expect(result["reason"] as? String == "declined")
         }
     }
 

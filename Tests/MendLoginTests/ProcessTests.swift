@@ -157,6 +157,18 @@ struct ProcessTests {
             ])
             #expect(login.status == 0, "\(login.output)")
             #expect(login.output.contains("Logged in as Alice Example"))
+            let again = try await MendExecutable.run([
+                "login", "--base-url", emulator.baseURL.absoluteString, "--app-id", appID, "--headless", "--json",
+                "--state-directory", directory,
+            ])
+            #expect(again.status == 0, "\(again.output)")
+            let result = try #require(
+                try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any], "\(again.output)")
+            #expect(result["loggedIn"] as? Bool == true)
+            #expect(result["cancelled"] as? Bool == false)
+            #expect((result["user"] as? [String: Any])?["name"] as? String == "Alice Example")
+            #expect((result["granted"] as? [String])?.contains("public_profile") == true)
+            #expect(!again.output.contains("EAA"))
             let whoami = try await MendExecutable.run(["whoami", "--state-directory", directory])
             #expect(whoami.output.contains("Alice Example"))
             let status = try await MendExecutable.run(["token", "status", "--state-directory", directory])

@@ -152,11 +152,18 @@ struct SessionScenarioTests {
             try await stack.expireAccessToken()
             async let first = stack.mend(["token", "refresh"])
             async let second = stack.mend(["token", "refresh"])
-            async let third = stack.mend(["token", "refresh"])
-            for result in try await [first, second, third] {
+            async let third = stack.mend(["token", "refresh", "--json"])
+            let results = try await [first, second, third]
+            for result in results {
                 #expect(result.status == 0, "\(result.output)")
-                #expect(result.output.hasPrefix("Refreshed"))
             }
+            #expect(results[0].output.hasPrefix("Refreshed; the access token expires at "))
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(results[2].output.utf8)) as? [String: Any],
+                "\(results[2].output)")
+            #expect(json["refreshed"] as? Bool == true)
+            #expect(json["expiresAt"] is String)
+            #expect(json["refreshable"] as? Bool == true)
             let after = try #require(try await stack.store.read(), "the session was deleted")
             #expect(after.familyID == before.familyID)
             #expect(try await stack.isCurrent(refreshToken: try #require(after.refreshToken)))

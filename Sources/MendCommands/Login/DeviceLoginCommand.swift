@@ -17,6 +17,8 @@ struct DeviceLoginCommand {
     let transport: any HTTPTransport
     /// The app's backend: it turns the provider token into an app session (`POST /v1/login/provider-token`).
     let backend: BackendSessionClient?
+    /// Words, or JSON (`--json`).
+    let output: LoginOutput
 
     /// Why no browser can be opened here, or `nil` when one can: an SSH session, or Linux without a display.
     static func noBrowserHere(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -43,7 +45,7 @@ struct DeviceLoginCommand {
         do {
             let authorization = try await device.start(scopes: scopes)
             let minutes = max(1, Int(authorization.expiresIn.components.seconds + 59) / 60)
-            print(
+            output.instructions(
                 """
                 To log in, open \(authorization.verificationURI) on a phone or a computer and enter the code:
 
@@ -51,7 +53,6 @@ struct DeviceLoginCommand {
 
                 The code expires in \(minutes) minute\(minutes == 1 ? "" : "s").
                 """)
-            fflush(nil)  // the code must be visible before the wait, whatever buffers standard output
             let deadline = ContinuousClock.now + authorization.expiresIn
             let spinner = Spinner(dynamic: {
                 let left = max(0, (deadline - ContinuousClock.now).components.seconds)
@@ -63,7 +64,10 @@ struct DeviceLoginCommand {
             spinner.stop()
             guard var session = result.session else {
                 let key = result.cancellation?.messageKey
-                print(key.map { "\($0.title(locale: locale)): \($0.message(locale: locale))" } ?? "Login cancelled.")
+                output.cancelled(
+                    reason: result.cancellation.map { "\($0)" } ?? "userCancelled",
+                    message: key.map { "\($0.title(locale: locale)): \($0.message(locale: locale))" }
+                        ?? "Login cancelled.")
                 return
             }
             if let backend {
@@ -73,22 +77,17 @@ struct DeviceLoginCommand {
             }
             try await credentials.signIn(session)
             try profile.save(to: directory)
-            let user = session.user
-            print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
-            print("Granted: \(result.grantedPermissions.sorted().joined(separator: ", "))")
+            var note: String?
             if backend == nil, session.refreshToken == nil {
                 let expiry = session.accessToken.expirationDate.map { " (it expires \($0.formatted(.iso8601)))" } ?? ""
-                print(
+                note =
                     "This session is the provider's token alone\(expiry): it cannot be refreshed; log in again when it "
-                        + "expires. With --backend, mend-server turns it into a session that refreshes.")
+                    + "expires. With --backend, mend-server turns it into a session that refreshes."
             }
-            if !result.declinedPermissions.isEmpty {
-                print(
-                    "Declined: \(result.declinedPermissions.sorted().joined(separator: ", ")) (ask again only when needed)"
-                )
-            }
+            output.loggedIn(
+                session, granted: result.grantedPermissions, declined: result.declinedPermissions, note: note)
         } catch let error as MendError {
-            throw Failure.report(error)
+            throw Failure.report(error, json: output.json)
         }
     }
 }

@@ -78,6 +78,14 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for the browser.")
     var timeout = 300
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Print the result as JSON on standard output: {\"loggedIn\", \"cancelled\", \"reason\", \"user\", "
+                + "\"granted\", \"declined\", \"refreshable\"}, or an error report; what the person must do (a device "
+                + "code) goes to standard error."))
+    var json = false
+
     func validate() throws {
         guard ["facebook", "google", "oidc"].contains(provider) else {
             throw ValidationError("--provider is facebook, google or oidc.")
@@ -124,7 +132,7 @@ struct LoginCommand: AsyncParsableCommand {
                 scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport,
                 backend: backend.flatMap(URL.init(string:)).map {
                     BackendSessionClient(baseURL: $0, transport: transport)
-                })
+                }, output: LoginOutput(json: json))
             if device || command.isAvailable {
                 if !device, let reason = DeviceLoginCommand.noBrowserHere() {
                     StandardError.write("No browser can be opened here (\(reason)): using device login.")
@@ -141,28 +149,80 @@ struct LoginCommand: AsyncParsableCommand {
             let result = try await login.logIn(
                 presenter: LoopbackBrowserPresenter(opener: opener, timeout: .seconds(timeout)))
             spinner.stop()
+            let output = LoginOutput(json: json)
             if result.isCancelled {
-                print("Login cancelled.")
+                output.cancelled(reason: "userCancelled", message: "Login cancelled.")
                 return
             }
             try profile.save(to: directory)
-            let user = result.session?.user
-            print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
-            print("Granted: \(result.grantedPermissions.sorted().joined(separator: ", "))")
-            if !result.declinedPermissions.isEmpty {
-                print(
-                    "Declined: \(result.declinedPermissions.sorted().joined(separator: ", ")) (ask again only when needed)"
-                )
-            }
+            output.loggedIn(result.session, granted: result.grantedPermissions, declined: result.declinedPermissions)
         } catch let error as MendError {
             spinner.stop()
-            throw Failure.report(error)
+            throw Failure.report(error, json: json)
+        }
+    }
+}
+
+/// What `mend login` prints: words, or with `--json` one JSON object on standard output.
+struct LoginOutput {
+    /// Whether standard output holds one JSON object.
+    let json: Bool
+
+    /// What the person must do (open an address, enter a code): standard output, or standard error with `--json`, so
+    /// that standard output holds the JSON alone.
+    func instructions(_ text: String) {
+        if json { StandardError.write(text) } else { print(text) }
+        fflush(nil)  // visible before the wait, whatever buffers it
+    }
+
+    /// A login that ended without a session: `reason` is `userCancelled`, `declined` or `expired`.
+    func cancelled(reason: String, message: String) {
+        guard json else { return print(message) }
+        print(
+            JSONValue.object([
+                "loggedIn": .bool(false), "cancelled": .bool(true), "reason": .string(reason),
+                "message": .string(message),
+            ]).jsonText())
+    }
+
+    /// A login that stored `session`; `note` is a remark for people (the text output only).
+    func loggedIn(_ session: Session?, granted: Set<String>, declined: Set<String>, note: String? = nil) {
+        let user = session?.user
+        if json {
+            let userObject = user.map { user in
+                JSONValue.object([
+                    "id": .string(user.id), "name": user.name.map(JSONValue.string) ?? .null,
+                    "email": user.email.map(JSONValue.string) ?? .null,
+                ])
+            }
+            print(
+                JSONValue.object([
+                    "loggedIn": .bool(true), "cancelled": .bool(false), "user": userObject ?? .null,
+                    "granted": .array(granted.sorted().map(JSONValue.string)),
+                    "declined": .array(declined.sorted().map(JSONValue.string)),
+                    "refreshable": .bool(session?.refreshToken != nil),
+                ]).jsonText())
+            return
+        }
+        print("Logged in as \(user?.name ?? user?.id ?? "?") (\(user?.id ?? "?")).")
+        print("Granted: \(granted.sorted().joined(separator: ", "))")
+        if let note { print(note) }
+        if !declined.isEmpty {
+            print("Declined: \(declined.sorted().joined(separator: ", ")) (ask again only when needed)")
         }
     }
 }
 
 /// Prints a classified error the way every login command does, and exits 1.
 enum Failure {
+    /// With `json`, the error report (`mend explain --json`'s fields) on standard output; else the words on standard
+    /// error.
+    static func report(_ error: MendError, json: Bool) -> ExitCode {
+        guard json else { return report(error) }
+        print(ErrorReport.json(ErrorReport(error, locale: Locale(identifier: MendLocalization.preferredLanguage))))
+        return ExitCode(1)
+    }
+
     static func report(_ error: MendError) -> ExitCode {
         let locale = Locale(identifier: MendLocalization.preferredLanguage)
         StandardError.write(

@@ -129,19 +129,34 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Where the session is kept.")
         var stateDirectory: String?
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Print JSON (never the token): {\"refreshed\", \"expiresAt\", \"refreshable\"}, or an error report."))
+        var json = false
+
         func run() async throws {
             guard
                 let (credentials, _) = try await LoginProfile.credentials(
                     directory: LoginProfile.directory(stateDirectory))
             else {
-                print("Not logged in.")
+                print(json ? JSONValue.object(["loggedIn": .bool(false)]).jsonText() : "Not logged in.")
                 throw ExitCode(1)
             }
             do {
                 let session = try await credentials.refresh()
-                print("Refreshed: \(session.accessToken)")
+                let expiry = session.accessToken.expirationDate.map { ISO8601DateFormatter().string(from: $0) }
+                if json {
+                    print(
+                        JSONValue.object([
+                            "refreshed": .bool(true), "expiresAt": expiry.map(JSONValue.string) ?? .null,
+                            "refreshable": .bool(session.refreshToken != nil),
+                        ]).jsonText())
+                } else {
+                    print("Refreshed; the access token expires \(expiry.map { "at \($0)" } ?? "at a time not given").")
+                }
             } catch let error as MendError {
-                throw Failure.report(error)
+                throw Failure.report(error, json: json)
             }
         }
     }
