@@ -48,6 +48,18 @@ struct IDTokenLoginTests {
         return Issued(token: token, nonce: nonce, code: answer.json?["authorization_code"]?.stringValue)
     }
 
+    /// The `sub` claim of a JWT (read, not verified).
+    static func subject(of token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text),
+            let payload = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return payload["sub"] as? String
+    }
+
     static func limitedLoginToken(_ stack: TestStack, userID: String? = nil) async throws -> Issued {
         let nonce = freshNonce()
         let token = try await stack.emulator.emulator.limitedLoginToken(
@@ -77,6 +89,9 @@ struct IDTokenLoginTests {
             }
             #expect(mixed?.response?.status == 400)
             #expect(mixed?.developerMessage.contains("another sign-in") == true)
+            // The refused sign-in made no user and no identity (the code is exchanged before either is written).
+            let aliceSubject = try #require(Self.subject(of: alice.token))
+            #expect(try await stack.server.backend.store.identity(provider: "apple", subject: aliceSubject) == nil)
             // A code Apple does not know: its refusal, as a failed sign-in.
             let unknown = await stack.client.failure {
                 try await Self.signIn(

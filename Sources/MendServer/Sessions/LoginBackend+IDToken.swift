@@ -96,9 +96,15 @@ extension LoginBackend {
         let identity = ServerStore.IdentityClaims(
             provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
             isPrivateEmail: claims.isPrivateEmail)
+        // The code is exchanged (and checked to be this sign-in's) before any user or identity is written: a refused
+        // code leaves nothing behind.
+        let appleToken = try await body.authorizationCode.asyncMap {
+            try await exchangeAppleCode($0, claims: claims, issuer: issuer, logger: logger)
+        }
         let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
-        if let code = body.authorizationCode {
-            try await keepAppleToken(code: code, identity: identity, claims: claims, issuer: issuer, logger: logger)
+        if let (clientID, refreshToken) = appleToken ?? nil {
+            try await store.storeProviderToken(
+                provider: identity.provider, subject: identity.subject, clientID: clientID, refreshToken: refreshToken)
         }
         let session = try await openSession(for: user)
         try await store.attachSession(session.sessionID, toCodeHash: tokenHash)
@@ -111,20 +117,20 @@ extension LoginBackend {
         return sessionBody(session, providerToken: nil)
     }
 
-    /// Exchanges the authorization code of a native Apple sign-in for a refresh token and keeps it on the identity,
-    /// so that account deletion can revoke at Apple. A code Apple refuses (or one for another provider, or without
-    /// the team's key configured) fails the sign-in, since the app sent it to be kept; an Apple outage does not
-    /// (logged: the account then reports Apple as not revoked at deletion).
-    private func keepAppleToken(
-        code: String, identity: ServerStore.IdentityClaims, claims: IDTokenValidator.Claims, issuer: IDTokenIssuer,
-        logger: Logger
-    ) async throws {
+    /// Exchanges the authorization code of a native Apple sign-in for a refresh token (the client id it was issued
+    /// for, and the token), to keep on the identity so that account deletion can revoke at Apple. A code Apple
+    /// refuses (or one for another provider, or without the team's key configured) fails the sign-in, since the app
+    /// sent it to be kept; an Apple outage does not (`nil`, logged: the account then reports Apple as not revoked at
+    /// deletion).
+    private func exchangeAppleCode(
+        _ code: String, claims: IDTokenValidator.Claims, issuer: IDTokenIssuer, logger: Logger
+    ) async throws -> (clientID: String, refreshToken: String)? {
         guard issuer.name == "apple", let apple = idTokenValidators.apple else {
             throw ServerFailure.badRequest(
                 "authorization_code is kept for Apple sign-ins only, and needs MEND_APPLE_TEAM_ID, MEND_APPLE_KEY_ID "
                     + "and MEND_APPLE_PRIVATE_KEY_FILE.")
         }
-        guard let clientID = claims.audience.first(where: issuer.clientIDs.contains) else { return }
+        guard let clientID = claims.audience.first(where: issuer.clientIDs.contains) else { return nil }
         let exchanged: AppleTokenClient.Exchanged
         do {
             exchanged = try await apple.exchange(code: code, clientID: clientID)
@@ -133,7 +139,7 @@ extension LoginBackend {
             logger.notice(
                 "Apple code exchange failed: no token kept to revoke at deletion",
                 metadata: ["error": .string(error.shortDescription)])
-            return
+            return nil
         } catch let error as MendError {
             throw ServerFailure.upstream(error, operation: "apple code exchange")
         }
@@ -144,9 +150,7 @@ extension LoginBackend {
                 throw ServerFailure.badRequest("authorization_code belongs to another sign-in than id_token.")
             }
         }
-        guard let refreshToken = exchanged.refreshToken else { return }
-        try await store.storeProviderToken(
-            provider: identity.provider, subject: identity.subject, clientID: clientID, refreshToken: refreshToken)
+        return exchanged.refreshToken.map { (clientID, $0) }
     }
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.
