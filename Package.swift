@@ -26,7 +26,11 @@ import PackageDescription
 
 let package = Package(
     name: "Mend",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // The floor: `Duration` and `ContinuousClock` (in public API) need these; no dependency declares more. Linux does
+    // not check Apple availability when it compiles, so `scripts/check-availability.py` (in the test command) lists
+    // every API any module here uses that needs more, from the build's index and the `@available` attributes of
+    // Swift, Foundation and every dependency.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "MendCore", targets: ["MendCore"]),
         .library(name: "MendHTTP", targets: ["MendHTTP"]),

@@ -10,7 +10,7 @@ import PackageDescription
 
 let package = Package(
     name: "MendFuzz",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "Mend", path: ".."),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),

@@ -84,6 +84,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 
 /// Runs a bare Hummingbird app with one "hello" route on 127.0.0.1:0 for the duration of `body`.
 func withHelloServer<T>(_ body: (Int) async throws -> T) async throws -> T {
+    guard #available(macOS 14, iOS 17, tvOS 17, *) else { throw ServerRequiresNewerSystem(serverName: "the hello app") }
     let router = Router()
     router.get("/hello") { _, _ in "hello" }
     let app = Application(

@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "QuickStart",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v13), .iOS(.v16)],  // the floor Mend declares: an app on these systems can link it
     dependencies: [.package(name: "Mend", path: "../..")],
     targets: [
         .executableTarget(

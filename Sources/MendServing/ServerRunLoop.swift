@@ -16,6 +16,10 @@ public import UnixSignals
 ///     // call server.baseURL …
 /// }
 /// ```
+///
+/// Hummingbird's `Application` needs macOS 14, iOS 17 or tvOS 17; below those, callers throw
+/// ``ServerRequiresNewerSystem`` (the emulator and `mend-server` do) instead of starting a server.
+@available(macOS 14, iOS 17, tvOS 17, *)
 public enum ServerRunLoop {
     /// Starts `application`, runs `body` once it accepts connections, and always shuts it down gracefully
     /// afterwards (requests in flight finish), whether `body` returns or throws.
@@ -130,6 +134,24 @@ public struct ServerStartFailure: Error, CustomStringConvertible {
     public var description: String { "\(serverName ?? "the server") stopped before it was ready" }
 }
 
+/// The system is older than what Mend's in-process servers need: Hummingbird's `Application` needs macOS 14, iOS 17
+/// or tvOS 17. The client modules need less (iOS 16, macOS 13, tvOS 16, watchOS 9); only the emulator and
+/// `mend-server` (and so `mend demo`, `mend emulate` and MendTesting's harnesses) need these.
+public struct ServerRequiresNewerSystem: Error, CustomStringConvertible {
+    /// The server that could not start.
+    public var serverName: String
+
+    /// The failure to start the server named `serverName`.
+    public init(serverName: String) {
+        self.serverName = serverName
+    }
+
+    /// What went wrong, and what the server needs.
+    public var description: String {
+        "\(serverName) needs macOS 14, iOS 17 or tvOS 17 or later (Hummingbird's Application); this system is older"
+    }
+}
+
 /// Where the listening socket is bound.
 struct BoundAddress: Sendable {
     var host: String
@@ -137,6 +159,7 @@ struct BoundAddress: Sendable {
 }
 
 /// An application that reports where it listens once it accepts connections, after its own `onServerRunning`.
+@available(macOS 14, iOS 17, tvOS 17, *)
 struct ReportingApplication<Base: ApplicationProtocol>: ApplicationProtocol {
     typealias Responder = Base.Responder
 

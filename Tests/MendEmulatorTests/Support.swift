@@ -91,6 +91,8 @@ func withEmulatorClient(
         }
         try await body(client, emulator)
     case .router, .live:
+        // Hummingbird's Application needs macOS 14, iOS 17 or tvOS 17.
+        guard #available(macOS 14, iOS 17, tvOS 17, *) else { throw EmulatorTestError.requiresNewerSystem }
         let app = buildApplication(emulator: emulator)
         try await app.test(mode == .router ? .router : .live) { testClient in
             let client = Client { method, target, headers, data in
@@ -190,4 +192,10 @@ enum Redirect {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Why an emulator test could not run.
+enum EmulatorTestError: Error {
+    /// Hummingbird's `Application` needs macOS 14, iOS 17 or tvOS 17.
+    case requiresNewerSystem
 }

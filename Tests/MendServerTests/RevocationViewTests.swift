@@ -9,7 +9,6 @@ import MendLogin
 import MendSignedRequest
 import MendTesting
 import SQLKit
-import Synchronization
 import Testing
 
 @testable import MendServer

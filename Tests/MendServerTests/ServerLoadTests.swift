@@ -9,7 +9,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import SQLKit
-import Synchronization
 import Testing
 
 @testable import MendServer
@@ -42,7 +41,7 @@ struct ServerLoadTests {
 
     /// What the load found wrong (each a broken promise, not a slow answer).
     final class Findings: Sendable {
-        let problems = Mutex<[String]>([])
+        let problems = Locked<[String]>([])
         func add(_ problem: String) { problems.withLock { if $0.count < 50 { $0.append(problem) } } }
     }
 

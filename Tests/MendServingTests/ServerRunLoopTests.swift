@@ -15,6 +15,7 @@ import Testing
 /// The run loop every in-process server shares: ready only once it accepts connections, stopped after the block
 /// (whether it returns or throws), a start failure reported instead of a hang.
 @Suite struct ServerRunLoopTests {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func helloApplication(port: Int = 0, serverName: String = "hello") -> some ApplicationProtocol {
         let router = Router()
         router.get("/hello") { _, _ in "hello" }
@@ -63,6 +64,7 @@ import Testing
         return response.headers["Server"].first == name
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func servesOnAFreeLoopbackPortForTheBlockThenStops() async throws {
         let name = "hello-\(UUID().uuidString)"
         let port = try await ServerRunLoop.withRunning(Self.helloApplication(serverName: name)) { server in
@@ -77,6 +79,7 @@ import Testing
         #expect(await !Self.serves(name, port: port))
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func stopsWhenTheBlockThrows() async throws {
         struct Expected: Error {}
         let port = LockedPort()
@@ -91,6 +94,7 @@ import Testing
         #expect(await !Self.serves(name, port: port.get()))
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aGracefulShutdownBegunInTheBlockEndsTheServer() async throws {
         let answered = try await ServerRunLoop.withRunning(Self.helloApplication()) { server in
             let answer = try await Self.get(server.baseURL.appendingPathComponent("hello"))
@@ -100,6 +104,7 @@ import Testing
         #expect(answered == "hello")
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func aPortInUseFailsToStartInsteadOfHanging() async throws {
         try await ServerRunLoop.withRunning(Self.helloApplication()) { first -> Void in
             await #expect(throws: (any Error).self) {
@@ -110,6 +115,7 @@ import Testing
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func runUntilSignalledReportsReadinessAndEndsOnAGracefulShutdown() async throws {
         let task = Task {
             try await ServerRunLoop.runUntilSignalled(Self.helloApplication(), signals: []) { server in

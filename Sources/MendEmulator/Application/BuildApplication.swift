@@ -6,6 +6,9 @@ import NIOCore
 ///
 /// Run it with `try await app.runService()`, or test it with HummingbirdTesting's `app.test(.router)` and
 /// `app.test(.live)`.
+///
+/// Needs macOS 14, iOS 17 or tvOS 17 (Hummingbird's `Application`).
+@available(macOS 14, iOS 17, tvOS 17, *)
 public func buildApplication(configuration: EmulatorConfiguration) -> some ApplicationProtocol {
     buildApplication(emulator: Emulator(configuration: configuration))
 }
@@ -17,6 +20,7 @@ public func buildApplication(configuration: EmulatorConfiguration) -> some Appli
 ///   - emulator: The emulator that answers the requests.
 ///   - logger: The server's logger; by default warnings and errors go to standard error.
 ///   - onServerRunning: Called with the bound port once the server accepts connections.
+@available(macOS 14, iOS 17, tvOS 17, *)
 public func buildApplication(
     emulator: Emulator, logger: Logger? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {

@@ -14,6 +14,8 @@ import NIOCore
 ///   - logger: Where the server logs; tokens, codes and secrets never appear in it.
 ///   - metrics: Where metrics go.
 ///   - onServerRunning: Called with the bound port once the server accepts connections.
+/// Needs macOS 14, iOS 17 or tvOS 17 (Hummingbird's `Application`).
+@available(macOS 14, iOS 17, tvOS 17, *)
 public func buildApplication(
     configuration: ServerConfiguration, logger: Logger = Logger(label: "mend.server"),
     metrics: ServerMetrics = ServerMetrics(), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -23,6 +25,7 @@ public func buildApplication(
 }
 
 /// Builds the application around an open ``LoginBackend`` (whose database the application closes when it stops).
+@available(macOS 14, iOS 17, tvOS 17, *)
 public func buildApplication(
     backend: LoginBackend, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {

@@ -37,9 +37,13 @@ extension LoginBackend {
     /// }
     /// ```
     ///
-    /// - Throws: What `body` throws, or why the server did not start.
+    /// - Throws: What `body` throws, or why the server did not start (`ServerRequiresNewerSystem` (MendServing) below macOS 14,
+    ///   iOS 17 and tvOS 17).
     public func withRunningServer<T>(_ body: (RunningMendServer) async throws -> T) async throws -> T {
-        try await ServerRunLoop.withRunning(buildApplication(backend: self)) { server in
+        guard #available(macOS 14, iOS 17, tvOS 17, *) else {
+            throw ServerRequiresNewerSystem(serverName: "mend-server")
+        }
+        return try await ServerRunLoop.withRunning(buildApplication(backend: self)) { server in
             try await body(RunningMendServer(server: server, backend: self))
         }
     }
@@ -49,6 +53,9 @@ extension LoginBackend {
     ///
     /// - Throws: Why the server did not start, or stopped.
     public func runUntilSignalled(onReady: (RunningMendServer) async throws -> Void) async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, *) else {
+            throw ServerRequiresNewerSystem(serverName: "mend-server")
+        }
         try await ServerRunLoop.runUntilSignalled(buildApplication(backend: self)) { server in
             try await onReady(RunningMendServer(server: server, backend: self))
         }

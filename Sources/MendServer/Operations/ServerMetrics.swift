@@ -1,8 +1,8 @@
 public import CoreMetrics
 import Foundation
+import MendCore
 import Metrics
 public import Prometheus
-import Synchronization
 
 /// The server's metrics (swift-metrics), kept in a Prometheus registry that `GET /metrics` renders.
 ///
@@ -13,7 +13,7 @@ public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
-    private let requestMetrics = Mutex<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
+    private let requestMetrics = Locked<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
     /// `mend_session_checks_total` by source, made once (no lookup on the hot path).
     private let sessionChecksFromView: CoreMetrics.Counter
     private let sessionChecksFromDatabase: CoreMetrics.Counter

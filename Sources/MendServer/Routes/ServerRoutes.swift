@@ -6,6 +6,7 @@ import NIOCore
 
 /// Registers every endpoint of ``RouteTable`` on the router.
 enum ServerRoutes {
+    @available(macOS 14, iOS 17, tvOS 17, *)
     static func register(on router: Router<ServerRequestContext>, backend: LoginBackend) {
         let limit = backend.configuration.maximumBodySize
         let openAPI = ByteBuffer(string: OpenAPIDocument.make(configuration: backend.configuration).jsonText())

@@ -1,4 +1,4 @@
-import Synchronization
+import MendCore
 
 /// The sessions that ended recently, in memory: what lets `GET /v1/session` (and every bearer check) refuse a revoked
 /// session without reading the database on each request.
@@ -52,14 +52,14 @@ final class RevocationView: Sendable {
         var bypassed = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// How long an ending is kept: the access-token lifetime plus a margin for clock skew between instances.
     let retention: Int64
 
     /// A view that keeps endings for `retention` seconds, starting `freshness`.
     init(retention: Int64, freshness: Freshness) {
         self.retention = retention
-        self.state = Mutex(State(freshness: freshness))
+        self.state = Locked(State(freshness: freshness))
     }
 
     /// Whether `sessionID` ended, whether it is active, or whether the caller must read the database.

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
+import MendCore
 import NIOCore
 import NIOPosix
 import PostgresKit
 import PostgresNIO
-import Synchronization
 
 /// Keeps a ``RevocationView`` current.
 ///
@@ -52,14 +52,14 @@ final class RevocationFeed: Sendable {
     /// This instance's heartbeat prefix on the shared channel.
     private let heartbeatPrefix = "heartbeat:\(OpaqueToken.alphanumeric(12)):"
     /// The send times of the heartbeats in flight, by sequence number.
-    private let heartbeats = Mutex<
+    private let heartbeats = Locked<
         (next: Int, sent: [Int: ContinuousClock.Instant], lastBack: ContinuousClock.Instant)
     >(
         (0, [:], .now))
     /// The server process id of the `LISTEN` connection while it is up (tests end it to prove the fallback).
-    let listenerProcessID = Mutex<Int?>(nil)
+    let listenerProcessID = Locked<Int?>(nil)
     /// The app-clock time of the last log read.
-    private let lastCatchUp = Mutex<Int64?>(nil)
+    private let lastCatchUp = Locked<Int64?>(nil)
 
     init(
         view: RevocationView, store: ServerStore, source: Source, logger: Logger,
