@@ -25,12 +25,19 @@ extension ServerConfiguration {
 
 extension ServerConfiguration {
     /// The emulator's issuers as `POST /v1/login/id_token` accepts them: its Apple-like and Google-like issuers (every
-    /// client the emulator has for each) and Limited Login for its default app.
+    /// client the emulator has for each) and Limited Login for its default app. The Google issuer keeps the token of a
+    /// native sign-in's `serverAuthCode` with the emulator's Google web client (its id and secret).
     public static func idTokenIssuers(of emulator: RunningEmulator) -> [IDTokenIssuer] {
         let configuration = emulator.emulator.configuration
         let base = emulator.baseURL.absoluteString
         func clients(_ kind: EmulatedIssuerKind) -> [String] {
             configuration.issuerClients.filter { $0.kind == kind }.map(\.id)
+        }
+        let google = EmulatedIssuerKind.google.issuer(baseURL: base)
+        let serverClient = configuration.issuerClients.first { $0.kind == .google && $0.secret != nil }.map {
+            ClientSecretTokenKeeper.google(
+                clientID: $0.id, clientSecret: Secret($0.secret ?? ""), tokenEndpoint: URL(string: google + "/token")!,
+                revocationEndpoint: URL(string: google + "/revoke")!)
         }
         let facebookIssuer =
             configuration.issuer == EmulatorConfiguration.baseURLIssuer ? base : configuration.issuer
@@ -39,8 +46,8 @@ extension ServerConfiguration {
                 clientIDs: clients(.apple), issuer: EmulatedIssuerKind.apple.issuer(baseURL: base),
                 jwksURI: URL(string: EmulatedIssuerKind.apple.issuer(baseURL: base) + "/auth/keys")!),
             .google(
-                clientIDs: clients(.google), issuer: EmulatedIssuerKind.google.issuer(baseURL: base),
-                jwksURI: URL(string: EmulatedIssuerKind.google.issuer(baseURL: base) + "/oauth2/v3/certs")!),
+                clientIDs: clients(.google), issuer: google, jwksURI: URL(string: google + "/oauth2/v3/certs")!,
+                serverClient: serverClient),
             .limitedLogin(
                 appID: configuration.defaultApp.id, issuer: facebookIssuer,
                 jwksURI: URL(string: base + "/.well-known/oauth/openid/jwks/")!),

@@ -225,7 +225,7 @@ struct OIDCTests {
             let appID = emulator.emulator.configuration.defaultApp.id
             let provider = try await LoginProvider.discover(
                 issuer: emulator.url("/.well-known/openid-configuration"), clientID: appID, transport: transport)
-            #expect(!provider.isFacebookCompatible)
+            #expect(provider.dialect is OpenIDConnectDialect)
             let jwks = try #require(provider.jwksURI)
             let validator = IDTokenValidator(
                 issuer: try #require(provider.issuer), clientID: appID, jwksURI: jwks, transport: transport)

@@ -23,21 +23,23 @@ struct AccountDeletionTests {
             // An Apple identity linked to the same user, with the sign-in's code: the server keeps a token to revoke.
             let apple = try await IDTokenLoginTests.nativeToken(stack, "apple")
             _ = try await IDTokenLoginTests.signIn(stack, provider: "apple", apple, bearer: access, code: apple.code)
-            // And a Google one: a native Google sign-in gives the server no token.
-            _ = try await IDTokenLoginTests.signIn(
-                stack, provider: "google", try await IDTokenLoginTests.nativeToken(stack, "google"), bearer: access)
+            // And a Google one, with the sign-in's serverAuthCode (for the server's web client): kept too.
+            let google = try await IDTokenLoginTests.nativeToken(
+                stack, "google", serverClientID: IDTokenLoginTests.googleServerClient)
+            _ = try await IDTokenLoginTests.signIn(stack, provider: "google", google, bearer: access, code: google.code)
 
             let answer = try await stack.client.delete("/v1/me", bearer: access).json()
             #expect(answer["deleted"] == .bool(true))
             #expect(answer["sessions_ended"]?.intValue == 4)
-            #expect(answer["revoked_at"] == .array([.string("facebook"), .string("apple")]))
-            #expect(answer["not_revoked"] == .array([.string("google")]))
+            #expect(answer["revoked_at"] == .array([.string("facebook"), .string("apple"), .string("google")]))
+            #expect(answer["not_revoked"] == .array([]))
             // The emulator saw the app's permissions revoked for this user.
             let revocations = await stack.emulator.emulator.revocations()
             #expect(
                 revocations.map { "\($0.issuer) \($0.clientID) \($0.userID) \($0.tokenKind)" } == [
                     "facebook \(stack.emulator.emulator.configuration.defaultApp.id) 100000000000001 permissions",
                     "apple com.example.mend 100000000000001 refresh",
+                    "google \(IDTokenLoginTests.googleServerClient) 100000000000001 refresh",
                 ])
             // Every session is over (session/14), by its access token and by its refresh token.
             for session in [first, second] {
@@ -75,7 +77,7 @@ struct AccountDeletionTests {
         }
     }
 
-    @Test("A user who signed in with Google only is deleted; nothing could be revoked at Google")
+    @Test("A user who signed in with Google without a serverAuthCode is deleted; nothing could be revoked at Google")
     func googleOnly() async throws {
         try await TestStack.run { stack in
             let session = try await IDTokenLoginTests.signIn(

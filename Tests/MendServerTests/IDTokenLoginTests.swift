@@ -19,26 +19,32 @@ struct IDTokenLoginTests {
     struct Issued {
         var token: String
         var nonce: String
-        /// Apple's authorization code of the same sign-in.
+        /// The authorization code of the same sign-in: Apple's, or Google's `serverAuthCode`.
         var code: String? = nil
     }
 
     static func freshNonce() -> String { "nonce-" + UUID().uuidString }
+
+    /// The emulator's Google web client: the server client whose `serverAuthCode` the server exchanges.
+    static let googleServerClient = "mend-web.apps.googleusercontent.com"
 
     static func hash(_ nonce: String) -> String {
         SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// What a native SDK hands the app: an id_token from the emulated issuer `kind` for `clientID`, with the nonce as
-    /// that provider carries it (Apple: the SHA-256 of the raw nonce; Google: as is).
+    /// that provider carries it (Apple: the SHA-256 of the raw nonce; Google: as is), and Google's `serverAuthCode`
+    /// for `serverClientID` when one is given.
     static func nativeToken(
-        _ stack: TestStack, _ kind: String, clientID: String? = nil, userID: String? = nil
+        _ stack: TestStack, _ kind: String, clientID: String? = nil, userID: String? = nil,
+        serverClientID: String? = nil
     )
         async throws -> Issued
     {
         let nonce = freshNonce()
         var body: [String: JSONValue] = ["nonce": .string(kind == "apple" ? hash(nonce) : nonce)]
         if let clientID { body["clientID"] = .string(clientID) }
+        if let serverClientID { body["serverClientID"] = .string(serverClientID) }
         if let userID { body["userID"] = .string(userID) }
         let answer = await stack.emulator.emulator.handle(
             EmulatorRequest(
@@ -98,11 +104,19 @@ struct IDTokenLoginTests {
                     stack, provider: "apple", try await Self.nativeToken(stack, "apple"), code: "c0.0.nope")
             }
             #expect(unknown?.response?.status == 400, "\(unknown?.developerMessage ?? "")")
-            // Google has no such code here.
+            // Google's serverAuthCode: one Google does not know, and another sign-in's, are refused the same way.
             let google = await stack.client.failure {
                 try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"), code: "x")
             }
             #expect(google?.response?.status == 400)
+            let bobsGoogle = try await Self.nativeToken(
+                stack, "google", userID: "100000000000002", serverClientID: Self.googleServerClient)
+            let alicesGoogle = try await Self.nativeToken(stack, "google")
+            let mixedGoogle = await stack.client.failure {
+                try await Self.signIn(stack, provider: "google", alicesGoogle, code: bobsGoogle.code)
+            }
+            #expect(mixedGoogle?.response?.status == 400)
+            #expect(mixedGoogle?.developerMessage.contains("another sign-in") == true)
             // The sign-in's own code: kept, sealed, on the identity. (Bob's first code was spent by the mixed-up
             // attempt: the exchange is what showed it to be another sign-in's.)
             let fresh = try await Self.nativeToken(stack, "apple", userID: "100000000000002")

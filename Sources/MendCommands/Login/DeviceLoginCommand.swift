@@ -31,10 +31,11 @@ struct DeviceLoginCommand {
         return nil
     }
 
-    /// Whether the provider can do device login with what was given: Facebook with a client token, another
-    /// provider with a device authorization endpoint.
+    /// Whether the provider can do device login with what was given (its dialect says: Facebook with a client token,
+    /// an OpenID Connect provider with a device authorization endpoint).
     var isAvailable: Bool {
-        provider.isFacebookCompatible ? !(clientToken ?? "").isEmpty : provider.deviceAuthorizationEndpoint != nil
+        (try? provider.dialect.deviceLoginWire(for: provider, clientToken: clientToken, clientSecret: clientSecret))
+            != nil
     }
 
     func run() async throws {

@@ -47,22 +47,19 @@ struct LoginProfile: Codable {
         return .facebook(appID: appID, version: version)
     }
 
-    /// The id_token validator of an OpenID Connect provider (its issuer and keys), `nil` for Facebook.
+    /// The provider's id_token validator, as its dialect says (an OpenID Connect provider's issuer and keys; none for
+    /// Facebook).
     func idTokenValidator(provider: LoginProvider, transport: any HTTPTransport) -> IDTokenValidator? {
-        guard isOpenIDConnect, let issuer = provider.issuer, let jwks = provider.jwksURI else { return nil }
-        return IDTokenValidator(issuer: issuer, clientID: appID, jwksURI: jwks, transport: transport)
+        provider.dialect.idTokenValidator(for: provider, transport: transport)
     }
 
     func authority(provider: LoginProvider, transport: any HTTPTransport) -> any SessionAuthority {
         if let backend, let url = URL(string: backend) {
             return BackendSessionClient(baseURL: url, transport: transport)
         }
-        if isOpenIDConnect {
-            return OIDCSessionAuthority(
-                provider: provider, transport: transport,
-                idTokenValidator: idTokenValidator(provider: provider, transport: transport))
-        }
-        return ProviderSessionAuthority(provider: provider, transport: transport)
+        return provider.dialect.sessionAuthority(
+            for: provider, transport: transport,
+            idTokenValidator: idTokenValidator(provider: provider, transport: transport))
     }
 
     /// The credentials manager for the stored session.

@@ -73,7 +73,7 @@ extension Emulator {
             return .json(
                 try state.nativeSignIn(
                     kind: kind, clientID: clientID, userID: body.userID ?? state.defaultUserID, nonce: body.nonce,
-                    baseURL: request.baseURL))
+                    serverClientID: body.serverClientID, baseURL: request.baseURL))
         case (.post, let parts)
         where parts.count == 3 && parts[0] == "issuers" && parts[2] == "rotate-keys"
             && EmulatedIssuerKind(rawValue: parts[1]) != nil:

@@ -58,6 +58,8 @@ struct NativeSignInBody: Codable {
     var clientID: String?
     var userID: String?
     var nonce: String?
+    /// Google: the server's web client id, for which the sign-in also returns a `serverAuthCode`.
+    var serverClientID: String?
 }
 
 /// `POST /_emulator/limited-login`.

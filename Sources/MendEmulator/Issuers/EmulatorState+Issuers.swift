@@ -632,10 +632,12 @@ extension EmulatorState {
     // MARK: Native sign-in (what a native SDK hands the app)
 
     /// What a native SDK hands the app after the user signs in: an id_token for `clientID` with `nonce` as given
-    /// (Apple and Limited Login: the SHA-256 of the app's raw nonce, hex), and for Apple an authorization code the
-    /// app's backend can exchange (with `clientID` and no redirect URI).
+    /// (Apple and Limited Login: the SHA-256 of the app's raw nonce, hex), and an authorization code the app's
+    /// backend can exchange without a redirect URI: Apple's, for `clientID`; Google's `serverAuthCode`, for
+    /// `serverClientID` (the server's web client, with offline access) when one is given.
     mutating func nativeSignIn(
-        kind: EmulatedIssuerKind, clientID: String, userID: String, nonce: String?, baseURL: String
+        kind: EmulatedIssuerKind, clientID: String, userID: String, nonce: String?, serverClientID: String? = nil,
+        baseURL: String
     ) throws(ControlError) -> JSONValue {
         guard issuerClient(kind, clientID) != nil else { throw .notFound("\(kind.rawValue) client \(clientID)") }
         guard users[userID] != nil else { throw .notFound("user \(userID)") }
@@ -647,6 +649,15 @@ extension EmulatorState {
                 kind: kind, clientID: clientID, userID: userID, redirectURI: nil, challenge: nil,
                 challengeMethod: nil, nonce: nonce, scopes: scopes, offline: true,
                 expiresAt: now.addingTimeInterval(300))
+            code = value
+        } else if kind == .google, let serverClientID {
+            guard issuerClient(kind, serverClientID)?.secret != nil else {
+                throw .invalid("serverClientID must be a Google web client (one with a secret)")
+            }
+            let value = "4/0" + random.alphanumeric(70)
+            issuers.codes[value] = IssuerState.Code(
+                kind: kind, clientID: serverClientID, userID: userID, redirectURI: nil, challenge: nil,
+                challengeMethod: nil, nonce: nil, scopes: scopes, offline: true, expiresAt: now.addingTimeInterval(300))
             code = value
         }
         guard

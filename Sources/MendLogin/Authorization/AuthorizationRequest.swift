@@ -84,16 +84,14 @@ public struct AuthorizationRequest: Sendable {
         var items: [URLQueryItem] = [
             URLQueryItem(name: "client_id", value: provider.clientID),
             URLQueryItem(name: "redirect_uri", value: transaction.redirectURI.absoluteString),
-            URLQueryItem(name: "response_type", value: provider.isFacebookCompatible ? "code granted_scopes" : "code"),
-            URLQueryItem(
-                name: "scope",
-                value: transaction.scopes.joined(separator: provider.isFacebookCompatible ? "," : " ")),
+        ]
+        items += provider.dialect.authorizationItems(scopes: transaction.scopes, isRerequest: transaction.isRerequest)
+        items += [
             URLQueryItem(name: "state", value: transaction.state),
             URLQueryItem(name: "nonce", value: transaction.nonce),
             URLQueryItem(name: "code_challenge", value: challenge),
             URLQueryItem(name: "code_challenge_method", value: "S256"),
         ]
-        if transaction.isRerequest { items.append(URLQueryItem(name: "auth_type", value: "rerequest")) }
         let parameters = provider.authorizationParameters.merging(additionalParameters) { _, request in request }
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             items.append(URLQueryItem(name: name, value: value))

@@ -105,10 +105,10 @@ public struct DeviceLogin: Sendable {
         self.idTokenValidator = idTokenValidator
         self.clock = clock
         self.now = now
-        let decoder: any ErrorDecoder = provider.isFacebookCompatible ? GraphErrorDecoder() : HTTPStatusErrorDecoder()
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: decoder, catalog: .login), steps: .standard(retryPolicy: .never),
+            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login),
+            steps: .standard(retryPolicy: .never),
             logger: logger)
     }
 
@@ -118,20 +118,13 @@ public struct DeviceLogin: Sendable {
     /// - Throws: `login/301` when the provider cannot do device login as configured (no client token, no device
     ///   authorization endpoint), or the provider's classified error.
     public func start(scopes: [String]) async throws -> Authorization {
-        let body: JSONValue
-        if provider.isFacebookCompatible {
-            body = try await client.send(
-                form(url: try graphEndpoint("device/login"), fields: [("scope", scopes.joined(separator: ","))])
-            ).json()
-        } else {
-            guard let endpoint = provider.deviceAuthorizationEndpoint else {
-                throw MendError.login(
-                    .Login.unknown, "The provider has no device authorization endpoint (RFC 8628).")
-            }
-            body = try await client.send(
-                form(url: endpoint, fields: [("scope", scopes.joined(separator: " "))])
-            ).json()
-        }
+        let wire = try self.wire()
+        let body = try await client.send(
+            form(
+                url: wire.codeEndpoint,
+                fields: [URLQueryItem(name: "scope", value: scopes.joined(separator: wire.scopeSeparator))],
+                wire: wire)
+        ).json()
         let uriText = body["verification_uri"]?.stringValue ?? body["verification_url"]?.stringValue
         guard let deviceCode = (body["code"] ?? body["device_code"])?.stringValue, !deviceCode.isEmpty,
             let userCode = body["user_code"]?.stringValue, !userCode.isEmpty,
@@ -230,15 +223,13 @@ public struct DeviceLogin: Sendable {
     }
 
     private func pollRequest(_ authorization: Authorization) throws -> APIRequest {
-        if provider.isFacebookCompatible {
-            return try form(url: graphEndpoint("device/login_status"), fields: [("code", authorization.deviceCode)])
-        }
-        return try form(
-            url: provider.tokenEndpoint,
-            fields: [
-                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-                ("device_code", authorization.deviceCode),
-            ])
+        let wire = try self.wire()
+        return form(url: wire.pollEndpoint, fields: wire.pollFields(authorization.deviceCode), wire: wire)
+    }
+
+    /// The provider's device-login wire (its dialect's).
+    private func wire() throws -> DeviceLoginWire {
+        try provider.dialect.deviceLoginWire(for: provider, clientToken: clientToken, clientSecret: clientSecret)
     }
 
     private func loginResult(_ answer: JSONValue, authorization: Authorization) async throws -> LoginResult {
@@ -273,9 +264,9 @@ public struct DeviceLogin: Sendable {
             validatedIDToken = idToken
             accessToken.userID = claims.subject
         }
-        if provider.isFacebookCompatible {
-            let profile = try await DirectCodeExchanger.facebookProfile(
-                provider: provider, transport: transport, token: tokenString)
+        if let profile = try await provider.dialect.profile(
+            token: tokenString, provider: provider, transport: transport)
+        {
             user = profile.user
             accessToken.userID = profile.user.id
             if !profile.granted.isEmpty || !profile.declined.isEmpty {
@@ -291,33 +282,13 @@ public struct DeviceLogin: Sendable {
             session: session, granted: accessToken.permissions, declined: accessToken.declinedPermissions)
     }
 
-    private func graphEndpoint(_ path: String) throws -> URL {
-        guard let graphURL = provider.graphURL else {
-            throw MendError.login(.Login.unknown, "The Facebook-compatible provider has no Graph URL.")
-        }
-        return graphURL.appendingPathComponent("\(provider.graphVersion ?? GraphAPI.defaultVersion)/\(path)")
-    }
-
-    /// A form POST with the client credential: `access_token=app_id|client_token` for a Facebook-compatible provider,
-    /// `client_id` (and `client_secret`) otherwise.
-    private func form(url: URL, fields: [(String, String)]) throws -> APIRequest {
-        var all = fields
-        if provider.isFacebookCompatible {
-            guard let clientToken, !clientToken.isEmpty else {
-                throw MendError.login(
-                    .Login.unknown,
-                    "Device login at a Facebook-compatible provider needs the app's client token (app_id|client_token)."
-                )
-            }
-            all.append(("access_token", "\(provider.clientID)|\(clientToken)"))
-        } else {
-            all.append(("client_id", provider.clientID))
-            if let clientSecret { all.append(("client_secret", clientSecret)) }
-        }
+    /// A form POST with the wire's client credential.
+    private func form(url: URL, fields: [URLQueryItem], wire: DeviceLoginWire) -> APIRequest {
+        let all = fields + wire.credential
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
-        let body = all.map { "\(DirectCodeExchanger.escape($0.0))=\(DirectCodeExchanger.escape($0.1))" }
+        let body = all.map { "\(DirectCodeExchanger.escape($0.name))=\(DirectCodeExchanger.escape($0.value ?? ""))" }
             .joined(separator: "&")
         return APIRequest(
             method: .post, url: url, headers: headers, body: Data(body.utf8),

@@ -34,10 +34,10 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         self.transport = transport
         self.now = now
         self.idTokenValidator = idTokenValidator
-        let decoder: any ErrorDecoder = provider.isFacebookCompatible ? GraphErrorDecoder() : HTTPStatusErrorDecoder()
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: decoder, catalog: .login), steps: .standard(retryPolicy: .never),
+            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login),
+            steps: .standard(retryPolicy: .never),
             logger: logger)
     }
 
@@ -96,9 +96,9 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
                 id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
             validatedIDToken = idToken
         }
-        if provider.isFacebookCompatible {
-            let profile = try await Self.facebookProfile(
-                provider: provider, transport: transport, token: token.accessToken)
+        if let profile = try await provider.dialect.profile(
+            token: token.accessToken, provider: provider, transport: transport)
+        {
             user = profile.user
             accessToken.userID = profile.user.id
             if !profile.granted.isEmpty || !profile.declined.isEmpty {
@@ -112,41 +112,6 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
         return Session(
             issuer: .provider, accessToken: accessToken, refreshToken: token.refreshToken, user: user,
             idToken: validatedIDToken)
-    }
-
-    /// The user (`/me`) and the permissions (`/me/permissions`) that `token` sees at a Facebook-compatible provider.
-    static func facebookProfile(
-        provider: LoginProvider, transport: any HTTPTransport, token: String
-    ) async throws -> (
-        user: Session.User, granted: Set<String>, declined: Set<String>, expired: Set<String>
-    ) {
-        guard let graphURL = provider.graphURL else { throw MendError.login(.Login.unknown, "No Graph URL.") }
-        let configuration = GraphClient.Configuration(
-            graphURL: graphURL, version: provider.graphVersion ?? GraphAPI.defaultVersion)
-        let graph = GraphClient(
-            transport: transport, configuration: configuration,
-            steps: .graph(for: configuration, tokens: nil, retryPolicy: .never))
-        struct Profile: Decodable, Sendable {
-            var id: String
-            var name: String?
-            var email: String?
-        }
-        struct Permission: Decodable, Sendable {
-            var permission: String
-            var status: String
-        }
-        struct Permissions: Decodable, Sendable { var data: [Permission] }
-        let profile = try await graph.send(
-            GraphRequest(path: "me", fields: ["id", "name", "email"], tokenOverride: token), as: Profile.self)
-        let permissions = try await graph.send(
-            GraphRequest(path: "me/permissions", tokenOverride: token), as: Permissions.self)
-        func names(_ status: String) -> Set<String> {
-            Set(permissions.data.filter { $0.status == status }.map(\.permission))
-        }
-        return (
-            Session.User(id: profile.id, providerUserID: profile.id, name: profile.name, email: profile.email),
-            names("granted"), names("declined"), names("expired")
-        )
     }
 
     static func escape(_ text: String) -> String {

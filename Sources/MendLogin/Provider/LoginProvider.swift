@@ -4,7 +4,7 @@ public import MendGraphAPI
 /// Where a provider's login lives: its authorization and token endpoints, and what it speaks.
 ///
 /// Use ``facebook(appID:version:)`` for the Facebook preset, ``emulator(baseURL:appID:version:)`` for Mend's
-/// emulator, ``init(authorizationEndpoint:tokenEndpoint:issuer:jwksURI:revocationEndpoint:clientID:)`` for any
+/// emulator, ``init(authorizationEndpoint:tokenEndpoint:issuer:jwksURI:revocationEndpoint:clientID:dialect:)`` for any
 /// OAuth 2.0 provider, or ``discover(issuer:clientID:transport:)`` for an OpenID Connect provider.
 public struct LoginProvider: Sendable, Hashable {
     /// The dialog where the user logs in and consents.
@@ -34,18 +34,27 @@ public struct LoginProvider: Sendable, Hashable {
     /// Parameters every authorization request to this provider carries beside the standard ones (Google's
     /// `access_type=offline`, which a refresh token needs).
     public var authorizationParameters: [String: String] = [:]
-    /// Whether the provider speaks Facebook's dialect: `granted_scopes`/`denied_scopes`, `auth_type=rerequest`,
-    /// `DELETE /me/permissions` to revoke, comma-separated scopes.
-    public var isFacebookCompatible: Bool
+    /// How the provider does what providers do differently: ``FacebookDialect`` (the Facebook and emulator presets)
+    /// or ``OpenIDConnectDialect`` (Google, discovery, and the generic initializer's default), or an app's own
+    /// ``ProviderDialect``.
+    public var dialect: any ProviderDialect {
+        get { dialectBox.dialect }
+        set { dialectBox = DialectBox(dialect: newValue) }
+    }
+    private var dialectBox: DialectBox
+    /// Whether the provider speaks Facebook's dialect (``FacebookDialect``).
+    @available(*, deprecated, message: "Read `dialect`: a provider's differences are in its ProviderDialect.")
+    public var isFacebookCompatible: Bool { dialect is FacebookDialect }
     /// The Graph API base URL for a Facebook-compatible provider (validity checks, revocation).
     public var graphURL: URL?
     /// The Graph API version for a Facebook-compatible provider.
     public var graphVersion: String?
 
-    /// A generic OAuth 2.0 / OpenID Connect provider.
+    /// A provider at these endpoints: OAuth 2.0 / OpenID Connect (``OpenIDConnectDialect``) unless `dialect` says
+    /// otherwise.
     public init(
         authorizationEndpoint: URL, tokenEndpoint: URL, issuer: String? = nil, jwksURI: URL? = nil,
-        revocationEndpoint: URL? = nil, clientID: String
+        revocationEndpoint: URL? = nil, clientID: String, dialect: any ProviderDialect = OpenIDConnectDialect()
     ) {
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -56,7 +65,7 @@ public struct LoginProvider: Sendable, Hashable {
         self.deviceAuthorizationEndpoint = nil
         self.clientID = clientID
         self.requiresAuthorizationResponseIssuer = false
-        self.isFacebookCompatible = false
+        self.dialectBox = DialectBox(dialect: dialect)
         self.graphURL = nil
         self.graphVersion = nil
     }
@@ -104,10 +113,17 @@ public struct LoginProvider: Sendable, Hashable {
         var provider = LoginProvider(
             authorizationEndpoint: web.appendingPathComponent("\(version)/dialog/oauth"),
             tokenEndpoint: graph.appendingPathComponent("\(version)/oauth/access_token"), issuer: issuer,
-            jwksURI: jwks, clientID: appID)
-        provider.isFacebookCompatible = true
+            jwksURI: jwks, clientID: appID, dialect: FacebookDialect())
         provider.graphURL = graph
         provider.graphVersion = version
         return provider
     }
+}
+
+/// A dialect inside a `Hashable` provider: dialects are equal when their names are.
+private struct DialectBox: Sendable, Hashable {
+    let dialect: any ProviderDialect
+
+    static func == (lhs: DialectBox, rhs: DialectBox) -> Bool { lhs.dialect.name == rhs.dialect.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(dialect.name) }
 }

@@ -6,7 +6,7 @@ public import Foundation
 /// Each is checked by MendLogin's `IDTokenValidator` (the one the client uses): the signature by the issuer's key
 /// set (cached, fetched again for an unknown key id, at most once a minute), `iss`, `aud` (one of ``clientIDs``),
 /// `exp`, `iat`, and the nonce by ``nonceHashing``.
-public struct IDTokenIssuer: Sendable, Hashable {
+public struct IDTokenIssuer: Sendable {
     /// How the token carries the app's nonce.
     public enum NonceHashing: String, Sendable, Hashable {
         /// The SHA-256 of the raw nonce, lowercase hex (Apple, Limited Login): the app sends the server the raw nonce.
@@ -27,10 +27,17 @@ public struct IDTokenIssuer: Sendable, Hashable {
     public var jwksURI: URL
     /// How the nonce is carried.
     public var nonceHashing: NonceHashing
-    /// Apple only: the team's key, with which the server exchanges the authorization code a native sign-in also
-    /// returns (`authorization_code` in the request) for a refresh token, and revokes it when the user deletes the
-    /// account. Without it, a sign-in's code is ignored and deletion cannot revoke at Apple.
-    public var appleCredentials: AppleClientCredentials?
+    /// How the server keeps a token from this provider: it exchanges the authorization code a native sign-in also
+    /// returns (`authorization_code` in the request) and revokes what it got when the user deletes the account
+    /// (``AppleTokenKeeper``, ``ClientSecretTokenKeeper``, or the app's own ``ProviderTokenKeeper``). Without one, a
+    /// sign-in that sends a code is refused (400), and deletion cannot revoke at this provider (`not_revoked`).
+    public var tokenKeeper: (any ProviderTokenKeeper)?
+
+    /// Apple's team key, when ``tokenKeeper`` is an ``AppleTokenKeeper``.
+    public var appleCredentials: AppleClientCredentials? {
+        get { (tokenKeeper as? AppleTokenKeeper)?.credentials }
+        set { tokenKeeper = newValue.map { AppleTokenKeeper(credentials: $0, issuer: issuer) } }
+    }
 
     /// Creates an issuer.
     public init(name: String, issuer: String, clientIDs: [String], jwksURI: URL, nonceHashing: NonceHashing) {
@@ -39,7 +46,7 @@ public struct IDTokenIssuer: Sendable, Hashable {
         self.clientIDs = clientIDs
         self.jwksURI = jwksURI
         self.nonceHashing = nonceHashing
-        self.appleCredentials = nil
+        self.tokenKeeper = nil
     }
 
     /// Sign in with Apple (`https://appleid.apple.com`): `clientIDs` are the app's bundle ids and service ids.
@@ -49,16 +56,24 @@ public struct IDTokenIssuer: Sendable, Hashable {
     ) -> IDTokenIssuer {
         var apple = IDTokenIssuer(
             name: "apple", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .sha256Hex)
-        apple.appleCredentials = credentials
+        apple.tokenKeeper = credentials.map { AppleTokenKeeper(credentials: $0, issuer: issuer) }
         return apple
     }
 
-    /// Google Sign-In (`https://accounts.google.com`): `clientIDs` are the app's OAuth client ids.
+    /// Google Sign-In (`https://accounts.google.com`): `clientIDs` are the app's OAuth client ids. With
+    /// `serverClient` (the server's web client and its secret), the `serverAuthCode` a native sign-in returns is
+    /// exchanged and its token revoked at account deletion; the web client's id is then accepted as an audience too.
     public static func google(
         clientIDs: [String], issuer: String = "https://accounts.google.com",
-        jwksURI: URL = URL(string: "https://www.googleapis.com/oauth2/v3/certs")!
+        jwksURI: URL = URL(string: "https://www.googleapis.com/oauth2/v3/certs")!,
+        serverClient: ClientSecretTokenKeeper? = nil
     ) -> IDTokenIssuer {
-        IDTokenIssuer(name: "google", issuer: issuer, clientIDs: clientIDs, jwksURI: jwksURI, nonceHashing: .plain)
+        var accepted = clientIDs
+        if let serverClient, !accepted.contains(serverClient.clientID) { accepted.append(serverClient.clientID) }
+        var google = IDTokenIssuer(
+            name: "google", issuer: issuer, clientIDs: accepted, jwksURI: jwksURI, nonceHashing: .plain)
+        google.tokenKeeper = serverClient
+        return google
     }
 
     /// The vendor SDK's Limited Login (`https://www.facebook.com`), for the app `appID`. Its subject is the Facebook

@@ -49,6 +49,13 @@ extension ServerConfiguration {
         ("MEND_GOOGLE_CLIENT_IDS", "Google Sign-In: OAuth client ids whose id_tokens are accepted (off)"),
         ("MEND_GOOGLE_ISSUER", "Google's issuer (https://accounts.google.com)"),
         ("MEND_GOOGLE_JWKS_URL", "Google's key set (https://www.googleapis.com/oauth2/v3/certs)"),
+        (
+            "MEND_GOOGLE_SERVER_CLIENT_ID",
+            "the server's web client id: with its secret, native Google sign-ins keep a token to revoke (off)"
+        ),
+        ("MEND_GOOGLE_SERVER_CLIENT_SECRET", "that web client's secret"),
+        ("MEND_GOOGLE_TOKEN_URL", "Google's token endpoint (https://oauth2.googleapis.com/token)"),
+        ("MEND_GOOGLE_REVOCATION_URL", "Google's revocation endpoint (https://oauth2.googleapis.com/revoke)"),
         ("MEND_LIMITED_LOGIN", "true: accept Limited Login id_tokens for MEND_APP_ID (false)"),
         ("MEND_LIMITED_LOGIN_ISSUER", "Limited Login's issuer (https://www.facebook.com)"),
         (
@@ -218,10 +225,21 @@ extension ServerConfiguration {
         }
         if let clients = list("MEND_GOOGLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
             let base = IDTokenIssuer.google(clientIDs: clients)
+            var serverClient: ClientSecretTokenKeeper?
+            if let serverClientID = value("MEND_GOOGLE_SERVER_CLIENT_ID") {
+                guard let secret = value("MEND_GOOGLE_SERVER_CLIENT_SECRET"), !secret.isEmpty else {
+                    throw ConfigurationError("MEND_GOOGLE_SERVER_CLIENT_ID needs MEND_GOOGLE_SERVER_CLIENT_SECRET")
+                }
+                let defaults = ClientSecretTokenKeeper.google(clientID: serverClientID, clientSecret: Secret(secret))
+                serverClient = .google(
+                    clientID: serverClientID, clientSecret: Secret(secret),
+                    tokenEndpoint: try url("MEND_GOOGLE_TOKEN_URL") ?? defaults.tokenEndpoint,
+                    revocationEndpoint: try url("MEND_GOOGLE_REVOCATION_URL") ?? defaults.revocationEndpoint)
+            }
             idTokenIssuers.append(
                 .google(
                     clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER") ?? base.issuer,
-                    jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI))
+                    jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI, serverClient: serverClient))
         }
         if try flag("MEND_LIMITED_LOGIN") == true {
             let base = IDTokenIssuer.limitedLogin(appID: appID)

@@ -19,8 +19,8 @@ struct AccountDeletionBody: Encodable, Sendable, Equatable {
 
 extension LoginBackend {
     /// `DELETE /v1/me`: the user deletes their account. The app's access is revoked at each linked provider where the
-    /// server holds a token (Facebook: `DELETE /me/permissions`; Apple: `/auth/revoke` with the refresh token kept from
-    /// the sign-in's authorization code), every session ends (session/14), and the user's
+    /// server holds a token (Facebook: `DELETE /me/permissions`; another provider: its ``ProviderTokenKeeper`` revokes
+    /// the token kept from the sign-in's authorization code), every session ends (session/14), and the user's
     /// data (profile, identities, sessions, refresh tokens) is deleted.
     ///
     /// A provider that cannot be reached fails the request (502/503/504) and deletes nothing, so that the app can
@@ -42,14 +42,16 @@ extension LoginBackend {
             }
             revokedAt.append("facebook")
         }
-        for identity in identities where identity.provider == "apple" {
-            guard let apple = idTokenValidators.apple, let token = identity.providerRefreshToken,
-                let clientID = identity.providerClientID
+        for identity in identities {
+            guard let keeper = idTokenValidators.byName[identity.provider]?.issuer.tokenKeeper,
+                let token = identity.providerRefreshToken, let clientID = identity.providerClientID
             else { continue }
-            try await upstream("apple revocation", logger: logger) {
-                try await apple.revoke(refreshToken: token, clientID: clientID)
+            try await upstream("\(identity.provider) revocation", logger: logger) {
+                try await keeper.revoke(
+                    KeptProviderToken(clientID: clientID, token: token), transport: idTokenValidators.transport,
+                    now: configuration.now())
             }
-            if !revokedAt.contains("apple") { revokedAt.append("apple") }
+            if !revokedAt.contains(identity.provider) { revokedAt.append(identity.provider) }
         }
         let providers = Set(identities.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
         let notRevoked = providers.subtracting(revokedAt).sorted()

@@ -11,23 +11,20 @@ struct IDTokenLoginBody: Sendable {
     var idToken: String
     /// The raw nonce the app generated (the token holds it, or its SHA-256 in hex).
     var nonce: String
-    /// Apple: the authorization code the native sign-in also returned, exchanged for a refresh token the server keeps
-    /// to revoke at account deletion.
+    /// The authorization code the native sign-in also returned (Apple's `authorizationCode`, Google's
+    /// `serverAuthCode`), exchanged by the provider's ``ProviderTokenKeeper`` for a token the server keeps to revoke
+    /// at account deletion.
     var authorizationCode: String? = nil
 }
 
 /// The id_token validators of the configured issuers, one per provider name, made once (each caches its key set).
 struct IDTokenValidators: Sendable {
     let byName: [String: (issuer: IDTokenIssuer, validator: IDTokenValidator)]
-    /// Apple's token client, when the team's key is configured.
-    let apple: AppleTokenClient?
+    /// How the issuers' token keepers call their providers.
+    let transport: any HTTPTransport
 
     init(issuers: [IDTokenIssuer], transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
-        apple = issuers.first { $0.name == "apple" }.flatMap { issuer in
-            issuer.appleCredentials.map {
-                AppleTokenClient(credentials: $0, issuer: issuer.issuer, transport: transport, now: now)
-            }
-        }
+        self.transport = transport
         byName = Dictionary(
             uniqueKeysWithValues: issuers.map { issuer in
                 (
@@ -98,13 +95,14 @@ extension LoginBackend {
             isPrivateEmail: claims.isPrivateEmail)
         // The code is exchanged (and checked to be this sign-in's) before any user or identity is written: a refused
         // code leaves nothing behind.
-        let appleToken = try await body.authorizationCode.asyncMap {
-            try await exchangeAppleCode($0, claims: claims, issuer: issuer, logger: logger)
+        let kept = try await body.authorizationCode.asyncMap {
+            try await keepToken(code: $0, claims: claims, issuer: issuer, validator: validator, logger: logger)
         }
         let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
-        if let (clientID, refreshToken) = appleToken ?? nil {
+        if let kept = kept ?? nil {
             try await store.storeProviderToken(
-                provider: identity.provider, subject: identity.subject, clientID: clientID, refreshToken: refreshToken)
+                provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
+                refreshToken: kept.token)
         }
         let session = try await openSession(for: user)
         try await store.attachSession(session.sessionID, toCodeHash: tokenHash)
@@ -117,40 +115,43 @@ extension LoginBackend {
         return sessionBody(session, providerToken: nil)
     }
 
-    /// Exchanges the authorization code of a native Apple sign-in for a refresh token (the client id it was issued
-    /// for, and the token), to keep on the identity so that account deletion can revoke at Apple. A code Apple
-    /// refuses (or one for another provider, or without the team's key configured) fails the sign-in, since the app
-    /// sent it to be kept; an Apple outage does not (`nil`, logged: the account then reports Apple as not revoked at
+    /// Exchanges the authorization code of a native sign-in with the provider's ``ProviderTokenKeeper``, for a token
+    /// to keep on the identity so that account deletion can revoke at the provider. A code the provider refuses (or
+    /// one from another sign-in, or for a provider without a keeper) fails the sign-in, since the app sent it to be
+    /// kept; a provider outage does not (`nil`, logged: the account then reports the provider as not revoked at
     /// deletion).
-    private func exchangeAppleCode(
-        _ code: String, claims: IDTokenValidator.Claims, issuer: IDTokenIssuer, logger: Logger
-    ) async throws -> (clientID: String, refreshToken: String)? {
-        guard issuer.name == "apple", let apple = idTokenValidators.apple else {
+    private func keepToken(
+        code: String, claims: IDTokenValidator.Claims, issuer: IDTokenIssuer, validator: IDTokenValidator,
+        logger: Logger
+    ) async throws -> KeptProviderToken? {
+        guard let keeper = issuer.tokenKeeper else {
             throw ServerFailure.badRequest(
-                "authorization_code is kept for Apple sign-ins only, and needs MEND_APPLE_TEAM_ID, MEND_APPLE_KEY_ID "
-                    + "and MEND_APPLE_PRIVATE_KEY_FILE.")
+                "authorization_code is kept only for a provider with a token keeper: Apple with MEND_APPLE_TEAM_ID, "
+                    + "MEND_APPLE_KEY_ID and MEND_APPLE_PRIVATE_KEY_FILE; Google with MEND_GOOGLE_SERVER_CLIENT_ID and "
+                    + "MEND_GOOGLE_SERVER_CLIENT_SECRET.")
         }
-        guard let clientID = claims.audience.first(where: issuer.clientIDs.contains) else { return nil }
-        let exchanged: AppleTokenClient.Exchanged
+        let audience = claims.audience.filter(issuer.clientIDs.contains)
+        let kept: KeptProviderToken?
         do {
-            exchanged = try await apple.exchange(code: code, clientID: clientID)
+            kept = try await keeper.exchange(
+                code: code, audience: audience, transport: idTokenValidators.transport, now: configuration.now())
         } catch let error as MendError where error.category == .transient {
-            metrics.upstreamFailure(operation: "apple code exchange", error: error.shortDescription)
+            metrics.upstreamFailure(operation: "\(issuer.name) code exchange", error: error.shortDescription)
             logger.notice(
-                "Apple code exchange failed: no token kept to revoke at deletion",
-                metadata: ["error": .string(error.shortDescription)])
+                "code exchange failed: no token kept to revoke at deletion",
+                metadata: ["provider": .string(issuer.name), "error": .string(error.shortDescription)])
             return nil
         } catch let error as MendError {
-            throw ServerFailure.upstream(error, operation: "apple code exchange")
+            throw ServerFailure.upstream(error, operation: "\(issuer.name) code exchange")
         }
         // The code must be this sign-in's: the token endpoint's id_token names the same subject.
-        if let idToken = exchanged.idToken {
-            let again = try? await idTokenValidators.byName["apple"]?.validator.validate(idToken, nonceRule: nil)
+        if let idToken = kept?.idToken {
+            let again = try? await validator.validate(idToken, nonceRule: nil)
             guard again?.subject == claims.subject else {
                 throw ServerFailure.badRequest("authorization_code belongs to another sign-in than id_token.")
             }
         }
-        return exchanged.refreshToken.map { (clientID, $0) }
+        return kept
     }
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.
