@@ -296,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MendCommandsTests",
-            dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendTesting"],
+            dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendServer", "MendTesting"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

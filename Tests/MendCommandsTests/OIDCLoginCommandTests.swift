@@ -1,5 +1,6 @@
 import Foundation
 import MendEmulator
+import MendServer
 import MendTesting
 import Testing
 
@@ -50,6 +51,34 @@ struct OIDCLoginCommandTests {
                 try JSONSerialization.jsonObject(with: Data(afterJSON.stdout.utf8)) as? [String: Any])
             #expect(loggedOut["loggedIn"] as? Bool == false)
             #expect(loggedOut["user"] is NSNull)
+        }
+    }
+
+    @Test("login --provider google --backend: the server's web client, the session from mend-server, whoami")
+    func googleThroughTheBackend() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator { emulator in
+            try await withMendServer(configuration: .forEmulator(emulator)) { server in
+                let state = ["--state-directory", directory.path]
+                let login = try await Self.run(
+                    [
+                        "login", "--provider", "google", "--issuer", emulator.url("/google").absoluteString,
+                        "--app-id", "mend-web.apps.googleusercontent.com", "--backend", server.baseURL.absoluteString,
+                        "--headless", "--json",
+                    ] + state)
+                #expect(login.status == 0, "\(login.stderr)")
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])
+                #expect(object["loggedIn"] as? Bool == true)
+                #expect(object["refreshable"] as? Bool == true)
+                let status = try await Self.run(["token", "status", "--json"] + state)
+                let token = try #require(
+                    try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+                #expect(token["issuer"] as? String == "backend", "\(status.stdout)")
+                let whoami = try await Self.run(["whoami"] + state)
+                #expect(whoami.stdout.contains("Alice Example"), "\(whoami.stdout) \(whoami.stderr)")
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MendCore
 import MendEmulator
 import MendGraphAPI
@@ -67,6 +68,61 @@ struct BackendLoginTests {
         }
     }
 
+    @Test("Google through mend-server: the server's web client, PKCE, one user per subject, replay refused, revoked")
+    func googleCodeLogin() async throws {
+        try await withEmulator { emulator in
+            try await withMendServer(configuration: .forEmulator(emulator)) { server in
+                let transport = AsyncHTTPClientTransport()
+                var backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
+                backend.provider = "google"
+                // The app's authorization request uses the server's web client; only the server holds its secret.
+                let google = try await LoginProvider.discover(
+                    issuer: emulator.url("/google"), clientID: "mend-web.apps.googleusercontent.com",
+                    transport: transport)
+                let store = InMemoryTokenStore()
+                let credentials = CredentialsManager(store: store, authority: backend)
+                let login = LoginManager(
+                    provider: google, exchanger: backend, credentials: credentials,
+                    defaultScopes: ["openid", "email", "profile"])
+                let result = try await login.logIn(presenter: presenter(.grantAll))
+                let session = try #require(result.session)
+                #expect(session.issuer == .backend)
+                #expect(session.user?.email == "alice@example.com")
+                #expect(try await credentials.checkValidity(force: true))
+                _ = try await credentials.refresh()
+
+                // A second login of the same Google user is the same mend-server user.
+                let again = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+                #expect(again.user?.id == session.user?.id)
+
+                // A code sent twice is refused (and what it opened is revoked).
+                let recorder = RecordingExchanger(backend: backend)
+                let third = LoginManager(
+                    provider: google, exchanger: recorder, defaultScopes: ["openid", "email", "profile"])
+                _ = try await third.logIn(presenter: presenter(.grantAll))
+                let (code, transaction) = try #require(recorder.last.current)
+                let replay = try await #require(throws: MendError.self) {
+                    try await backend.exchange(code: code, transaction: transaction, granted: nil, denied: nil)
+                }
+                // The same answer as a replayed Facebook code (docs/server.md): graph/100/36009.
+                #expect(replay.code == .Graph.invalidParameter && replay.subcode?.rawValue == 36009, "\(replay)")
+
+                // The server kept Google's refresh token: deleting the account revokes it at Google.
+                let access = try #require(try await store.read()?.accessToken.tokenString)
+                let deleted = try await APIClient(transport: transport).send(
+                    APIRequest(
+                        method: .delete, url: server.baseURL.appendingPathComponent("v1/me"),
+                        options: RequestOptions(credentialOverride: Credential(token: access)))
+                ).json()
+                #expect(deleted["revoked_at"] == .array([.string("google")]))
+                #expect(
+                    await emulator.emulator.revocations().contains {
+                        $0.issuer == "google" && $0.clientID == "mend-web.apps.googleusercontent.com"
+                    })
+            }
+        }
+    }
+
     @Test("A provider outage during the code exchange comes back transient, never a bare 500; nothing is stored")
     func providerDown() async throws {
         try await withEmulator { emulator in
@@ -91,5 +147,18 @@ struct BackendLoginTests {
                 #expect(await emulator.requestLog().filter { $0.path.hasSuffix("/oauth/access_token") }.count == 1)
             }
         }
+    }
+}
+
+/// Passes every code to the backend and remembers the last one with its transaction.
+struct RecordingExchanger: CodeExchanger {
+    let backend: BackendSessionClient
+    let last = Locked<(String, AuthorizationTransaction)?>(nil)
+
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session {
+        last.withLock { $0 = (code, transaction) }
+        return try await backend.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 }

@@ -116,7 +116,7 @@ struct LoginCommand: AsyncParsableCommand {
             throw Failure.report(error)
         }
         let exchanger: any CodeExchanger =
-            backend.flatMap(URL.init(string:)).map { BackendSessionClient(baseURL: $0, transport: transport) }
+            profile.backendClient(transport: transport)
             ?? DirectCodeExchanger(
                 provider: loginProvider, transport: transport,
                 idTokenValidator: profile.idTokenValidator(provider: loginProvider, transport: transport))
@@ -130,9 +130,7 @@ struct LoginCommand: AsyncParsableCommand {
                 clientToken: clientToken ?? ProcessInfo.processInfo.environment["MEND_CLIENT_TOKEN"],
                 clientSecret: ProcessInfo.processInfo.environment["MEND_CLIENT_SECRET"],
                 scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport,
-                backend: backend.flatMap(URL.init(string:)).map {
-                    BackendSessionClient(baseURL: $0, transport: transport)
-                }, output: LoginOutput(json: json))
+                backend: profile.backendClient(transport: transport), output: LoginOutput(json: json))
             if device || command.isAvailable {
                 if !device, let reason = DeviceLoginCommand.noBrowserHere() {
                     StandardError.write("No browser can be opened here (\(reason)): using device login.")

@@ -53,10 +53,17 @@ struct LoginProfile: Codable {
         provider.dialect.idTokenValidator(for: provider, transport: transport)
     }
 
+    /// The mend-server client when the session comes from a backend; it names the provider of a code login other
+    /// than Facebook's (`POST /v1/login/code` with `provider`).
+    func backendClient(transport: any HTTPTransport) -> BackendSessionClient? {
+        guard let backend, let url = URL(string: backend) else { return nil }
+        var client = BackendSessionClient(baseURL: url, transport: transport)
+        if provider != "facebook" { client.provider = provider }
+        return client
+    }
+
     func authority(provider: LoginProvider, transport: any HTTPTransport) -> any SessionAuthority {
-        if let backend, let url = URL(string: backend) {
-            return BackendSessionClient(baseURL: url, transport: transport)
-        }
+        if let backend = backendClient(transport: transport) { return backend }
         return provider.dialect.sessionAuthority(
             for: provider, transport: transport,
             idTokenValidator: idTokenValidator(provider: provider, transport: transport))

@@ -49,6 +49,10 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         }
     }
 
+    /// Which provider the app logged in with, sent as `provider` with the code (`nil`: the server's default,
+    /// Facebook). mend-server exchanges a code of another provider (`google`, or any OpenID Connect issuer it is
+    /// configured for) with that provider's client secret.
+    public var provider: String?
     /// The backend's base URL (`https://api.example.com`).
     public let baseURL: URL
     /// How refreshes are attempted.
@@ -69,6 +73,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.baseURL = baseURL
+        self.provider = nil
         self.refreshPolicy = refreshPolicy
         self.requestTimeout = requestTimeout
         self.now = now
@@ -88,10 +93,12 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     )
         async throws -> Session
     {
-        let body: JSONValue = .object([
+        var fields: [String: JSONValue] = [
             "code": .string(code), "code_verifier": .string(transaction.codeVerifier),
             "redirect_uri": .string(transaction.redirectURI.absoluteString),
-        ])
+        ]
+        if let provider { fields["provider"] = .string(provider) }
+        let body: JSONValue = .object(fields)
         let response = try await post("v1/login/code", body: body, via: exchangeClient, timeout: requestTimeout)
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
     }

@@ -28,6 +28,22 @@ public protocol ProviderTokenKeeper: Sendable {
 
     /// Revokes a kept token. A token the provider no longer knows counts as revoked.
     func revoke(_ token: KeptProviderToken, transport: any HTTPTransport, now: Date) async throws
+
+    /// Exchanges the code of an authorization-code flow the app ran with this provider (`POST /v1/login/code` with
+    /// `provider`), with the redirect URI and PKCE verifier of its request. The answer must carry an id_token: it
+    /// says who logged in.
+    ///
+    /// - Returns: The tokens, or `nil` when this provider does not take code logins here (the default).
+    func exchange(
+        loginCode code: String, redirectURI: String, codeVerifier: String?, transport: any HTTPTransport, now: Date
+    ) async throws -> KeptProviderToken?
+}
+
+extension ProviderTokenKeeper {
+    /// No code logins: only native sign-ins' codes.
+    public func exchange(
+        loginCode code: String, redirectURI: String, codeVerifier: String?, transport: any HTTPTransport, now: Date
+    ) async throws -> KeptProviderToken? { nil }
 }
 
 /// A token mend-server keeps from a provider, sealed in the database with the identity it came with.
@@ -118,9 +134,27 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
             revocationEndpoint: revocationEndpoint)
     }
 
-    /// Exchanges the code with the client's secret.
+    /// Exchanges a native sign-in's code with the client's secret (no redirect URI).
     public func exchange(
         code: String, audience: [String], transport: any HTTPTransport, now: Date
+    ) async throws
+        -> KeptProviderToken?
+    {
+        try await exchange(code, extra: [], transport: transport)
+    }
+
+    /// Exchanges the code of the app's code flow with the client's secret, its redirect URI and its PKCE verifier
+    /// (the app's authorization request used this client's id).
+    public func exchange(
+        loginCode code: String, redirectURI: String, codeVerifier: String?, transport: any HTTPTransport, now: Date
+    ) async throws -> KeptProviderToken? {
+        try await exchange(
+            code, extra: [("redirect_uri", redirectURI)] + (codeVerifier.map { [("code_verifier", $0)] } ?? []),
+            transport: transport)
+    }
+
+    private func exchange(
+        _ code: String, extra: [(String, String)], transport: any HTTPTransport
     ) async throws
         -> KeptProviderToken?
     {
@@ -130,7 +164,7 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
                 [
                     ("grant_type", "authorization_code"), ("code", code), ("client_id", clientID),
                     ("client_secret", clientSecret.value),
-                ])
+                ] + extra)
         ).json()
         guard let token = json["refresh_token"]?.stringValue ?? json["access_token"]?.stringValue else { return nil }
         return KeptProviderToken(clientID: clientID, token: token, idToken: json["id_token"]?.stringValue)

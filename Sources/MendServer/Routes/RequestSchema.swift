@@ -179,7 +179,19 @@ extension RequestSchema {
                             pattern: RedirectURIPolicy.pattern(allowed: configuration.allowedRedirectURIs))),
                     required: true,
                     description: "The redirect URI the code was issued for: one of the server's allowed URIs."),
+                Field(
+                    name: "provider",
+                    kind: .string(StringRule(maxLength: 32, allowed: codeLoginProviders(configuration))),
+                    required: false,
+                    description: "The provider of the code flow: facebook (the default), or a configured issuer that "
+                        + "takes code logins (google, …)."),
             ], encodings: [.json])
+    }
+
+    /// `facebook`, and the configured issuers with a token keeper (which may take code logins).
+    static func codeLoginProviders(_ configuration: ServerConfiguration) -> [String] {
+        ["facebook"]
+            + configuration.idTokenIssuers.filter { $0.tokenKeeper != nil }.map(\.name).filter { $0 != "facebook" }
     }
 
     /// `POST /v1/login/id_token`. `provider` is one of the configured issuers' names (any lowercase name when none

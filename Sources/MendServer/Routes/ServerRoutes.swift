@@ -19,7 +19,8 @@ enum ServerRoutes {
         router.on(RouterPath(RouteTable.loginCode.path), method: .post) { request, context in
             let values = try await RequestBody.read(login, from: request, limit: limit)
             let body = LoginRequestBody(
-                code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!)
+                code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!,
+                provider: values["provider"])
             let session = try await backend.login(
                 body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)

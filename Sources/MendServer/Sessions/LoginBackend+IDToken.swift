@@ -155,7 +155,7 @@ extension LoginBackend {
     }
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.
-    private func user(
+    func user(
         for identity: ServerStore.IdentityClaims, claims: IDTokenValidator.Claims, linkingTo linkingUserID: String?,
         logger: Logger
     ) async throws -> UserRecord {

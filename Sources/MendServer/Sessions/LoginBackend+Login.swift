@@ -15,6 +15,9 @@ extension LoginBackend {
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
         let codeHash = OpaqueToken.hash(body.code)
+        if let name = body.provider, name != "facebook" {
+            return try await login(issuerCode: body, provider: name, codeHash: codeHash, logger: logger)
+        }
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {
             throw try await replayedCode(hash: codeHash, logger: logger)
         }
@@ -154,7 +157,7 @@ extension LoginBackend {
     }
 
     /// A code seen before: revoke the session it issued (RFC 9700 §4.2.4), and refuse as the provider does.
-    private func replayedCode(hash: String, logger: Logger) async throws -> ServerFailure {
+    func replayedCode(hash: String, logger: Logger) async throws -> ServerFailure {
         metrics.login(outcome: "code_replayed")
         if let sessionID = try await store.sessionIssued(byCodeHash: hash) {
             let reason = SessionEndReason.codeReplayed

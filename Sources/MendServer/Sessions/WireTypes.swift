@@ -5,9 +5,12 @@ struct LoginRequestBody: Decodable, Sendable {
     var code: String
     var codeVerifier: String?
     var redirectURI: String
+    /// The provider of the code flow: `facebook` when absent, or a configured issuer whose token keeper takes code
+    /// logins (`google`, …).
+    var provider: String?
 
     enum CodingKeys: String, CodingKey {
-        case code, codeVerifier = "code_verifier", redirectURI = "redirect_uri"
+        case code, provider, codeVerifier = "code_verifier", redirectURI = "redirect_uri"
     }
 }
 
