@@ -90,22 +90,33 @@ extension LoginBackend {
                     code: .Login.invalidIDToken, developerMessage: "This id_token has been used.", catalog: .server),
                 status: .unauthorized)
         }
-        let identity = ServerStore.IdentityClaims(
-            provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
-            isPrivateEmail: claims.isPrivateEmail)
         // The code is exchanged (and checked to be this sign-in's) before any user or identity is written: a refused
         // code leaves nothing behind.
         let kept = try await body.authorizationCode.asyncMap {
             try await keepToken(code: $0, claims: claims, issuer: issuer, validator: validator, logger: logger)
         }
+        return try await completeIdentityLogin(
+            claims: claims, issuer: issuer, linkingTo: linkingUserID, kept: kept ?? nil, hash: tokenHash, logger: logger
+        )
+    }
+
+    /// What every login by an identity ends with: its user (found, linked or created), the provider token kept on
+    /// the identity, a session bound to the code's or token's hash, the metric and the log line.
+    func completeIdentityLogin(
+        claims: IDTokenValidator.Claims, issuer: IDTokenIssuer, linkingTo linkingUserID: String?,
+        kept: KeptProviderToken?, hash: String, logger: Logger
+    ) async throws -> SessionBody {
+        let identity = ServerStore.IdentityClaims(
+            provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
+            isPrivateEmail: claims.isPrivateEmail)
         let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
-        if let kept = kept ?? nil {
+        if let kept {
             try await store.storeProviderToken(
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
                 refreshToken: kept.token)
         }
         let session = try await openSession(for: user)
-        try await store.attachSession(session.sessionID, toCodeHash: tokenHash)
+        try await store.attachSession(session.sessionID, toCodeHash: hash)
         metrics.login(outcome: "success")
         logger.info(
             "login",

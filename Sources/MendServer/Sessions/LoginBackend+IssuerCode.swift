@@ -51,20 +51,7 @@ extension LoginBackend {
         if let rule = configuration.rateLimits.loginPerUser {
             try await enforce(rule, key: "login:\(issuer.name):\(claims.subject)", scope: "login per user")
         }
-        let identity = ServerStore.IdentityClaims(
-            provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
-            isPrivateEmail: claims.isPrivateEmail)
-        let user = try await user(for: identity, claims: claims, linkingTo: nil, logger: logger)
-        try await store.storeProviderToken(
-            provider: identity.provider, subject: identity.subject, clientID: kept.clientID, refreshToken: kept.token)
-        let session = try await openSession(for: user)
-        try await store.attachSession(session.sessionID, toCodeHash: codeHash)
-        metrics.login(outcome: "success")
-        logger.info(
-            "login",
-            metadata: [
-                "provider": .string(issuer.name), "user_id": .string(user.id), "session_id": .string(session.sessionID),
-            ])
-        return sessionBody(session, providerToken: nil)
+        return try await completeIdentityLogin(
+            claims: claims, issuer: issuer, linkingTo: nil, kept: kept, hash: codeHash, logger: logger)
     }
 }
