@@ -81,4 +81,24 @@ struct OIDCLoginCommandTests {
             }
         }
     }
+
+    @Test("login --provider oidc --issuer: any issuer from its discovery document; no issuer is a usage error")
+    func anyIssuer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = try await Self.run(["login", "--provider", "oidc", "--app-id", "x", "--headless"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("--provider oidc needs --issuer"), "\(missing.stderr)")
+        try await withEmulator { emulator in
+            let state = ["--state-directory", directory.path]
+            let login = try await Self.run(
+                [
+                    "login", "--provider", "oidc", "--issuer", emulator.url("/google").absoluteString, "--app-id",
+                    "mend-ios.apps.googleusercontent.com", "--headless",
+                ] + state)
+            #expect(login.status == 0, "\(login.stderr)")
+            let whoami = try await Self.run(["whoami"] + state)
+            #expect(whoami.stdout.contains("<alice@example.com>"), "\(whoami.stdout) \(whoami.stderr)")
+        }
+    }
 }

@@ -265,4 +265,46 @@ struct IDTokenLoginTests {
             #expect(try await stack.server.backend.store.identities(userID: userID).count == 2)
         }
     }
+
+    @Test(
+        "A rotated issuer key: the server's cached key set is fetched again for the new kid, once the interval allows")
+    func keyRotation() async throws {
+        try await TestStack.run { stack in
+            _ = try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
+            let rotated = await stack.emulator.emulator.handle(
+                EmulatorRequest(
+                    method: .post, target: "/_emulator/issuers/google/rotate-keys",
+                    baseURL: stack.emulator.baseURL.absoluteString))
+            #expect(rotated.status == .ok)
+            // Signed with the new key: within a minute of the last fetch the unknown kid is not fetched again.
+            let early = await stack.client.failure {
+                try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
+            }
+            #expect(early?.code == .Login.invalidIDToken, "\(early?.developerMessage ?? "")")
+            stack.clock.advance(by: 61)
+            let session = try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
+            #expect(session["access_token"]?.stringValue != nil)
+        }
+    }
+
+    @Test("Any OpenID Connect issuer is one IDTokenIssuer value: its own name, nonce rule and clients")
+    func genericIssuer() async throws {
+        try await TestStack.run(configure: { configuration in
+            let google = configuration.idTokenIssuers.first { $0.name == "google" }!
+            // The Google-like issuer under another name, as an app would add any provider in Swift.
+            configuration.idTokenIssuers.append(
+                IDTokenIssuer(
+                    name: "example", issuer: google.issuer, clientIDs: ["mend-ios.apps.googleusercontent.com"],
+                    jwksURI: google.jwksURI, nonceHashing: .plain))
+        }) { stack in
+            let issued = try await Self.nativeToken(stack, "google")
+            let session = try await Self.signIn(stack, provider: "example", issued)
+            let userID = try #require(session["user"]?["id"]?.stringValue)
+            let identities = try await stack.server.backend.store.identities(userID: userID)
+            #expect(identities.map(\.provider) == ["example"])
+            // Its identity is its own: the same Google account under "google" is another user.
+            let google = try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
+            #expect(google["user"]?["id"]?.stringValue != userID)
+        }
+    }
 }
