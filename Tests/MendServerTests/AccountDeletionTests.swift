@@ -89,4 +89,25 @@ struct AccountDeletionTests {
             #expect(await stack.emulator.emulator.revocations().isEmpty)
         }
     }
+
+    @Test(
+        "A session that lands during an account deletion never outlives it; a login that finds its user gone gets none",
+        arguments: TestDatabase.available)
+    func deletionRace(database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let backend = stack.server.backend
+            // A login whose session was written after the deletion ended the user's sessions: the deletion's last
+            // step removes it. Its access token must be refused by the view-answered check, not only by /v1/me.
+            let login = try await stack.login()
+            let access = try #require(login["access_token"]?.stringValue)
+            let userID = try #require(login["user"]?["id"]?.stringValue)
+            let user = try #require(try await backend.store.user(id: userID))
+            _ = try await backend.store.deleteUser(id: userID, now: backend.now)
+            let check = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(check?.code == .Session.userDeleted, "\(check?.developerMessage ?? "no error: the token passed")")
+            // A login that read its user before the deletion and opens the session after it: refused, nothing usable.
+            let late = await #expect(throws: ServerFailure.self) { try await backend.openSession(for: user) }
+            #expect(late?.error.code == .Session.userDeleted)
+        }
+    }
 }

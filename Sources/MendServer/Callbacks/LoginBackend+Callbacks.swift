@@ -86,10 +86,9 @@ extension LoginBackend {
         let current = now
         if let user = try await store.user(providerUserID: payload.userID) {
             let reason = SessionEndReason.userDeleted
-            let ended = try await store.revokeSessions(
-                userID: user.id, reason: reason, detail: "data deletion requested", now: current)
+            let (_, ended) = try await store.deleteUser(
+                id: user.id, reason: reason, detail: "data deletion requested", now: current)
             metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
-            _ = try await store.deleteUser(id: user.id)
             logger.info("user data deleted", metadata: ["user_id": .string(user.id)])
         }
         let record = DeletionRecord(

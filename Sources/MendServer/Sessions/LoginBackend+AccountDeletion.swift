@@ -56,10 +56,9 @@ extension LoginBackend {
         let providers = Set(identities.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
         let notRevoked = providers.subtracting(revokedAt).sorted()
         let reason = SessionEndReason.userDeleted
-        let ended = try await store.revokeSessions(
-            userID: user.id, reason: reason, detail: "account deleted by the user", now: now)
+        let (deleted, ended) = try await store.deleteUser(
+            id: user.id, reason: reason, detail: "account deleted by the user", now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
-        let deleted = try await store.deleteUser(id: user.id)
         logger.info(
             "account deleted",
             metadata: [

@@ -182,7 +182,8 @@ extension LoginBackend {
             }
             try await store.touchIdentity(identity, now: now)
             guard let user = try await store.user(id: existing.userID) else {
-                throw ServerFailure.internalFailure("an identity names a user that does not exist")
+                // Its user was deleted meanwhile (an account deletion racing this sign-in).
+                throw ServerFailure.sessionEnded(.userDeleted)
             }
             return user
         }
@@ -203,7 +204,7 @@ extension LoginBackend {
             facebookUserID: identity.provider == "facebook" ? identity.subject : nil, now: now)
         if try await store.addIdentity(identity, userID: created.id, now: now) { return created }
         // A concurrent sign-in of the same identity created its user first: use that one.
-        _ = try await store.deleteUser(id: created.id)
+        _ = try await store.deleteUser(id: created.id, now: now)
         return try await user(for: identity, claims: claims, linkingTo: nil, logger: logger)
     }
 }

@@ -45,6 +45,12 @@ extension LoginBackend {
             RefreshTokenRecord(
                 tokenHash: OpaqueToken.hash(refreshToken), sessionID: session.id, createdAt: current,
                 expiresAt: current + refreshLifetime))
+        // The user may have been deleted since it was read (an account deletion racing this login): then the session
+        // is ended and nothing is handed out (see `ServerStore.deleteUser`).
+        guard try await store.user(id: user.id) != nil else {
+            _ = try await store.revokeSession(id: session.id, reason: .userDeleted, now: current)
+            throw ServerFailure.sessionEnded(.userDeleted)
+        }
         return IssuedSession(
             sessionID: session.id, accessToken: try await accessToken(user: user, session: session),
             refreshToken: refreshToken, refreshExpiresIn: Int(refreshLifetime), user: user)

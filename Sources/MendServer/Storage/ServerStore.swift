@@ -109,8 +109,20 @@ extension ServerStore {
         ).all().map(user(from:))
     }
 
-    /// Deletes the user, their sessions and refresh tokens; returns whether the user existed.
-    func deleteUser(id: String) async throws -> Bool {
+    /// Deletes the user, ending every session of theirs first (with `reason`, into the revocation view and log), then
+    /// deleting the sessions, refresh tokens and identities. Returns whether the user existed, and how many sessions
+    /// ended.
+    ///
+    /// The order closes the race with a login of the same user, without a transaction: the user row goes first, so a
+    /// login that writes its session after the sessions were ended finds its user gone when it checks again
+    /// (``LoginBackend/openSession(for:)``) and hands out nothing; a session written before that is ended here, so
+    /// no session of a deleted user is ever deleted while active (which would leave its access token valid on every
+    /// instance until it expired).
+    func deleteUser(
+        id: String, reason: SessionEndReason = .userDeleted, detail: String? = nil, now: Int64
+    ) async throws -> (deleted: Bool, sessionsEnded: Int) {
+        let deleted = try await !sql.raw("DELETE FROM mend_users WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        let ended = try await revokeSessions(userID: id, reason: reason, detail: detail, now: now)
         try await sql.raw(
             """
             DELETE FROM mend_refresh_tokens WHERE session_id IN (SELECT id FROM mend_sessions WHERE user_id = \(bind: id))
@@ -118,7 +130,7 @@ extension ServerStore {
         ).run()
         try await sql.raw("DELETE FROM mend_sessions WHERE user_id = \(bind: id)").run()
         try await sql.raw("DELETE FROM mend_identities WHERE user_id = \(bind: id)").run()
-        return try await !sql.raw("DELETE FROM mend_users WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        return (deleted, ended)
     }
 
     func user(from row: any SQLRow) throws -> UserRecord {
