@@ -307,4 +307,34 @@ struct IDTokenLoginTests {
             #expect(google["user"]?["id"]?.stringValue != userID)
         }
     }
+
+    @Test("A kept code whose answer has no id_token cannot be shown to be this sign-in's: refused, nothing written")
+    func keptCodeWithoutIDToken() async throws {
+        try await TestStack.run(configure: { configuration in
+            configuration.idTokenIssuers = configuration.idTokenIssuers.map { issuer in
+                var issuer = issuer
+                if issuer.name == "google" { issuer.tokenKeeper = KeeperWithoutIDToken() }
+                return issuer
+            }
+        }) { stack in
+            let issued = try await Self.nativeToken(stack, "google")
+            let refused = await stack.client.failure {
+                try await Self.signIn(stack, provider: "google", issued, code: "any-code")
+            }
+            #expect(refused?.response?.status == 400, "\(refused?.developerMessage ?? "accepted")")
+            let subject = try #require(Self.subject(of: issued.token))
+            #expect(try await stack.server.backend.store.identity(provider: "google", subject: subject) == nil)
+        }
+    }
+}
+
+/// A keeper whose provider answers a code with a token but no id_token.
+struct KeeperWithoutIDToken: ProviderTokenKeeper {
+    func exchange(
+        code: String, audience: [String], transport: any HTTPTransport, now: Date
+    ) async throws
+        -> KeptProviderToken?
+    { KeptProviderToken(clientID: "some-client", token: "some-token") }
+
+    func revoke(_ token: KeptProviderToken, transport: any HTTPTransport, now: Date) async throws {}
 }

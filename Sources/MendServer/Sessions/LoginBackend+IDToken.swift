@@ -155,12 +155,17 @@ extension LoginBackend {
         } catch let error as MendError {
             throw ServerFailure.upstream(error, operation: "\(issuer.name) code exchange")
         }
-        // The code must be this sign-in's: the token endpoint's id_token names the same subject.
-        if let idToken = kept?.idToken {
-            let again = try? await validator.validate(idToken, nonceRule: nil)
-            guard again?.subject == claims.subject else {
-                throw ServerFailure.badRequest("authorization_code belongs to another sign-in than id_token.")
-            }
+        // The code must be this sign-in's: the token endpoint's id_token names the same subject. An answer without
+        // one cannot show that, so the code is refused rather than kept on the wrong user.
+        guard let kept else { return nil }
+        guard let idToken = kept.idToken else {
+            throw ServerFailure.badRequest(
+                "\(issuer.name) answered authorization_code without an id_token: it cannot be shown to be this sign-in's."
+            )
+        }
+        let again = try? await validator.validate(idToken, nonceRule: nil)
+        guard again?.subject == claims.subject else {
+            throw ServerFailure.badRequest("authorization_code belongs to another sign-in than id_token.")
         }
         return kept
     }
