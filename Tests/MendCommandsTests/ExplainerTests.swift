@@ -5,6 +5,7 @@ import MendEmulator
 import MendGraphAPI
 import MendGraphQL
 import MendHTTP
+import MendLogin
 import Testing
 
 func fixture(_ name: String) throws -> Data {
@@ -74,6 +75,24 @@ struct ExplainerTests {
         ] as [(Data, Int?, ExplainFailure)])
     func badInput(body: Data, status: Int?, expected: ExplainFailure) {
         #expect(throws: expected) { try explainer.explain(.init(body: body, status: status)) }
+    }
+
+    @Test("An OAuth error answer is the oauth space: detected from its error value, 400 unless it says invalid_client")
+    func oauthAnswers() throws {
+        let explainer = Explainer()
+        let grant = try explainer.explain(
+            Explainer.Input(body: Data(#"{"error":"invalid_grant","error_description":"Bad code"}"#.utf8)))
+        #expect(grant.kind == .oauth)
+        #expect(grant.error.code == .OAuth.invalidGrant)
+        #expect(grant.error.category == .recoverable)
+        #expect(grant.error.developerMessage == "invalid_grant (an OAuth error, HTTP 400): Bad code")
+        let client = try explainer.explain(Explainer.Input(body: Data(#"{"error":"invalid_client"}"#.utf8)))
+        #expect(client.error.code == .OAuth.invalidClient)
+        #expect(client.error.developerMessage.contains("HTTP 401"))
+        // A value no standard names is not OAuth's: without a status it is not explained as one.
+        #expect(throws: ExplainFailure.self) {
+            try explainer.explain(Explainer.Input(body: Data(#"{"error":"made_up"}"#.utf8)))
+        }
     }
 
     @Test("docs/errors.md is what `mend errors list --markdown` prints")

@@ -120,6 +120,48 @@ struct ProviderDialectTests {
         }
     }
 
+    @Test("An OpenID Connect provider's OAuth errors are the oauth error space: invalid_grant at the token endpoint")
+    func oauthErrors() async throws {
+        try await withEmulator { emulator in
+            let transport = AsyncHTTPClientTransport()
+            let google = try await LoginProvider.discover(
+                issuer: emulator.url("/google"), clientID: EmulatedIssuerTests.googleIOS, transport: transport)
+            let exchanger = DirectCodeExchanger(provider: google, transport: transport)
+            let transaction = AuthorizationTransaction(
+                state: "s", nonce: "n", codeVerifier: String(repeating: "v", count: 43),
+                redirectURI: URL(string: "http://127.0.0.1/callback")!, scopes: ["openid"], isRerequest: false,
+                createdAt: Date())
+            let error = try await #require(throws: MendError.self) {
+                try await exchanger.exchange(code: "not-a-code", transaction: transaction, granted: nil, denied: nil)
+            }
+            #expect(error.code == .OAuth.invalidGrant, "\(error)")
+            #expect(error.category == .recoverable)
+            #expect(error.recovery.action == .reauthenticate)
+            #expect(error.httpStatus == 400)
+            #expect(error.response?.json?["error"]?.stringValue == "invalid_grant")
+            #expect(error.name == "invalidGrant")
+        }
+    }
+
+    @Test("The OAuth decoder: each standard error value is its row; another value, or none, stays an HTTP status error")
+    func oauthDecoder() throws {
+        let context = ErrorDecodingContext(catalog: .login)
+        func decode(_ status: HTTPResponse.Status, _ body: String) -> MendError? {
+            OAuthErrorDecoder().decodeError(
+                response: HTTPResponse(status: status), body: Data(body.utf8), context: context)
+        }
+        for entry in ErrorSpace.oauth.entries {
+            guard let wire = entry.wireName, let code = entry.codes?.lowerBound else { continue }
+            let error = try #require(decode(.badRequest, #"{"error":"\#(wire)","error_description":"why"}"#))
+            #expect(error.code == MendError.Code(.oauth, code), "\(wire)")
+            #expect(error.name == entry.name)
+            #expect(error.httpStatus == 400)
+        }
+        #expect(decode(.badRequest, #"{"error":"made_up"}"#)?.code == MendError.Code(.http, 400))
+        #expect(decode(.serviceUnavailable, "<html>down</html>")?.domain != .oauth)
+        #expect(decode(.ok, "{}") == nil)
+    }
+
     static func query(_ url: URL) -> [String: String] {
         var result: [String: String] = [:]
         for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {

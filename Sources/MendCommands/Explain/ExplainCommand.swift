@@ -31,7 +31,7 @@ struct ExplainCommand: ParsableCommand {
     @Option(name: [.customShort("H"), .long], help: "A response header, 'Name: value' (repeatable).")
     var header: [String] = []
 
-    @Option(name: .long, help: "The response's API: auto, graph, graphql, rest or http.")
+    @Option(name: .long, help: "The response's API: auto, graph, graphql, rest, oauth or http.")
     var kind: String = "auto"
 
     @Flag(name: .long, help: "Print JSON with stable field names.")

@@ -5,6 +5,7 @@ public import MendEmulator
 import MendGraphAPI
 public import MendGraphQL
 import MendHTTP
+import MendLogin
 
 /// Explains an error response: which API shape it is, and the classified `MendError` it carries.
 ///
@@ -20,6 +21,8 @@ public struct Explainer: Sendable {
         case graphql
         /// The REST status error space.
         case rest
+        /// An OAuth 2.0 / OpenID Connect error answer (`{"error": "invalid_grant", …}`): the `oauth` space.
+        case oauth
         /// A plain HTTP status (and any body).
         case http
     }
@@ -70,6 +73,10 @@ public struct Explainer: Sendable {
             return try explainGraphQL(input, json: json)
         case .graph:
             return try decode(input, status: input.status ?? 400, decoder: GraphErrorDecoder(), kind: .graph)
+        case .oauth:
+            // RFC 6749 §5.2: 400, or 401 for a client that failed to authenticate.
+            let status = input.status ?? (json?["error"]?.stringValue == "invalid_client" ? 401 : 400)
+            return try decode(input, status: status, decoder: OAuthErrorDecoder(), kind: .oauth)
         case .rest:
             let status = input.status ?? json.flatMap(Self.restStatus(in:))
             guard let status else { throw .missingStatus(kind: .rest) }
@@ -96,6 +103,7 @@ public struct Explainer: Sendable {
         }
         if GraphErrorEnvelope(json: json) != nil { return .graph }
         if json.objectValue != nil, json["data"] != nil || json["errors"]?.arrayValue != nil { return .graphql }
+        if let name = json["error"]?.stringValue, MendError.Code.OAuth.code(forWireName: name) != nil { return .oauth }
         if status != nil { return .rest }
         if Self.restStatus(in: json) != nil { return .rest }
         throw .wrongShape

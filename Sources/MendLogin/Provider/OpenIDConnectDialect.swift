@@ -4,7 +4,7 @@ public import MendHTTP
 
 /// The OpenID Connect dialect (and plain OAuth 2.0): Google and any issuer that
 /// ``LoginProvider/discover(issuer:clientID:transport:)`` reads. `response_type=code`, space-separated scopes, OAuth
-/// error bodies decoded by HTTP status (`HTTPStatusErrorDecoder`), the user from the id_token, device login by
+/// error bodies decoded into the `oauth` error space (``OAuthErrorDecoder``), the user from the id_token, device login by
 /// RFC 8628 (the provider's ``LoginProvider/deviceAuthorizationEndpoint``), and sessions kept by
 /// ``OIDCSessionAuthority``.
 public struct OpenIDConnectDialect: ProviderDialect {
@@ -22,8 +22,9 @@ public struct OpenIDConnectDialect: ProviderDialect {
         ]
     }
 
-    /// OAuth error bodies (`{"error": "invalid_grant", …}`), classified by HTTP status.
-    public func errorDecoder() -> any ErrorDecoder { HTTPStatusErrorDecoder() }
+    /// OAuth error bodies (`{"error": "invalid_grant", …}`) into the `oauth` error space (``OAuthErrorDecoder``);
+    /// other failures by HTTP status.
+    public func errorDecoder() -> any ErrorDecoder { OAuthErrorDecoder() }
 
     /// None: the validated id_token says who the user is.
     public func profile(

@@ -140,6 +140,6 @@ extension ErrorSpace {
 
 extension ErrorCatalog {
     /// The catalog of login and sessions: `ErrorCatalog.core` with the Graph space (the provider's answers), the
-    /// login space and the session space (`mend-server`'s answers).
-    public static let login = ErrorCatalog.core.adding(.graph).adding(.login).adding(.session)
+    /// login space, the session space (`mend-server`'s answers) and the OAuth space (an OpenID Connect provider's).
+    public static let login = ErrorCatalog.core.adding(.graph).adding(.login).adding(.session).adding(.oauth)
 }
