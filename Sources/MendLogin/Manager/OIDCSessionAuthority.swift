@@ -42,7 +42,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
         self.provider = provider
         self.idTokenValidator = idTokenValidator
         self.now = now
-        let configuration = APIClient.Configuration(errorDecoder: HTTPStatusErrorDecoder(), catalog: .login)
+        let configuration = APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .login)
         client = APIClient(transport: transport, configuration: configuration, steps: .standard(retryPolicy: .never))
         readClient = APIClient(
             transport: transport, configuration: configuration,
