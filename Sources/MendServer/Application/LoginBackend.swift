@@ -23,6 +23,11 @@ public final class LoginBackend: Sendable {
     let database: ServerDatabase
     let store: ServerStore
     let provider: ProviderGateway
+    /// Every provider `POST /v1/login/code` logs in with and `DELETE /v1/me` revokes at, by name: Facebook, the
+    /// configured issuers and the app's own ``ServerConfiguration/codeLoginProviders``.
+    let providers: [String: any CodeLoginProvider]
+    /// How providers are called (the configured timeout).
+    let providerTransport: any HTTPTransport
     /// The validators of `POST /v1/login/id_token`, by provider name.
     let idTokenValidators: IDTokenValidators
     let signer: SessionSigner
@@ -40,6 +45,16 @@ public final class LoginBackend: Sendable {
         store: ServerStore, revocationFeed: RevocationFeed, provider: ProviderGateway,
         idTokenValidators: IDTokenValidators, signer: SessionSigner
     ) {
+        var providers: [String: any CodeLoginProvider] = [:]
+        for (name, entry) in idTokenValidators.byName {
+            providers[name] = IssuerCodeLogin(issuer: entry.issuer, validator: entry.validator)
+        }
+        for custom in configuration.codeLoginProviders { providers[custom.name] = custom }
+        providers["facebook"] = FacebookCodeLogin(
+            gateway: provider, requiredScopes: configuration.requiredScopes,
+            exchangesForLongLivedToken: configuration.exchangesForLongLivedToken)
+        self.providers = providers
+        self.providerTransport = idTokenValidators.transport
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger

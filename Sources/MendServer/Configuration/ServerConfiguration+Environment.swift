@@ -271,5 +271,19 @@ extension ServerConfiguration {
                 throw ConfigurationError("MEND_APPLE_PRIVATE_KEY_FILE is not a P-256 private key in PEM (.p8)")
             }
         }
+        names.insert("facebook")
+        for provider in codeLoginProviders {
+            guard (1...32).contains(provider.name.utf8.count),
+                provider.name.utf8.allSatisfy({
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+                }),
+                names.insert(provider.name).inserted
+            else {
+                throw ConfigurationError(
+                    "code login provider \(provider.name): named twice (facebook and the id_token issuers' names are "
+                        + "taken), or not 1–32 lowercase letters, digits and hyphens")
+            }
+        }
     }
 }

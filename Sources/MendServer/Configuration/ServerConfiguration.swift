@@ -89,6 +89,9 @@ public struct ServerConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// The providers whose id_tokens `POST /v1/login/id_token` accepts (none by default: the endpoint answers 400).
     public var idTokenIssuers: [IDTokenIssuer]
+    /// More providers `POST /v1/login/code` logs in with (by their ``CodeLoginProvider/name``) and `DELETE /v1/me`
+    /// revokes at, beside Facebook and the ``idTokenIssuers`` (none by default; set in Swift only).
+    public var codeLoginProviders: [any CodeLoginProvider]
 
     /// Creates a configuration with the defaults for everything but the app's credentials.
     public init(
@@ -126,6 +129,7 @@ public struct ServerConfiguration: Sendable {
         self.maximumBodySize = 64 * 1024
         self.now = { Date() }
         self.idTokenIssuers = []
+        self.codeLoginProviders = []
     }
 }
 

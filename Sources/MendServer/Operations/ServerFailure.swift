@@ -106,6 +106,10 @@ enum UpstreamStatus {
             return error.code == .Transport.timedOut ? .gatewayTimeout : .badGateway
         case .http where error.code.rawValue >= 500:
             return .badGateway
+        case .oauth where error.category == .recoverable:
+            // A code or grant the provider refused (invalid_grant, …): a 400, as its token endpoint answered
+            // (RFC 6749 §5.2); the body's oauth code tells the app to log in again.
+            return .badRequest
         default:
             break
         }

@@ -69,7 +69,7 @@ struct AppleTokenClient: Sendable {
         self.now = now
         self.client = APIClient(
             transport: transport,
-            configuration: APIClient.Configuration(errorDecoder: HTTPStatusErrorDecoder(), catalog: .server),
+            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .server),
             steps: .standard(retryPolicy: .never))
     }
 

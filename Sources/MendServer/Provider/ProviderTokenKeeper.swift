@@ -55,12 +55,15 @@ public struct KeptProviderToken: Sendable, Hashable {
     /// The id_token of the exchange, if the provider sent one: the server checks that it names the same user as the
     /// sign-in's, so that a code from another sign-in is refused.
     public var idToken: String?
+    /// When the token expires, if the provider said.
+    public var expiresAt: Date?
 
     /// A kept token.
-    public init(clientID: String, token: String, idToken: String? = nil) {
+    public init(clientID: String, token: String, idToken: String? = nil, expiresAt: Date? = nil) {
         self.clientID = clientID
         self.token = token
         self.idToken = idToken
+        self.expiresAt = expiresAt
     }
 }
 
@@ -186,7 +189,7 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
     private static func client(_ transport: any HTTPTransport) -> APIClient {
         APIClient(
             transport: transport,
-            configuration: APIClient.Configuration(errorDecoder: HTTPStatusErrorDecoder(), catalog: .server),
+            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .server),
             steps: .standard(retryPolicy: .never))
     }
 }

@@ -184,14 +184,16 @@ extension RequestSchema {
                     kind: .string(StringRule(maxLength: 32, allowed: codeLoginProviders(configuration))),
                     required: false,
                     description: "The provider of the code flow: facebook (the default), or a configured issuer that "
-                        + "takes code logins (google, …)."),
+                        + "takes code logins (google, …), or one the server's code adds."),
             ], encodings: [.json])
     }
 
-    /// `facebook`, and the configured issuers with a token keeper (which may take code logins).
+    /// `facebook`, the configured issuers with a token keeper (which may take code logins), and the app's own
+    /// ``ServerConfiguration/codeLoginProviders``.
     static func codeLoginProviders(_ configuration: ServerConfiguration) -> [String] {
         ["facebook"]
             + configuration.idTokenIssuers.filter { $0.tokenKeeper != nil }.map(\.name).filter { $0 != "facebook" }
+            + configuration.codeLoginProviders.map(\.name)
     }
 
     /// `POST /v1/login/id_token`. `provider` is one of the configured issuers' names (any lowercase name when none

@@ -19,8 +19,9 @@ struct AccountDeletionBody: Encodable, Sendable, Equatable {
 
 extension LoginBackend {
     /// `DELETE /v1/me`: the user deletes their account. The app's access is revoked at each linked provider where the
-    /// server holds a token (Facebook: `DELETE /me/permissions`; another provider: its ``ProviderTokenKeeper`` revokes
-    /// the token kept from the sign-in's authorization code), every session ends (session/14), and the user's
+    /// server holds a token, by that provider's ``CodeLoginProvider/revoke(_:context:)`` (Facebook:
+    /// `DELETE /me/permissions`; an issuer: its ``ProviderTokenKeeper`` revokes the token kept from the sign-in's
+    /// authorization code), every session ends (session/14), and the user's
     /// data (profile, identities, sessions, refresh tokens) is deleted.
     ///
     /// A provider that cannot be reached fails the request (502/503/504) and deletes nothing, so that the app can
@@ -31,27 +32,23 @@ extension LoginBackend {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         let identities = try await store.identities(userID: user.id)
-        var revokedAt: [String] = []
+        let context = ProviderCallContext(backend: self, logger: logger)
+        // The configured Facebook app's token is on the user row; every other provider's is on its identity.
+        var kept: [(provider: String, token: KeptProviderToken)] = []
         if let token = user.providerToken {
-            do {
-                try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
-            } catch let failure as ServerFailure
-                where failure.error.matches(.Graph.accessTokenInvalid) || failure.error.matches(.Graph.sessionInvalid)
-            {
-                // Already dead at the provider: nothing left to revoke.
-            }
-            revokedAt.append("facebook")
+            kept.append(("facebook", KeptProviderToken(clientID: configuration.appID, token: token)))
         }
         for identity in identities {
-            guard let keeper = idTokenValidators.byName[identity.provider]?.issuer.tokenKeeper,
-                let token = identity.providerRefreshToken, let clientID = identity.providerClientID
-            else { continue }
-            try await upstream("\(identity.provider) revocation", logger: logger) {
-                try await keeper.revoke(
-                    KeptProviderToken(clientID: clientID, token: token), transport: idTokenValidators.transport,
-                    now: configuration.now())
+            guard let token = identity.providerRefreshToken, let clientID = identity.providerClientID else { continue }
+            kept.append((identity.provider, KeptProviderToken(clientID: clientID, token: token)))
+        }
+        var revokedAt: [String] = []
+        for (name, token) in kept {
+            guard let provider = providers[name] else { continue }
+            try await upstream("\(name) revocation", logger: logger) {
+                try await provider.revoke(token, context: context)
             }
-            if !revokedAt.contains(identity.provider) { revokedAt.append(identity.provider) }
+            if !revokedAt.contains(name) { revokedAt.append(name) }
         }
         let providers = Set(identities.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
         let notRevoked = providers.subtracting(revokedAt).sorted()

@@ -79,7 +79,7 @@ extension LoginBackend {
             throw ServerFailure.upstream(error, operation: "\(issuer.name) key set")
         }
         if let rule = configuration.rateLimits.loginPerUser {
-            try await enforce(rule, key: "login:\(issuer.name):\(claims.subject)", scope: "login per user")
+            try await enforce(rule, key: Self.userRateKey(issuer.name, claims.subject), scope: "login per user")
         }
         // The same token twice is a replay (the nonce is the app's, and an app asks for one token per nonce).
         let tokenHash = OpaqueToken.hash("id_token:" + body.idToken)
@@ -96,32 +96,31 @@ extension LoginBackend {
             try await keepToken(code: $0, claims: claims, issuer: issuer, validator: validator, logger: logger)
         }
         return try await completeIdentityLogin(
-            claims: claims, issuer: issuer, linkingTo: linkingUserID, kept: kept ?? nil, hash: tokenHash, logger: logger
-        )
+            ProviderIdentity(claims, kept: kept ?? nil), provider: issuer.name, linkingTo: linkingUserID,
+            hash: tokenHash, logger: logger)
     }
 
     /// What every login by an identity ends with: its user (found, linked or created), the provider token kept on
     /// the identity, a session bound to the code's or token's hash, the metric and the log line.
     func completeIdentityLogin(
-        claims: IDTokenValidator.Claims, issuer: IDTokenIssuer, linkingTo linkingUserID: String?,
-        kept: KeptProviderToken?, hash: String, logger: Logger
+        _ login: ProviderIdentity, provider: String, linkingTo linkingUserID: String?, hash: String?, logger: Logger
     ) async throws -> SessionBody {
         let identity = ServerStore.IdentityClaims(
-            provider: issuer.name, subject: claims.subject, email: claims.email, emailVerified: claims.emailVerified,
-            isPrivateEmail: claims.isPrivateEmail)
-        let user = try await user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
-        if let kept {
+            provider: provider, subject: login.subject, email: login.email, emailVerified: login.emailVerified,
+            isPrivateEmail: login.isPrivateEmail)
+        let user = try await user(for: identity, name: login.name, linkingTo: linkingUserID, logger: logger)
+        if let kept = login.kept {
             try await store.storeProviderToken(
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
                 refreshToken: kept.token)
         }
         let session = try await openSession(for: user)
-        try await store.attachSession(session.sessionID, toCodeHash: hash)
+        if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
         metrics.login(outcome: "success")
         logger.info(
             "login",
             metadata: [
-                "provider": .string(issuer.name), "user_id": .string(user.id), "session_id": .string(session.sessionID),
+                "provider": .string(provider), "user_id": .string(user.id), "session_id": .string(session.sessionID),
             ])
         return sessionBody(session, providerToken: nil)
     }
@@ -172,8 +171,7 @@ extension LoginBackend {
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.
     func user(
-        for identity: ServerStore.IdentityClaims, claims: IDTokenValidator.Claims, linkingTo linkingUserID: String?,
-        logger: Logger
+        for identity: ServerStore.IdentityClaims, name: String?, linkingTo linkingUserID: String?, logger: Logger
     ) async throws -> UserRecord {
         if let existing = try await store.identity(provider: identity.provider, subject: identity.subject) {
             if let linkingUserID, linkingUserID != existing.userID {
@@ -198,18 +196,18 @@ extension LoginBackend {
             }
             guard try await store.addIdentity(identity, userID: user.id, now: now) else {
                 // Linked by a concurrent request meanwhile: decide again.
-                return try await self.user(for: identity, claims: claims, linkingTo: linkingUserID, logger: logger)
+                return try await self.user(for: identity, name: name, linkingTo: linkingUserID, logger: logger)
             }
             logger.info(
                 "identity linked", metadata: ["provider": .string(identity.provider), "user_id": .string(user.id)])
             return try await store.user(id: user.id) ?? user
         }
         let created = try await store.createUser(
-            name: claims.name ?? claims.email ?? "\(identity.provider) user", email: claims.email,
+            name: name ?? identity.email ?? "\(identity.provider) user", email: identity.email,
             facebookUserID: identity.provider == "facebook" ? identity.subject : nil, now: now)
         if try await store.addIdentity(identity, userID: created.id, now: now) { return created }
         // A concurrent sign-in of the same identity created its user first: use that one.
         _ = try await store.deleteUser(id: created.id, now: now)
-        return try await user(for: identity, claims: claims, linkingTo: nil, logger: logger)
+        return try await user(for: identity, name: name, linkingTo: nil, logger: logger)
     }
 }

@@ -6,26 +6,32 @@ import MendGraphAPI
 import MendLogin
 
 extension LoginBackend {
-    /// `POST /v1/login/code`: exchange the code, verify the token, get a long-lived one, fetch the profile and the
-    /// permissions, store the user, and open a session.
+    /// `POST /v1/login/code`: the provider the body names (Facebook by default) exchanges the code and says who logged
+    /// in; then the user is stored and a session opened, the same for every provider (see ``CodeLoginProvider``).
     func login(_ body: LoginRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         try validate(body)
         if let rule = configuration.rateLimits.loginPerAddress {
             try await enforce(
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
-        let codeHash = OpaqueToken.hash(body.code)
-        if let name = body.provider, name != "facebook" {
-            return try await login(issuerCode: body, provider: name, codeHash: codeHash, logger: logger)
+        let name = body.provider ?? "facebook"
+        guard let provider = providers[name] else {
+            throw ServerFailure.badRequest(
+                "provider \(name) does not take code logins here (these do: "
+                    + "\(RequestSchema.codeLoginProviders(configuration).joined(separator: ", ")))."
+            )
         }
+        let context = ProviderCallContext(backend: self, logger: logger)
+        let codeHash = OpaqueToken.hash(body.code)
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {
             throw try await replayedCode(hash: codeHash, logger: logger)
         }
-        let exchanged: ProviderToken
+        let grant: ProviderGrant?
         do {
-            exchanged = try await upstream("code exchange", logger: logger) {
-                try await provider.exchangeCode(
-                    body.code, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier)
+            grant = try await upstream("\(name) code exchange", logger: logger) {
+                try await provider.exchange(
+                    CodeLoginRequest(code: body.code, redirectURI: body.redirectURI, codeVerifier: body.codeVerifier),
+                    context: context)
             }
         } catch let failure as ServerFailure {
             // Only a code the provider certainly did not use is released for the app to try again; after a timeout
@@ -34,14 +40,11 @@ extension LoginBackend {
             metrics.login(outcome: "code_exchange_failed")
             throw failure
         }
-        do {
-            let session = try await completeLogin(token: exchanged, codeHash: codeHash, logger: logger)
-            metrics.login(outcome: "success")
-            return session
-        } catch {
-            metrics.login(outcome: "rejected")
-            throw error
+        guard let grant else {
+            try? await store.releaseLoginCode(hash: codeHash)
+            throw ServerFailure.badRequest("provider \(name) does not take code logins here.")
         }
+        return try await completeLogin(grant: grant, provider: provider, codeHash: codeHash, context: context)
     }
 
     /// `POST /v1/login/provider-token`: a user access token the app got from the provider by itself (device login),
@@ -53,86 +56,68 @@ extension LoginBackend {
             try await enforce(
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
+        guard let facebook = providers["facebook"] else { throw ServerFailure.internalFailure("no Facebook provider") }
+        return try await completeLogin(
+            grant: ProviderGrant(clientID: configuration.appID, accessToken: providerToken), provider: facebook,
+            codeHash: nil, context: ProviderCallContext(backend: self, logger: logger))
+    }
+
+    /// What follows the exchange for every provider: who logged in, the per-user rate limit, the user and the
+    /// session. The configured Facebook app's user also carries its token, profile and permissions on the user row
+    /// (the validity check, the profile refresh and the callbacks use them); another provider's token is kept on its
+    /// identity.
+    private func completeLogin(
+        grant: ProviderGrant, provider: any CodeLoginProvider, codeHash: String?, context: ProviderCallContext
+    ) async throws -> SessionBody {
+        let logger = context.logger
         do {
-            let session = try await completeLogin(
-                token: ProviderToken(value: providerToken, expiresIn: nil), codeHash: nil, logger: logger)
+            let identity = try await upstream("\(provider.name) login", logger: logger) {
+                try await provider.identify(grant, context: context)
+            }
+            if let rule = configuration.rateLimits.loginPerUser {
+                try await enforce(rule, key: Self.userRateKey(provider.name, identity.subject), scope: "login per user")
+            }
+            guard provider is FacebookCodeLogin, let kept = identity.kept else {
+                return try await completeIdentityLogin(
+                    identity, provider: provider.name, linkingTo: nil, hash: codeHash, logger: logger)
+            }
+            let user = try await store.upsertUser(
+                ServerStore.LoginUpsert(
+                    providerUserID: identity.subject, name: identity.name ?? "", email: identity.email,
+                    picture: identity.picture, grantedScopes: identity.grantedScopes,
+                    declinedScopes: identity.declinedScopes, providerToken: kept.token,
+                    providerTokenExpiresAt: kept.expiresAt.map { Int64($0.timeIntervalSince1970) }),
+                now: now)
+            _ = try await store.addIdentity(
+                ServerStore.IdentityClaims(provider: provider.name, subject: identity.subject, email: identity.email),
+                userID: user.id, now: now)
+            let session = try await openSession(for: user)
+            if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
             metrics.login(outcome: "success")
-            return session
+            logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
+            return sessionBody(session, providerToken: configuration.returnsProviderToken ? kept.token : nil)
         } catch {
             metrics.login(outcome: "rejected")
             throw error
         }
     }
 
-    private func completeLogin(
-        token exchanged: ProviderToken, codeHash: String?, logger: Logger
-    ) async throws
-        -> SessionBody
-    {
-        let inspection = try await upstream("debug_token", logger: logger) {
-            try await provider.inspect(exchanged.value)
-        }
-        let verdict = inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes)
-        guard case .success(let accepted) = verdict else {
-            if case .failure(let error) = verdict {
-                logger.notice(
-                    "login refused by debug_token",
-                    metadata: [
-                        "error": .string(error.shortDescription),
-                        "message": .string(redactor.redact(text: error.developerMessage)),
-                    ])
-                throw ServerFailure.upstream(error, operation: "debug_token")
-            }
-            throw ServerFailure.internalFailure("debug_token gave no verdict")
-        }
-        if let rule = configuration.rateLimits.loginPerUser {
-            try await enforce(rule, key: "login:user:\(accepted.userID)", scope: "login per user")
-        }
-        var token = exchanged
-        if configuration.exchangesForLongLivedToken {
-            token = try await upstream("long-lived exchange", logger: logger) {
-                try await provider.exchangeForLongLived(exchanged.value)
-            }
-        }
-        let providerToken = token.value
-        let profile = try await upstream("profile", logger: logger) { try await provider.profile(providerToken) }
-        guard profile.id == accepted.userID else {
-            throw ServerFailure.upstream(
-                MendError(
-                    code: .Graph.accessTokenInvalid, subcode: .invalidAccessToken,
-                    developerMessage: "The profile belongs to another user than debug_token named.", catalog: .server),
-                operation: "profile")
-        }
-        let permissions = try await upstream("permissions", logger: logger) {
-            try await provider.permissions(providerToken)
-        }
-        let granted = permissions.granted.isEmpty ? accepted.scopes : permissions.granted
-        let user = try await store.upsertUser(
-            ServerStore.LoginUpsert(
-                providerUserID: profile.id, name: profile.name, email: profile.email, picture: profile.picture,
-                grantedScopes: granted, declinedScopes: permissions.declined, providerToken: providerToken,
-                providerTokenExpiresAt: token.expiresIn.map { now + Int64($0) }),
-            now: now)
-        _ = try await store.addIdentity(
-            ServerStore.IdentityClaims(provider: "facebook", subject: profile.id, email: profile.email),
-            userID: user.id,
-            now: now)
-        let session = try await openSession(for: user)
-        if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
-        logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
-        return sessionBody(session, providerToken: configuration.returnsProviderToken ? providerToken : nil)
+    /// The per-user rate-limit key: Facebook's keeps its first form (`login:user:<id>`), so buckets survive updates.
+    static func userRateKey(_ provider: String, _ subject: String) -> String {
+        provider == "facebook" ? "login:user:\(subject)" : "login:\(provider):\(subject)"
     }
 
     /// Whether a failed code exchange certainly left the code unused, so that the app may send it again: a
     /// transient failure where the request never reached the provider (no connection, no address), or where
-    /// the provider answered with its own error (a token endpoint that answers an error issued no token). A timeout,
+    /// the provider answered with its own error (a Graph or OAuth error: a token endpoint that answers an error issued
+    /// no token). A timeout,
     /// a dropped connection, an unreadable answer or a gateway's page is ambiguous: the code stays claimed.
     static func exchangeCertainlyUnused(_ error: MendError) -> Bool {
         guard error.category == .transient else { return false }
         switch error.domain {
         case .transport:
             return [.Transport.cannotConnect, .Transport.cannotFindHost, .Transport.notConnected].contains(error.code)
-        case .graph:
+        case .graph, .oauth:
             return true
         default:
             return false
