@@ -101,4 +101,15 @@ struct OIDCLoginCommandTests {
             #expect(whoami.stdout.contains("<alice@example.com>"), "\(whoami.stdout) \(whoami.stderr)")
         }
     }
+
+    @Test(
+        "login --provider apple: a usage error that says why (Apple never redirects to a loopback address) and what to do"
+    )
+    func appleExplains() async throws {
+        let apple = try await Self.run(["login", "--provider", "apple", "--app-id", "com.example.app", "--headless"])
+        #expect(apple.status == 64, "\(apple.stderr)")
+        #expect(apple.stderr.contains("never to a loopback address"), "\(apple.stderr)")
+        #expect(apple.stderr.contains("POST /v1/login/id_token"), "\(apple.stderr)")
+        #expect(apple.stdout.isEmpty)
+    }
 }

@@ -31,7 +31,9 @@ struct LoginCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "facebook (default), google, or oidc (any OpenID Connect issuer, with --issuer).")
+    @Option(
+        name: .long,
+        help: "facebook (default), google, or oidc (any OpenID Connect issuer, with --issuer); apple explains why not.")
     var provider = "facebook"
 
     @Option(
@@ -87,6 +89,16 @@ struct LoginCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if provider == "apple" {
+            // Apple's rules, which the emulated Apple issuer enforces too: its authorization endpoint redirects only
+            // to a registered https URL (never a loopback address), and posts its answer there (form_post) when
+            // names or e-mail are asked for, so no terminal can receive it.
+            throw ValidationError(
+                "Sign in with Apple cannot return to a terminal: Apple redirects only to a registered https URL, never "
+                    + "to a loopback address, and posts its answer to that server. Sign in with Apple in the app "
+                    + "(AuthenticationServices) and send its id_token to mend-server (POST /v1/login/id_token, "
+                    + "docs/server.md), or on the web through your own server.")
+        }
         guard ["facebook", "google", "oidc"].contains(provider) else {
             throw ValidationError("--provider is facebook, google or oidc.")
         }
