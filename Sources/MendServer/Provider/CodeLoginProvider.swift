@@ -26,12 +26,12 @@ public protocol CodeLoginProvider: Sendable {
     ///
     /// - Returns: The grant, or `nil` when this provider does not take code logins here (the request is then a 400
     ///   and the code is left unused).
-    /// - Throws: The provider's classified error (``MendError``): a refused code, or a transient failure.
+    /// - Throws: The provider's classified error (`MendError`): a refused code, or a transient failure.
     func exchange(_ code: CodeLoginRequest, context: ProviderCallContext) async throws -> ProviderGrant?
 
     /// Says who the grant belongs to, after checking that it was issued to this server's app.
     ///
-    /// - Throws: The provider's classified error, or a ``MendError`` such as an invalid id_token for a grant that
+    /// - Throws: The provider's classified error, or a `MendError` such as an invalid id_token for a grant that
     ///   does not prove a login to this app.
     func identify(_ grant: ProviderGrant, context: ProviderCallContext) async throws -> ProviderIdentity
 
@@ -145,7 +145,7 @@ public struct ProviderCallContext: Sendable {
         self.logger = logger
     }
 
-    /// Runs one call to the provider under its own name: a ``MendError`` it throws is counted
+    /// Runs one call to the provider under its own name: a `MendError` it throws is counted
     /// (`mend_upstream_failures_total{operation=…}`), logged with the server's redactor, and answered with the
     /// provider's classification (a transient failure 502/503/504, a refused token 401, …). Cancellation passes
     /// through. The server wraps ``CodeLoginProvider/exchange(_:context:)`` and
