@@ -36,6 +36,18 @@ func presenter(
 
 @Suite("Login against the live emulator, consent answered as a browser would")
 struct LoginFlowTests {
+    @Test("A dialog that skips its page (mend emulate --auto-consent, a user who consented before) is followed")
+    func dialogThatRedirectsAtOnce() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.autoConsent = .grantAll
+        try await withEmulator(configuration: configuration) { emulator in
+            let (login, _) = loginManager(emulator)
+            let result = try await login.logIn(scopes: ["public_profile", "email"], presenter: presenter(.grantAll))
+            #expect(result.session != nil)
+            #expect(result.grantedPermissions.contains("email"), "\(result.grantedPermissions)")
+        }
+    }
+
     @Test("Grant all: a session with the user, the token and the permissions, stored")
     func grantAll() async throws {
         try await withEmulator { emulator in

@@ -44,9 +44,12 @@ public struct HeadlessConsentBrowser: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// Loads `url`, answers the consent page, and returns where the dialog redirected (not yet followed).
+    /// Loads `url`, answers the consent page, and returns where the dialog redirected (not yet followed). A dialog
+    /// that redirects at once, without a page (`mend emulate --auto-consent`, or a provider whose user consented
+    /// before), has decided already: its redirect is returned, as a browser would follow it.
     public func answer(_ url: URL) async throws -> String {
         let page = try await get(url.absoluteString)
+        if (300..<400).contains(page.status), let location = page.location { return location }
         guard page.status == 200 else {
             throw Failure(description: "the dialog answered \(page.status): \(page.body.prefix(200))")
         }
@@ -84,10 +87,10 @@ public struct HeadlessConsentBrowser: Sendable {
         _ = try await get(location)
     }
 
-    private func get(_ url: String) async throws -> (status: Int, body: String) {
+    private func get(_ url: String) async throws -> (status: Int, body: String, location: String?) {
         let response = try await Self.client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 4 << 20)
-        return (Int(response.status.code), String(buffer: body))
+        return (Int(response.status.code), String(buffer: body), response.headers.first(name: "location"))
     }
 }
 
