@@ -89,8 +89,11 @@ struct CodeLoginProviderTests {
             revocationEndpoint: emulator.url("/google/revoke"))
     }
 
-    @Test("Login by userinfo, the same user twice, a replayed code refused, deletion revokes at the provider")
-    func userinfoProvider() async throws {
+    /// The emulator, mend-server with ``UserinfoCodeLogin`` added (every other setting its default for the emulator),
+    /// a backend client that logs in with it, and the emulated Google issuer for the server's web client.
+    static func withProviderOnServer(
+        _ body: (RunningEmulator, BackendSessionClient, LoginProvider, AsyncHTTPClientTransport) async throws -> Void
+    ) async throws {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
             configuration.codeLoginProviders = [Self.provider(emulator)]
@@ -101,74 +104,71 @@ struct CodeLoginProviderTests {
                 let google = try await LoginProvider.discover(
                     issuer: emulator.url("/google"), clientID: "mend-web.apps.googleusercontent.com",
                     transport: transport)
-                let store = InMemoryTokenStore()
-                let credentials = CredentialsManager(store: store, authority: backend)
-                let recorder = RecordingExchanger(backend: backend)
-                let login = LoginManager(
-                    provider: google, exchanger: recorder, credentials: credentials,
-                    defaultScopes: ["openid", "email", "profile"])
-                let session = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
-                #expect(session.issuer == .backend)
-                #expect(session.user?.email == "alice@example.com")
-                let (code, transaction) = try #require(recorder.last.current)
-
-                // The same provider user is the same mend-server user.
-                let again = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
-                #expect(again.user?.id == session.user?.id)
-
-                // The first code again: refused as every provider's replay is (graph/100/36009).
-                let replay = try await #require(throws: MendError.self) {
-                    try await backend.exchange(code: code, transaction: transaction, granted: nil, denied: nil)
-                }
-                #expect(replay.code == .Graph.invalidParameter && replay.subcode?.rawValue == 36009, "\(replay)")
-
-                // The server kept the provider's refresh token on the identity: deletion revokes it there.
-                let access = try #require(try await store.read()?.accessToken.tokenString)
-                let deleted = try await APIClient(transport: transport).send(
-                    APIRequest(
-                        method: .delete, url: server.baseURL.appendingPathComponent("v1/me"),
-                        options: RequestOptions(credentialOverride: Credential(token: access)))
-                ).json()
-                #expect(deleted["revoked_at"] == .array([.string("userinfo-example")]))
-                #expect(deleted["not_revoked"] == .array([]))
-                #expect(
-                    await emulator.emulator.revocations().contains {
-                        $0.issuer == "google" && $0.clientID == "mend-web.apps.googleusercontent.com"
-                    })
+                try await body(emulator, backend, google, transport)
             }
+        }
+    }
+
+    @Test("Login by userinfo, the same user twice, a replayed code refused, deletion revokes at the provider")
+    func userinfoProvider() async throws {
+        try await Self.withProviderOnServer { emulator, backend, google, transport in
+            let store = InMemoryTokenStore()
+            let credentials = CredentialsManager(store: store, authority: backend)
+            let recorder = RecordingExchanger(backend: backend)
+            let login = LoginManager(
+                provider: google, exchanger: recorder, credentials: credentials,
+                defaultScopes: ["openid", "email", "profile"])
+            let session = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(session.issuer == .backend)
+            #expect(session.user?.email == "alice@example.com")
+            let (code, transaction) = try #require(recorder.last.current)
+
+            // The same provider user is the same mend-server user.
+            let again = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(again.user?.id == session.user?.id)
+
+            // The first code again: refused as every provider's replay is (graph/100/36009).
+            let replay = try await #require(throws: MendError.self) {
+                try await backend.exchange(code: code, transaction: transaction, granted: nil, denied: nil)
+            }
+            #expect(replay.code == .Graph.invalidParameter && replay.subcode?.rawValue == 36009, "\(replay)")
+
+            // The server kept the provider's refresh token on the identity: deletion revokes it there.
+            let access = try #require(try await store.read()?.accessToken.tokenString)
+            let deleted = try await APIClient(transport: transport).send(
+                APIRequest(
+                    method: .delete, url: backend.baseURL.appendingPathComponent("v1/me"),
+                    options: RequestOptions(credentialOverride: Credential(token: access)))
+            ).json()
+            #expect(deleted["revoked_at"] == .array([.string("userinfo-example")]))
+            #expect(deleted["not_revoked"] == .array([]))
+            #expect(
+                await emulator.emulator.revocations().contains {
+                    $0.issuer == "google" && $0.clientID == "mend-web.apps.googleusercontent.com"
+                })
         }
     }
 
     @Test("The provider's refusal of a code is its own error, typed, and the code cannot be tried again")
     func refusedCode() async throws {
-        try await withEmulator { emulator in
-            var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.codeLoginProviders = [Self.provider(emulator)]
-            try await withMendServer(configuration: configuration) { server in
-                let transport = AsyncHTTPClientTransport()
-                var backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-                backend.provider = "userinfo-example"
-                let google = try await LoginProvider.discover(
-                    issuer: emulator.url("/google"), clientID: "mend-web.apps.googleusercontent.com",
-                    transport: transport)
-                let (_, transaction) = AuthorizationRequest(
-                    provider: google, redirectURI: URL(string: "http://127.0.0.1:9/callback")!,
-                    scopes: ["openid", "email"]
-                ).start()
-                let error = try await #require(throws: MendError.self) {
-                    try await backend.exchange(
-                        code: "a-code-the-provider-never-issued", transaction: transaction, granted: nil, denied: nil)
-                }
-                // invalid_grant from the provider: the OAuth space, recoverable by logging in again.
-                #expect(error.code == MendError.Code.OAuth.invalidGrant, "\(error)")
-                #expect(error.referenceID != nil)
-                // The provider answered, so it may have spent the code: the server keeps it claimed (RFC 9700).
-                let again = try await #require(throws: MendError.self) {
-                    try await backend.exchange(
-                        code: "a-code-the-provider-never-issued", transaction: transaction, granted: nil, denied: nil)
-                }
-                #expect(again.subcode?.rawValue == 36009, "\(again)")
+        try await Self.withProviderOnServer { emulator, backend, google, transport in
+            let (_, transaction) = AuthorizationRequest(
+                provider: google, redirectURI: URL(string: "http://127.0.0.1:9/callback")!,
+                scopes: ["openid", "email"]
+            ).start()
+            let error = try await #require(throws: MendError.self) {
+                try await backend.exchange(
+                    code: "a-code-the-provider-never-issued", transaction: transaction, granted: nil, denied: nil)
             }
+            // invalid_grant from the provider: the OAuth space, recoverable by logging in again.
+            #expect(error.code == MendError.Code.OAuth.invalidGrant, "\(error)")
+            #expect(error.referenceID != nil)
+            // The provider answered, so it may have spent the code: the server keeps it claimed (RFC 9700).
+            let again = try await #require(throws: MendError.self) {
+                try await backend.exchange(
+                    code: "a-code-the-provider-never-issued", transaction: transaction, granted: nil, denied: nil)
+            }
+            #expect(again.subcode?.rawValue == 36009, "\(again)")
         }
     }
 
