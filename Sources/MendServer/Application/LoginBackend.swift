@@ -27,7 +27,7 @@ public final class LoginBackend: Sendable {
     /// configured issuers and the app's own ``ServerConfiguration/codeLoginProviders``.
     let providers: [String: any CodeLoginProvider]
     /// How providers are called (the configured timeout).
-    let providerTransport: any HTTPTransport
+    var providerTransport: any HTTPTransport { idTokenValidators.transport }
     /// The validators of `POST /v1/login/id_token`, by provider name.
     let idTokenValidators: IDTokenValidators
     let signer: SessionSigner
@@ -54,7 +54,6 @@ public final class LoginBackend: Sendable {
             gateway: provider, requiredScopes: configuration.requiredScopes,
             exchangesForLongLivedToken: configuration.exchangesForLongLivedToken)
         self.providers = providers
-        self.providerTransport = idTokenValidators.transport
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
