@@ -4,22 +4,25 @@
 //
 // Dependency direction (fixed; checked by `scripts/check-client-dependencies.py` in the test command):
 //
-//   MendCore ◄── MendHTTP ◄── MendGraphAPI / MendLogin / MendGraphQL
-//                   ▲ ◄── MendHTTPURLSession        (client-safe live transport)
-//                   └──── MendHTTPAsyncHTTPClient   (server/CLI live transport)
+//   MendCore ◄── MendHTTP ◄─┬── MendGraphAPI ◄──┐
+//                            ├── MendLogin ◄──────┴── MendFacebook   (Facebook as one provider: its dialect, its
+//                            ├── MendGraphQL                          session authority, its presets)
+//                            ├── MendHTTPURLSession                   (client-safe live transport)
+//                            └── MendHTTPAsyncHTTPClient              (server/CLI live transport; SwiftNIO)
 //   MendServing ◄── MendEmulator, MendServer      (the one run loop of the in-process servers; Hummingbird,
 //                                                  ServiceLifecycle, swift-log only)
+//   MendLogin never reaches MendGraphAPI: a Google or OpenID Connect login builds without the Graph API.
 //   MendEmulator, MendServer, MendServing, MendTesting: never depended on by a client module.
 //   MendTesting: test targets, the session torture client and the benchmarks only; never MendCommands or the
 //   shipping `mend` and `mend-server` executables.
 //
 // Error spaces live with the module that decodes them: MendCore holds the mechanism and the HTTP and transport
 // spaces; MendHTTP the REST space; MendGraphAPI the Graph space (and the vendor SDK's userInfo keys); MendGraphQL
-// the GraphQL space; MendLogin the login and session spaces. So MendServer depends on MendLogin (it answers with
-// login and session errors) and MendEmulator on MendGraphAPI, MendGraphQL and MendLogin (it emulates and lists
+// the GraphQL space; MendLogin the login, session and OAuth spaces. So MendServer depends on MendLogin (it answers
+// with login and session errors) and MendEmulator on MendGraphAPI, MendGraphQL and MendLogin (it emulates and lists
 // every space).
 //
-// The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendGraphQL, MendHTTPURLSession)
+// The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendFacebook, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
 
 import PackageDescription
@@ -38,6 +41,7 @@ let package = Package(
         .library(name: "MendHTTPAsyncHTTPClient", targets: ["MendHTTPAsyncHTTPClient"]),
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
         .library(name: "MendLogin", targets: ["MendLogin"]),
+        .library(name: "MendFacebook", targets: ["MendFacebook"]),
         .library(name: "MendGraphQL", targets: ["MendGraphQL"]),
         .library(name: "MendEmulator", targets: ["MendEmulator"]),
         .library(name: "MendServer", targets: ["MendServer"]),
@@ -95,11 +99,18 @@ let package = Package(
         .target(
             name: "MendLogin",
             dependencies: [
-                "MendHTTP", "MendGraphAPI",
+                "MendHTTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "MendFacebook",
+            dependencies: [
+                "MendLogin", "MendGraphAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .target(
@@ -196,7 +207,7 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendServer",
+                "MendLogin", "MendFacebook", "MendServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -263,8 +274,8 @@ let package = Package(
         .testTarget(
             name: "MendLoginTests",
             dependencies: [
-                "MendLogin", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendGraphAPI",
-                "MendSignedRequest",
+                "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
+                "MendGraphAPI", "MendSignedRequest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -274,7 +285,7 @@ let package = Package(
         .executableTarget(
             name: "MendSessionTortureClient",
             dependencies: [
-                "MendLogin", "MendTesting", "MendHTTPAsyncHTTPClient",
+                "MendLogin", "MendFacebook", "MendTesting", "MendHTTPAsyncHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SessionTortureClient"
@@ -312,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "MendServerTests",
             dependencies: [
-                "MendLogin", "MendGraphAPI",
+                "MendLogin", "MendFacebook", "MendGraphAPI",
                 "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
                 "MendSignedRequest",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

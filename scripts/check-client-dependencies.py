@@ -6,7 +6,8 @@ dependencies) and `swift package show-dependencies --format json` (the package d
 every client module's dependencies. A product of an external package counts as a dependency on that package
 and, conservatively, on everything that package depends on. Exits non-zero and names the path when a client
 module reaches a forbidden package (SwiftNIO, Hummingbird, AsyncHTTPClient) or target (MendServer,
-MendEmulator, MendServing, MendTesting), or a package outside the allowed list.
+MendEmulator, MendServing, MendTesting, or a client module it must stay independent of: MendLogin never reaches
+MendGraphAPI or MendFacebook), or a package outside the module's own allowed list.
 
 Also proves that the shipping executables (`mend`: MendCLI and MendCommands; `mend-server`: MendServerMain) never
 link MendTesting, even transitively.
@@ -15,10 +16,21 @@ import json
 import subprocess
 import sys
 
-CLIENT_MODULES = ["MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendGraphQL", "MendHTTPURLSession"]
 FORBIDDEN_TARGETS = {"MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendServing", "MendTesting"}
 FORBIDDEN_PACKAGES = {"swift-nio", "hummingbird", "async-http-client"}
-ALLOWED_PACKAGES = {"swift-http-types", "swift-log", "swift-crypto", "swift-asn1"}
+CRYPTO = {"swift-crypto", "swift-asn1"}  # swift-asn1 comes with swift-crypto's _CryptoExtras
+# Each client module: the packages it may use, and the Mend modules it must not reach besides the server side.
+# MendLogin is provider-neutral: Facebook (its dialect, the Graph API) is MendFacebook, over MendLogin and
+# MendGraphAPI, so that a Google or OpenID Connect login builds without either.
+CLIENT_MODULES = {
+    "MendCore": (set(), set()),
+    "MendHTTP": ({"swift-http-types", "swift-log"}, set()),
+    "MendHTTPURLSession": ({"swift-http-types", "swift-log"}, set()),
+    "MendGraphAPI": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook"}),
+    "MendGraphQL": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI"}),
+    "MendLogin": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphAPI", "MendFacebook", "MendGraphQL"}),
+    "MendFacebook": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphQL"}),
+}
 # The targets of the shipping executables, and the test support they must never link.
 SHIPPING_MODULES = ["MendCLI", "MendCommands", "MendServerMain"]
 TEST_ONLY_TARGETS = {"MendTesting"}
@@ -86,7 +98,7 @@ def main():
 
     failures = []
 
-    def check_products(name, path):
+    def check_products(name, path, allowed):
         for product in targets[name].get("product_dependencies", []):
             package = product_package.get(product)
             if package is None:
@@ -94,12 +106,14 @@ def main():
                 continue
             reached = {package} | closure.get(package, set())
             bad = reached & FORBIDDEN_PACKAGES
-            outside = reached - ALLOWED_PACKAGES
+            outside = reached - allowed
             for item in sorted(bad | outside):
                 failures.append(" -> ".join(path + [f"{product} ({package})", item]))
 
-    for module in CLIENT_MODULES:
-        seen = reach(module, FORBIDDEN_TARGETS, failures, check_products)
+    for module, (allowed, forbidden) in CLIENT_MODULES.items():
+        seen = reach(
+            module, FORBIDDEN_TARGETS | forbidden, failures,
+            lambda name, path, allowed=allowed: check_products(name, path, allowed))
         if seen:
             print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
 
@@ -108,7 +122,8 @@ def main():
         reach(module, TEST_ONLY_TARGETS, shipping_failures)
 
     if failures:
-        print("\nClient modules must not depend on server-side code. Offending paths:")
+        print("\nClient modules must not reach server-side code, nor a client module they stay independent of. "
+              "Offending paths:")
         for failure in sorted(set(failures)):
             print("  " + failure)
     if shipping_failures:

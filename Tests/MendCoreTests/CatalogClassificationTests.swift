@@ -61,6 +61,7 @@ let expectedRows: [ExpectedRow] = [
     .init(.Session.sessionExpired, "sessionExpired", .recoverable, .reauthenticate),
     .init(.Session.refreshTokenUnknown, "refreshTokenUnknown", .recoverable, .reauthenticate),
     .init(.Session.revoked, "revoked", .recoverable, .reauthenticate),
+    .init(.Session.notRefreshable, "notRefreshable", .recoverable, .reauthenticate),
     // OAuth 2.0 and OpenID Connect: RFC 6749, 6750, 7009, 8628 and OIDC Core's error values.
     .init(.OAuth.invalidRequest, "invalidRequest", .other, .fixConfiguration),
     .init(.OAuth.invalidClient, "invalidClient", .other, .fixConfiguration),
@@ -232,7 +233,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 19), (.session, 12), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 19), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {

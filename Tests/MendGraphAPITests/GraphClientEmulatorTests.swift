@@ -28,7 +28,7 @@ struct GraphClientEmulatorTests {
             let subcode = parts.count > 1 ? MendError.Subcode(rawValue: parts[1]) : nil
             let expected = ErrorCatalog.graph.entry(code: code, subcode: subcode)
             try await emulator.inject(error: row, path: "/me")
-            let tokens = StaticGraphToken(try await emulator.token())
+            let tokens = StaticCredential(token: try await emulator.token())
             let waits = Waits()
             let client = graphClient(emulator, tokens: tokens, waits: waits)
             let error = try await #require(throws: MendError.self) {
@@ -48,9 +48,10 @@ struct GraphClientEmulatorTests {
             let sent = await emulator.requestLog().filter { $0.path.hasSuffix("/me") }
             #expect(sent.count == error.attempts)
             #expect(waits.all.count == error.attempts - 1)
+            #expect(GraphClient.isTokenError(error) == GraphCredentialRows.isTokenError(error))
             if GraphCredentialRows.isTokenError(error) {
-                #expect(try await tokens.currentAccessToken() == nil, "a token error clears the token")
-                #expect(await tokens.invalidation?.subcode == subcode)
+                #expect(try await tokens.currentCredential()?.token == nil, "a token error clears the token")
+                #expect(tokens.invalidation?.subcode == subcode)
             }
             if error.recovery.action == .requestPermissions, let permission = error.recovery.permissions.first {
                 #expect(!permission.isEmpty)
@@ -62,7 +63,7 @@ struct GraphClientEmulatorTests {
     func recoveryReplaysOnce() async throws {
         try await withEmulator { emulator in
             try await emulator.inject(error: "graph/190/463", path: "/me", times: 1)
-            let tokens = StaticGraphToken(try await emulator.token())
+            let tokens = StaticCredential(token: try await emulator.token())
             let login = EmulatorLogin(emulator: emulator, tokens: tokens)
             let client = graphClient(emulator, tokens: tokens, attempter: login)
             let response = try await client.send(GraphRequest(path: "me", fields: ["id", "name"]))
@@ -77,7 +78,7 @@ struct GraphClientEmulatorTests {
     @Test("A failed recovery returns the token error once; onTokenError .invalidate at once; both clear the token")
     func recoveryFails() async throws {
         try await withEmulator { emulator in
-            let tokens = StaticGraphToken(try await emulator.token())
+            let tokens = StaticCredential(token: try await emulator.token())
             try await emulator.setUserState(.passwordChanged)
             let login = EmulatorLogin(emulator: emulator, tokens: tokens, succeeds: false)
             let client = graphClient(emulator, tokens: tokens, attempter: login)
@@ -85,18 +86,18 @@ struct GraphClientEmulatorTests {
             #expect(failed.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(failed.attempts == 1)
             #expect(login.calls.current == 1)
-            #expect(try await tokens.currentAccessToken() == nil)
-            #expect(await tokens.invalidation?.subcode == .passwordChanged)
+            #expect(try await tokens.currentCredential()?.token == nil)
+            #expect(tokens.invalidation?.subcode == .passwordChanged)
 
             try await emulator.setUserState(.active)
-            await tokens.set(try await emulator.token())
+            tokens.set(Credential(token: try await emulator.token()))
             try await emulator.setUserState(.passwordChanged)
             let skipped = try await #require(throws: MendError.self) {
                 try await client.send(GraphRequest(path: "me", onTokenError: .invalidate))
             }
             #expect(skipped.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(login.calls.current == 1, "onTokenError: .invalidate runs no attempter")
-            #expect(try await tokens.currentAccessToken() == nil, "but the dead token is still cleared")
+            #expect(try await tokens.currentCredential()?.token == nil, "but the dead token is still cleared")
         }
     }
 
@@ -105,7 +106,7 @@ struct GraphClientEmulatorTests {
     func keepsTheTokenWhenAsked() async throws {
         try await withEmulator { emulator in
             let token = try await emulator.token()
-            let tokens = StaticGraphToken(token)
+            let tokens = StaticCredential(token: token)
             try await emulator.setUserState(.passwordChanged)
             let login = EmulatorLogin(emulator: emulator, tokens: tokens)
             let client = graphClient(emulator, tokens: tokens, attempter: login)
@@ -114,21 +115,21 @@ struct GraphClientEmulatorTests {
             }
             #expect(kept.matches(.Graph.accessTokenInvalid, .passwordChanged))
             #expect(login.calls.current == 0)
-            #expect(try await tokens.currentAccessToken() == token)
-            #expect(await tokens.invalidation == nil)
+            #expect(try await tokens.currentCredential()?.token == token)
+            #expect(tokens.invalidation == nil)
 
             var overridden = GraphRequest(path: "me")
             overridden.tokenOverride = token
             _ = try await #require(throws: MendError.self) { try await client.send(overridden) }
             #expect(login.calls.current == 0)
-            #expect(try await tokens.currentAccessToken() == token)
+            #expect(try await tokens.currentCredential()?.token == token)
         }
     }
 
     @Test("1,000 concurrent requests when the token expires: one recovery, every completion exactly once")
     func concurrentExpiry() async throws {
         try await withEmulator { emulator in
-            let tokens = StaticGraphToken(try await emulator.token(lifetime: 3600))
+            let tokens = StaticCredential(token: try await emulator.token(lifetime: 3600))
             await emulator.advanceClock(by: 7200)
             let login = EmulatorLogin(emulator: emulator, tokens: tokens)
             let client = graphClient(emulator, tokens: tokens, attempter: login)

@@ -18,7 +18,7 @@ struct GraphClientExtrasTests {
                 configuration: .init(
                     graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
                     fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
-                tokens: StaticGraphToken(try await emulator.token()))
+                credentials: StaticCredential(token: try await emulator.token()))
             let catalog = try await client.refreshErrorConfiguration()
             // The provider's configuration names 102 and 190 as login-recoverable, as the vendor SDK's does.
             #expect(MendError(code: .Graph.accessTokenInvalid, catalog: catalog).category == .recoverable)
@@ -29,7 +29,7 @@ struct GraphClientExtrasTests {
     @Test("Batch items can depend on earlier ones by name")
     func dependentBatch() async throws {
         try await withEmulator { emulator in
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let client = graphClient(emulator, tokens: StaticCredential(token: try await emulator.token()))
             let results = try await client.send(
                 GraphBatch([
                     .init(GraphRequest(path: "me", fields: ["id"]), name: "me"),
@@ -57,7 +57,7 @@ struct GraphClientExtrasTests {
             let client = GraphClient(
                 transport: AsyncHTTPClientTransport(), configuration: configuration,
                 steps: .graph(
-                    for: configuration, tokens: StaticGraphToken(try await emulator.token()),
+                    for: configuration, credentials: StaticCredential(token: try await emulator.token()),
                     usage: GraphUsageStep(slowDownAbove: 0.9, maximumDelay: .seconds(10), clock: clock), clock: clock))
             _ = try await client.send(GraphRequest(path: "me"))
             #expect(client.latestUsage?.app?.callCount == 95)

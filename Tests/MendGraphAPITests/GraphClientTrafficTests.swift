@@ -18,7 +18,7 @@ struct GraphClientTrafficTests {
                     times: 1))
             let waits = Waits()
             let client = graphClient(
-                emulator, tokens: StaticGraphToken(try await emulator.token()), waits: waits, recovery: false)
+                emulator, tokens: StaticCredential(token: try await emulator.token()), waits: waits, recovery: false)
             let error = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(error.code == .Graph.appRateLimit)
             #expect(error.recovery.action == .waitForRateLimit)
@@ -38,7 +38,8 @@ struct GraphClientTrafficTests {
         configuration.users[0].seedPostCount = 1000
         try await withEmulator(configuration: configuration) { emulator in
             let client = graphClient(
-                emulator, tokens: StaticGraphToken(try await emulator.token(scopes: ["public_profile", "user_posts"])))
+                emulator,
+                tokens: StaticCredential(token: try await emulator.token(scopes: ["public_profile", "user_posts"])))
             var ids = Set<String>()
             var count = 0
             for try await post in client.items(
@@ -57,7 +58,7 @@ struct GraphClientTrafficTests {
     @Test("A 50-item batch with mixed results is one HTTP call with per-item errors")
     func batch() async throws {
         try await withEmulator { emulator in
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let client = graphClient(emulator, tokens: StaticCredential(token: try await emulator.token()))
             var requests = (0..<48).map { _ in GraphRequest(path: "me", fields: ["id"]) }
             requests.append(GraphRequest(path: "999999999999999", fields: ["id"]))
             requests.append(GraphRequest(path: "me/friends"))
@@ -76,7 +77,7 @@ struct GraphClientTrafficTests {
     @Test("A 51-item batch fails before sending, or splits into two calls when asked")
     func oversizedBatch() async throws {
         try await withEmulator { emulator in
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let client = graphClient(emulator, tokens: StaticCredential(token: try await emulator.token()))
             let batch = GraphBatch(requests: (0..<51).map { _ in GraphRequest(path: "me", fields: ["id"]) })
             let error = try await #require(throws: MendError.self) { try await client.send(batch) }
             #expect(error.code == .Graph.invalidParameter)
@@ -92,7 +93,7 @@ struct GraphClientTrafficTests {
     func html503() async throws {
         try await withEmulator { emulator in
             try await emulator.inject(FaultRule(kind: .html, path: "/me", status: 503))
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let client = graphClient(emulator, tokens: StaticCredential(token: try await emulator.token()))
             let error = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(error.code == .HTTP.serviceUnavailable)
             #expect(error.category == .transient)
@@ -104,7 +105,7 @@ struct GraphClientTrafficTests {
     func truncated() async throws {
         try await withEmulator { emulator in
             try await emulator.inject(FaultRule(kind: .truncatedJSON, path: "/me"))
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()))
+            let client = graphClient(emulator, tokens: StaticCredential(token: try await emulator.token()))
             let error = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(error.code == .Transport.malformedResponse)
             #expect(error.category == .transient)
@@ -117,7 +118,8 @@ struct GraphClientTrafficTests {
             let body = "{\"data\":\"" + String(repeating: "x", count: 50 << 20) + "\"}"
             try await emulator.inject(
                 FaultRule(kind: .status, path: "/me", status: 200, body: body, contentType: "application/json"))
-            let client = graphClient(emulator, tokens: StaticGraphToken(try await emulator.token()), limit: 1 << 20)
+            let client = graphClient(
+                emulator, tokens: StaticCredential(token: try await emulator.token()), limit: 1 << 20)
             let error = try await #require(throws: MendError.self) { try await client.send(GraphRequest(path: "me")) }
             #expect(error.code == .Transport.responseTooLarge)
             #expect((error.response?.body?.count ?? 0) <= ResponseExcerpt.defaultBodyLimit)

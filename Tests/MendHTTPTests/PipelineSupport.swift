@@ -42,7 +42,8 @@ func makeClient(
 
 typealias SwiftLogNoOpLogHandlerShim = SwiftLogNoOpLogHandler
 
-/// A provider whose token changes on every refresh, counting refreshes.
+/// A provider whose token changes on every refresh, counting refreshes; written as an app would, sharing its refresh
+/// among concurrent rejections through `CredentialRenewal`.
 final class RotatingProvider: CredentialProvider {
     let refreshes = Locked<Int>(0)
     let current = Locked<Credential>(Credential(token: "EAAtokenAAAAAAAAAAAAAAAAA1", placement: .bearerHeader))
@@ -50,6 +51,7 @@ final class RotatingProvider: CredentialProvider {
     let placement: Credential.Placement
     /// The refresh does not finish before this says so (a test waits for every request to be rejected first).
     let holdUntil: @Sendable () -> Bool
+    let renewal = CredentialRenewal()
 
     init(
         failure: MendError? = nil, placement: Credential.Placement = .bearerHeader,
@@ -64,8 +66,12 @@ final class RotatingProvider: CredentialProvider {
     func currentCredential() async throws -> Credential? { current.withLock { $0 } }
 
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
+        try await renewal.renew(after: rejected) { try await self.rotate() }
+    }
+
+    private func rotate() async throws -> Credential {
         refreshes.withLock { $0 += 1 }
-        // Let every concurrent request reach the coordinator before the refresh completes.
+        // Let every concurrent request reach the renewal before the refresh completes.
         for _ in 0..<50 { await Task.yield() }
         while !holdUntil() { await Task.yield() }
         for _ in 0..<50 { await Task.yield() }

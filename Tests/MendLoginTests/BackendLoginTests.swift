@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin

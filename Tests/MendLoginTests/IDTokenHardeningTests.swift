@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendTesting

@@ -1,6 +1,7 @@
 import Foundation
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
@@ -20,7 +21,7 @@ func loginManager(
         version: emulator.emulator.configuration.graphVersion)
     let transport = AsyncHTTPClientTransport()
     let credentials = CredentialsManager(
-        store: store, authority: ProviderSessionAuthority(provider: provider, transport: transport))
+        store: store, authority: FacebookSessionAuthority(provider: provider, transport: transport))
     let login = LoginManager(
         provider: provider, exchanger: DirectCodeExchanger(provider: provider, transport: transport),
         credentials: credentials)
@@ -73,7 +74,7 @@ struct LoginFlowTests {
             let graph = GraphClient(
                 transport: AsyncHTTPClientTransport(),
                 configuration: .init(graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion),
-                tokens: credentials)
+                credentials: credentials)
             let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
             #expect(me["name"] == .string("Alice Example"))
         }
@@ -214,7 +215,7 @@ struct LoginFlowTests {
             let graph = GraphClient(
                 transport: AsyncHTTPClientTransport(),
                 configuration: .init(graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion),
-                tokens: credentials)
+                credentials: credentials)
             let error = try await #require(throws: MendError.self) { try await graph.send(GraphRequest(path: "me")) }
             #expect(error.matches(.Graph.accessTokenInvalid, .tokenExpired))
             #expect(!error.description.contains(token))

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin

@@ -1,5 +1,6 @@
 import Foundation
 import MendCore
+import MendFacebook
 import MendLogin
 import Testing
 

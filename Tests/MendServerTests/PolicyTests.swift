@@ -108,14 +108,14 @@ import Testing
 
     @Test func upstreamStatuses() {
         #expect(
-            UpstreamStatus.status(for: MendError(code: .Graph.serviceUnavailable, catalog: .login))
+            UpstreamStatus.status(for: MendError(code: .Graph.serviceUnavailable, catalog: .server))
                 == .serviceUnavailable)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.invalidParameter, catalog: .login)) == .badRequest)
+        #expect(UpstreamStatus.status(for: MendError(code: .Graph.invalidParameter, catalog: .server)) == .badRequest)
         #expect(
-            UpstreamStatus.status(for: MendError(code: .Graph.accessTokenInvalid, catalog: .login)) == .unauthorized)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.permissionMissing, catalog: .login)) == .forbidden)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.timedOut, catalog: .login)) == .gatewayTimeout)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.connectionLost, catalog: .login)) == .badGateway)
-        #expect(UpstreamStatus.status(for: MendError(code: .HTTP.serviceUnavailable, catalog: .login)) == .badGateway)
+            UpstreamStatus.status(for: MendError(code: .Graph.accessTokenInvalid, catalog: .server)) == .unauthorized)
+        #expect(UpstreamStatus.status(for: MendError(code: .Graph.permissionMissing, catalog: .server)) == .forbidden)
+        #expect(UpstreamStatus.status(for: MendError(code: .Transport.timedOut, catalog: .server)) == .gatewayTimeout)
+        #expect(UpstreamStatus.status(for: MendError(code: .Transport.connectionLost, catalog: .server)) == .badGateway)
+        #expect(UpstreamStatus.status(for: MendError(code: .HTTP.serviceUnavailable, catalog: .server)) == .badGateway)
     }
 }

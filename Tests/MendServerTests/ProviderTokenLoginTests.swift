@@ -1,6 +1,7 @@
 import Foundation
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin

@@ -15,6 +15,7 @@
 import Crypto
 import Foundation
 import MendCore
+import MendFacebook
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendTesting

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import MendCore
 import MendEmulator
+import MendFacebook
 import MendGraphAPI
 import MendGraphQL
 import MendHTTP
@@ -103,16 +104,19 @@ struct Walkthrough {
                 + "mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
         // 1b. A second provider: the Google-like OpenID Connect issuer, its session kept by the OIDC authority.
         say(try await secondProviderLogin())
-        let tokens = StaticGraphToken(providerToken)
+        // The Graph client takes the provider's token that the backend session carries; when the provider rejects
+        // it, SessionCredentials logs in again (headlessly here, counted) and the request is replayed once.
         let relogins = ReloginCounter()
-        let attempter = DemoLoginAttempter(login: login, tokens: tokens, counter: relogins)
+        let tokens = SessionCredentials(
+            login: login, presenter: CountingPresenter(base: Self.presenter(.grantAll), counter: relogins),
+            token: .provider)
         let graphConfiguration = GraphClient.Configuration(
             graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
             appID: emulator.emulator.configuration.defaultApp.id)
         let graph = GraphClient(
             transport: transport, configuration: graphConfiguration,
             steps: .graph(
-                for: graphConfiguration, tokens: tokens, recoveryAttempter: attempter,
+                for: graphConfiguration, credentials: tokens,
                 retryPolicy: RetryPolicy(
                     maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
             ))
@@ -120,7 +124,7 @@ struct Walkthrough {
             graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion)
         let probe = GraphClient(
             transport: transport, configuration: probeConfiguration,
-            steps: .graph(for: probeConfiguration, tokens: nil, retryPolicy: .never))
+            steps: .graph(for: probeConfiguration, credentials: nil, retryPolicy: .never))
 
         // 2. Reads: a node, an edge across pages, a batch.
         let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
@@ -145,7 +149,7 @@ struct Walkthrough {
         var rows: [LiveDemo.Row] = []
         func probeError(_ request: GraphRequest) async throws -> MendError {
             var request = request
-            request.tokenOverride = try await tokens.currentAccessToken() ?? providerToken
+            request.tokenOverride = try await tokens.currentCredential()?.token ?? providerToken
             do {
                 _ = try await probe.send(request)
                 throw DemoFailure(description: "\(request.path) did not fail")
@@ -207,25 +211,29 @@ struct Walkthrough {
         let afterExpiry = try await graph.send(me1)
         row(
             "expired token", expired,
-            "cleared the token, logged in again \(relogins.value - loginsBefore)×, replayed once → \(afterExpiry.status)",
+            "logged in again \(relogins.value - loginsBefore)× (SessionCredentials), replayed once → \(afterExpiry.status)",
             passed: expired.matches(.Graph.accessTokenInvalid, .tokenExpired) && afterExpiry.attempts == 2
                 && relogins.value - loginsBefore == 1)
 
-        // A password change: the user is signed out with the reason (no silent re-login: it needs the user).
+        // A password change: background work (`onTokenError: .invalidate`) never opens a login page; the next
+        // request the user makes logs in again, once.
         try await emulator.setUserState(.passwordChanged)
         let changed = try await probeError(me1)
-        var signedOut = "?"
+        var background = "?"
+        let loginsBeforeChange = relogins.value
         do {
             _ = try await graph.send(GraphRequest(path: "me", onTokenError: .invalidate))
         } catch let error as MendError {
-            signedOut = error.name
+            background = error.name
         }
-        let invalidation = await tokens.invalidation
+        let backgroundLogins = relogins.value - loginsBeforeChange
+        let afterChange = try await graph.send(me1)
         row(
             "password changed", changed,
-            "token cleared; signed out (reason: \(invalidation?.name ?? signedOut)) until the user logs in",
-            passed: changed.matches(.Graph.accessTokenInvalid, .passwordChanged) && invalidation != nil)
-        try await attempter.logInAgain()
+            "background call failed (\(background)), no login page; the user's next call logged in again "
+                + "\(relogins.value - loginsBeforeChange - backgroundLogins)× → \(afterChange.status)",
+            passed: changed.matches(.Graph.accessTokenInvalid, .passwordChanged) && backgroundLogins == 0
+                && relogins.value - loginsBeforeChange == 1 && afterChange.status == 200)
 
         // A missing permission: re-requested with auth_type=rerequest, only because the user acted.
         let post = GraphRequest(path: "me/feed", parameters: ["message": "Hello from Mend"], method: .post)
@@ -233,7 +241,6 @@ struct Walkthrough {
         _ = try await login.logIn(
             scopes: login.defaultScopes + missing.recovery.permissions, rerequest: true,
             presenter: Self.presenter(.grantAll))
-        if let fresh = try await sessions.currentSession()?.providerAccessToken { await tokens.set(fresh) }
         let posted = try await graph.send(post).json()
         row(
             "missing permission", missing,
@@ -249,10 +256,10 @@ struct Walkthrough {
             passed: duplicate.code == .Graph.duplicatePost && duplicateAttempts == 1)
 
         // GraphQL: partial data with typed errors.
-        let currentToken = try await tokens.currentAccessToken() ?? providerToken
+        let currentToken = try await tokens.currentCredential()?.token ?? providerToken
         let graphQL = GraphQLClient(
             endpoint: emulator.url("/graphql"), transport: transport,
-            credentialProvider: FixedCredential(credential: Credential(token: currentToken)))
+            credentialProvider: StaticCredential(token: currentToken))
         let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
         if let first = partial.classifiedErrors.first {
             row(
@@ -267,8 +274,8 @@ struct Walkthrough {
             baseURL: emulator.url("/v1/"), transport: transport,
             configuration: .init(errorDecoder: RESTErrorDecoder()),
             steps: .standard(
-                credentialProvider: FixedCredential(
-                    credential: Credential(
+                credentialProvider: StaticCredential(
+                    Credential(
                         token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey")
                     )),
                 retryPolicy: .never))
@@ -298,23 +305,14 @@ struct Walkthrough {
     }
 }
 
-/// Logs in again headlessly for the Graph client's recovery, counting how often.
-struct DemoLoginAttempter: ErrorRecoveryAttempter {
-    let login: LoginManager
-    let tokens: StaticGraphToken
+/// A presenter that counts the logins it shows (the Graph client's re-logins).
+struct CountingPresenter: LoginPresenter {
+    let base: any LoginPresenter
     let counter: ReloginCounter
 
-    func attemptRecovery(from error: MendError, optionIndex: Int) async -> Bool {
-        (try? await logInAgain()) != nil
-    }
-
-    func logInAgain() async throws {
+    func begin() async throws -> any LoginPresentation {
         counter.increment()
-        let result = try await login.logIn(presenter: Walkthrough.presenter(.grantAll))
-        guard let token = result.session?.providerAccessToken else {
-            throw DemoFailure(description: "no provider token")
-        }
-        await tokens.set(token)
+        return try await base.begin()
     }
 }
 

@@ -70,7 +70,8 @@ struct GraphCommand: AsyncParsableCommand {
         let configuration = GraphClient.Configuration(graphURL: URL(string: baseURL)!, version: version)
         let client = GraphClient(
             transport: AsyncHTTPClientTransport(), configuration: configuration,
-            steps: .graph(for: configuration, tokens: StaticGraphToken(accessToken), logging: verbose ? .all : []),
+            steps: .graph(
+                for: configuration, credentials: StaticCredential(token: accessToken), logging: verbose ? .all : []),
             logger: logger)
         do {
             if method.uppercased() == "BATCH" {

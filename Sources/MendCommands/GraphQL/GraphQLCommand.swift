@@ -71,7 +71,7 @@ struct GraphQLCommand: AsyncParsableCommand {
         let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
         let client = GraphQLClient(
             endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(),
-            credentialProvider: accessToken.map { FixedCredential(credential: Credential(token: $0)) })
+            credentialProvider: accessToken.map { StaticCredential(token: $0) })
         let response: GraphQLResponse<JSONValue>
         do {
             response = try await client.send(
@@ -111,11 +111,4 @@ struct GraphQLReport: Encodable {
     var data: JSONValue?
     var errors: [ErrorReport]
     var nulledPaths: [String]
-}
-
-/// A credential that never refreshes (the CLI's `--token`).
-struct FixedCredential: CredentialProvider {
-    let credential: Credential
-    func currentCredential() async throws -> Credential? { credential }
-    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MendCore
+import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin

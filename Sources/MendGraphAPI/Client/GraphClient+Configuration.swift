@@ -5,7 +5,7 @@ public import MendHTTP
 extension GraphClient {
     /// What a Graph client talks to and how it reads the answers: the URL, version and app, the catalog, where the
     /// token goes, and the provider's error configuration. How requests are retried, throttled, re-authenticated and
-    /// logged is the client's steps' business (`.graph(for:tokens:…)`).
+    /// logged is the client's steps' business (`.graph(for:credentials:…)`).
     public struct Configuration: Sendable {
         /// The Graph API's base URL: the provider's by default, the emulator's in tests.
         public var graphURL: URL

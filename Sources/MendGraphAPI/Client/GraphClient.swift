@@ -8,11 +8,11 @@ public import MendHTTP
 ///
 /// Every call goes through MendHTTP's pipeline: transient errors are retried with backoff within the retry budget,
 /// a throttle holds further calls to the app until the provider's wait has passed, and a token error (102, 190)
-/// clears the token and runs the app's recovery attempter once — for any number of concurrent failures — before
-/// each request is replayed once. Every completion fires exactly once.
+/// goes to the client's `CredentialProvider` — invalidated, then renewed (MendLogin's `SessionCredentials` refreshes
+/// the session, else logs in again) — before the request is replayed once. Every completion fires exactly once.
 ///
 /// ```swift
-/// let graph = GraphClient(transport: AsyncHTTPClientTransport(), tokens: credentials, recoveryAttempter: login)
+/// let graph = GraphClient(transport: AsyncHTTPClientTransport(), credentials: StaticCredential(token: token))
 /// let me: Profile = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"]), as: Profile.self)
 /// ```
 public final class GraphClient: Sendable {
@@ -28,13 +28,13 @@ public final class GraphClient: Sendable {
     /// ```swift
     /// let graph = GraphClient(
     ///     transport: transport, configuration: configuration,
-    ///     steps: .graph(for: configuration, tokens: credentials, recoveryAttempter: login, retryPolicy: .never))
+    ///     steps: .graph(for: configuration, credentials: credentials, retryPolicy: .never))
     /// ```
     ///
     /// - Parameters:
     ///   - transport: The transport.
     ///   - configuration: Base URL, version, app, catalog, token placement, error configuration.
-    ///   - steps: The pipeline's steps; `.graph(for:tokens:…)` composes the usual ones (usage, then Mend's
+    ///   - steps: The pipeline's steps; `.graph(for:credentials:…)` composes the usual ones (usage, then Mend's
     ///     standard steps with the Graph's token errors as credential rejections).
     ///   - logger: Where the steps' logging goes.
     public init(
@@ -56,23 +56,32 @@ public final class GraphClient: Sendable {
             steps: steps, logger: logger)
     }
 
-    /// Creates a client with the usual steps: token errors clear the token and run `recoveryAttempter` once before
-    /// the request is replayed, transient errors are retried, throttles hold further calls to the app.
+    /// Creates a client with the usual steps: a token error invalidates the token and renews it through
+    /// `credentials` before the request is replayed once, transient errors are retried, throttles hold further calls
+    /// to the app.
     ///
     /// - Parameters:
     ///   - transport: The transport.
     ///   - configuration: Base URL, version, app, catalog, token placement, error configuration.
-    ///   - tokens: The user's token; `nil` sends requests without one (or with each request's override).
-    ///   - recoveryAttempter: What recovers a token error (MendLogin's logs in again); `nil` only clears the token.
+    ///   - credentials: The user's token and how it is renewed; `nil` sends requests without one (or with each
+    ///     request's override).
     ///   - logger: Where the steps' logging goes.
     public convenience init(
         transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        tokens: (any GraphTokenSource)? = nil, recoveryAttempter: (any ErrorRecoveryAttempter)? = nil,
+        credentials: (any CredentialProvider)? = nil,
         logger: Logger = Logger(label: "mend.graph", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.init(
             transport: transport, configuration: configuration,
-            steps: .graph(for: configuration, tokens: tokens, recoveryAttempter: recoveryAttempter), logger: logger)
+            steps: .graph(for: configuration, credentials: credentials), logger: logger)
+    }
+
+    /// Whether `error` is a token error that renewing the token can help: 102 or 190 with any subcode, when
+    /// recoverable (190/492, a session the provider locked, is not). The Graph steps count these as rejections of
+    /// the client's credential.
+    public static func isTokenError(_ error: MendError) -> Bool {
+        (error.code == .Graph.sessionInvalid || error.code == .Graph.accessTokenInvalid)
+            && error.category == .recoverable
     }
 
     /// The catalog errors are classified with now: the provider's error configuration merged over

@@ -41,26 +41,82 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var debugDescription: String { description }
 }
 
-/// Supplies the credential for requests and refreshes it when the server rejects it.
+/// The one way an API client gets and renews its credential.
 ///
-/// MendLogin's credentials manager implements this; apps with their own token logic can too.
+/// ``AuthorizationStep`` asks for the current credential before each request; when the server rejects it (the
+/// client's rejection rule matches the error, such as a 401 or the Graph API's 190), the step calls
+/// ``invalidate(_:because:)``, then ``refreshCredential(rejected:error:)``, and replays the request once with what that
+/// returns. A second rejection is returned to the caller, never looped.
+///
+/// Implementations: ``StaticCredential`` (a fixed token), MendLogin's `CredentialsManager` (the session: refresh
+/// it) and `SessionCredentials` (refresh the session, else log in again), or an app's own.
+///
+/// Concurrent requests rejected with the same credential each call ``refreshCredential(rejected:error:)``: an
+/// implementation shares one renewal among them, and answers a rejection of a credential it has already replaced
+/// with the newer one, without renewing again — ``CredentialRenewal`` does both (Mend's providers share their
+/// refreshes and logins this way).
 public protocol CredentialProvider: Sendable {
     /// The credential to attach now, or `nil` to send the request without one.
     func currentCredential() async throws -> Credential?
 
     /// Returns a fresh credential after the server rejected `rejected` with `error` (a refresh, or a new login).
     ///
-    /// The pipeline calls this once for any number of concurrent rejections of the same credential. Throwing fails
-    /// every waiting request with the thrown error (a `MendError`, ideally; rethrow `error` when nothing helps).
+    /// Throwing fails the request with the thrown error (a `MendError`, ideally; rethrow `error` when nothing helps).
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential
 
     /// Forgets `credential`, which the server rejected with `error`. The pipeline calls this before
-    /// ``refreshCredential(rejected:error:)`` (once for any number of concurrent rejections), and alone when the
-    /// request does not re-authenticate (``CredentialRejection/invalidate``).
+    /// ``refreshCredential(rejected:error:)``, and alone when the request does not re-authenticate
+    /// (``CredentialRejection/invalidate``).
     func invalidate(_ credential: Credential, because error: MendError) async
 }
 
 extension CredentialProvider {
     /// Does nothing: a provider whose refresh replaces the credential needs no separate step.
     public func invalidate(_ credential: Credential, because error: MendError) async {}
+}
+
+/// A fixed credential, for scripts, servers and tests: it is attached until the server rejects it, then forgotten
+/// (the rejecting error is kept in ``invalidation``) until ``set(_:)`` gives a new one. It never refreshes: a
+/// rejection fails the request.
+///
+/// ```swift
+/// let graph = GraphClient(transport: transport, credentials: StaticCredential(token: accessToken))
+/// ```
+public final class StaticCredential: CredentialProvider {
+    private let state: Locked<(credential: Credential?, invalidation: MendError?)>
+
+    /// Serves `token` (in the `Authorization: Bearer` header unless the client places tokens elsewhere).
+    public convenience init(token: String?) {
+        self.init(token.map { Credential(token: $0) })
+    }
+
+    /// Serves `credential`.
+    public init(_ credential: Credential?) {
+        state = Locked((credential, nil))
+    }
+
+    /// The error that invalidated the credential, if one did since the last ``set(_:)``.
+    public var invalidation: MendError? { state.withLock { $0.invalidation } }
+
+    /// Replaces the credential (a new login), forgetting any invalidation.
+    public func set(_ credential: Credential?) {
+        state.withLock { $0 = (credential, nil) }
+    }
+
+    /// The credential, until it is invalidated.
+    public func currentCredential() async throws -> Credential? { state.withLock { $0.credential } }
+
+    /// Forgets the credential if it is the current one.
+    public func invalidate(_ credential: Credential, because error: MendError) async {
+        state.withLock { state in
+            guard state.credential?.token == credential.token else { return }
+            state = (nil, error)
+        }
+    }
+
+    /// Nothing renews a fixed credential: the current one when it already replaced `rejected`, else `error`.
+    public func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
+        guard let current = state.withLock({ $0.credential }), current.token != rejected.token else { throw error }
+        return current
+    }
 }

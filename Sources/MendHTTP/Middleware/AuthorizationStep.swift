@@ -4,28 +4,30 @@ public import Logging
 public import MendCore
 
 /// The authorization step: attaches the credential; when the server rejects it, does what the request's
-/// ``RequestOptions/credentialRejection`` says — invalidate it, and re-authenticate once (single-flight across
-/// concurrent requests) and replay once. A second failure is returned, never looped.
+/// ``RequestOptions/credentialRejection`` says — invalidate it, or renew it through the ``CredentialProvider`` and
+/// replay once. A second failure is returned, never looped.
 public struct AuthorizationStep: ClientMiddleware {
     let provider: (any CredentialProvider)?
-    let coordinator: ReauthenticationCoordinator?
+    let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
 
     /// Creates the step.
     ///
     /// - Parameters:
-    ///   - provider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - provider: Supplies, invalidates and renews the credential; `nil` sends requests without one.
+    ///   - placement: Where this API takes the token (the Graph API: a header or `access_token`), whatever the
+    ///     provider's credential says; `nil` keeps the credential's own placement.
     ///   - isRejection: Which errors mean that the server rejected the credential (default:
-    ///     ``isAuthenticationRejection(_:)``; the Graph client also counts its token errors).
+    ///     ``isAuthenticationRejection(_:)``; the Graph client counts its token errors).
     ///   - logging: Logs each re-authentication when it contains ``LoggingBehaviors/reauthentication``.
     public init(
-        provider: (any CredentialProvider)?,
+        provider: (any CredentialProvider)?, placement: Credential.Placement? = nil,
         isRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
         logging: LoggingBehaviors = []
     ) {
         self.provider = provider
-        self.coordinator = provider.map(ReauthenticationCoordinator.init(provider:))
+        self.placement = placement
         self.isRejection = isRejection
         self.behaviors = logging
     }
@@ -41,24 +43,21 @@ public struct AuthorizationStep: ClientMiddleware {
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
         guard request.options.attachesCredential else { return try await next(request) }
-        let credential: Credential?
         if let override = request.options.credentialOverride {
-            credential = override
-        } else {
-            credential = try await currentCredential()
+            // A token override is never invalidated or renewed.
+            return try await next(apply(override, to: request))
         }
-        guard let credential else { return try await next(request) }
+        guard let provider, let credential = try await provider.currentCredential() else {
+            return try await next(request)
+        }
         do {
-            return try await next(Self.apply(credential, to: request))
+            return try await next(apply(credential, to: request))
         } catch let error as MendError {
-            // The one decision for a rejected credential: keep it, invalidate it, or re-authenticate and replay.
-            guard request.options.credentialOverride == nil, isRejection(error),
-                request.options.credentialRejection != .keep
-            else { throw error }
-            guard request.options.credentialRejection == .reauthenticate, let coordinator else {
-                await provider?.invalidate(credential, because: error)
-                throw error
-            }
+            // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
+            let rejection = request.options.credentialRejection
+            guard rejection != .keep, isRejection(error) else { throw error }
+            await provider.invalidate(credential, because: error)
+            guard rejection == .reauthenticate else { throw error }
             if behaviors.contains(.reauthentication) {
                 context.logger.debug(
                     "Re-authenticating after a rejected credential",
@@ -66,7 +65,7 @@ public struct AuthorizationStep: ClientMiddleware {
             }
             let fresh: Credential
             do {
-                fresh = try await coordinator.freshCredential(after: credential, error: error)
+                fresh = try await provider.refreshCredential(rejected: credential, error: error)
             } catch let refreshError as MendError {
                 if behaviors.contains(.reauthentication) {
                     context.logger.debug(
@@ -77,13 +76,16 @@ public struct AuthorizationStep: ClientMiddleware {
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
             }
-            return try await next(Self.apply(fresh, to: request))
+            return try await next(apply(fresh, to: request))
         }
     }
 
-    private func currentCredential() async throws -> Credential? {
-        guard let provider else { return nil }
-        return try await provider.currentCredential()
+    /// `request` carrying `credential` where this step's placement (or else the credential's) says.
+    func apply(_ credential: Credential, to request: APIRequest) -> APIRequest {
+        guard let placement, placement != credential.placement else { return Self.apply(credential, to: request) }
+        var placed = credential
+        placed.placement = placement
+        return Self.apply(placed, to: request)
     }
 
     /// Returns `request` carrying `credential` where its placement says.

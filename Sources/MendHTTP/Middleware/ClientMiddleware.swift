@@ -8,8 +8,8 @@ public import MendCore
 ///
 /// A client runs its steps in the order given, outermost first, then the transport and the error decoder. Mend's
 /// own steps are public values composed in the open; `.standard(credentialProvider:…)`
-/// is the usual order: ``AuthorizationStep`` (attach the credential; on its rejection invalidate it, re-authenticate
-/// once and replay), ``RateLimitGateStep`` (hold requests to a throttled key), ``RetryStep`` (backoff, budget,
+/// is the usual order: ``AuthorizationStep`` (attach the credential; on its rejection invalidate it, renew it through
+/// its provider and replay once), ``RateLimitGateStep`` (hold requests to a throttled key), ``RetryStep`` (backoff, budget,
 /// deadline), ``LoggingStep`` (one line per try). Put your own steps where they belong in that list.
 public protocol ClientMiddleware: Sendable {
     /// Handles `request`, calling `next` to continue down the pipeline (any number of times, or not at all).
@@ -23,7 +23,9 @@ extension Array where Element == any ClientMiddleware {
     /// Mend's standard steps, outermost first: authorization, the rate-limit gate, retry, logging.
     ///
     /// - Parameters:
-    ///   - credentialProvider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - credentialProvider: Supplies, invalidates and renews the credential; `nil` sends requests without one.
+    ///   - credentialPlacement: Where this API takes the token, whatever the credential says (`nil`: the
+    ///     credential's own placement).
     ///   - isCredentialRejection: Which errors mean that the server rejected the credential.
     ///   - retryPolicy: When and how often to retry (``RetryPolicy/never`` turns retries off); its
     ///     ``RetryPolicy/maximumHintedWait`` is also the longest rate-limit hold waited out.
@@ -34,6 +36,7 @@ extension Array where Element == any ClientMiddleware {
     ///   - clock: How the steps wait, read the time and draw jitter.
     public static func standard(
         credentialProvider: (any CredentialProvider)? = nil,
+        credentialPlacement: Credential.Placement? = nil,
         isCredentialRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
         retryPolicy: RetryPolicy = RetryPolicy(),
         retryBudget: RetryBudget = RetryBudget(),
@@ -43,7 +46,9 @@ extension Array where Element == any ClientMiddleware {
         clock: PipelineClock = .system
     ) -> [any ClientMiddleware] {
         [
-            AuthorizationStep(provider: credentialProvider, isRejection: isCredentialRejection, logging: logging),
+            AuthorizationStep(
+                provider: credentialProvider, placement: credentialPlacement, isRejection: isCredentialRejection,
+                logging: logging),
             RateLimitGateStep(
                 gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging,
                 clock: clock),

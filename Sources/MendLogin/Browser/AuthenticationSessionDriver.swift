@@ -74,15 +74,5 @@
                 redirectURI: redirectURI, prefersEphemeralSession: prefersEphemeralSession,
                 driver: { AuthenticationSessionDriver(anchor: anchor) })
         }
-
-        /// The Facebook presenter: `fb{app-id}://authorize` (register the `fb{app-id}` URL scheme in Info.plist).
-        public static func facebook(
-            appID: String, prefersEphemeralSession: Bool = false,
-            anchor: @escaping @MainActor @Sendable () -> ASPresentationAnchor?
-        ) throws(MendError) -> SystemBrowserPresenter {
-            try SystemBrowserPresenter(
-                redirectURI: facebookRedirectURI(appID: appID), prefersEphemeralSession: prefersEphemeralSession,
-                anchor: anchor)
-        }
     }
 #endif

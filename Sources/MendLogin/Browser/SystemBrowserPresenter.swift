@@ -102,11 +102,6 @@ public struct SystemBrowserPresenter: LoginPresenter {
         self.makeDriver = driver
     }
 
-    /// The Facebook redirect URI for an app: `fb{app-id}://authorize`.
-    public static func facebookRedirectURI(appID: String) -> URL {
-        URL(string: "fb\(appID)://authorize")!
-    }
-
     /// The callback a redirect URI stands for: a custom scheme, or an `https` host and path.
     static func callback(for redirectURI: URL) throws(MendError) -> WebAuthenticationCallback {
         guard let scheme = redirectURI.scheme?.lowercased(), !scheme.isEmpty else {

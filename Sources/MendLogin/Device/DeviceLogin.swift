@@ -2,7 +2,6 @@ public import Foundation
 import HTTPTypes
 public import Logging
 public import MendCore
-import MendGraphAPI
 public import MendHTTP
 
 /// Login on a device that cannot receive a browser redirect — a TV, a terminal over SSH, a container: the device
@@ -10,13 +9,14 @@ public import MendHTTP
 /// polls until they answer.
 ///
 /// Two wires, one API:
-/// - a Facebook-compatible provider's device login: `POST {graph}/{version}/device/login` and
-///   `device/login_status`, authenticated with the app's client token (`app_id|client_token`);
+/// - a Facebook-compatible provider's device login (MendFacebook's `FacebookDialect`):
+///   `POST {graph}/{version}/device/login` and `device/login_status`, authenticated with the app's client token
+///   (`app_id|client_token`);
 /// - RFC 8628 at an OAuth 2.0 provider with a ``LoginProvider/deviceAuthorizationEndpoint`` (Google): the device
 ///   authorization endpoint, then the token endpoint with the `device_code` grant.
 ///
 /// ```swift
-/// let device = DeviceLogin(provider: .facebook(appID: appID), clientToken: clientToken, transport: transport)
+/// let device = DeviceLogin(provider: provider, clientToken: clientToken, transport: transport)
 /// let authorization = try await device.start(scopes: ["public_profile", "email"])
 /// show(authorization.userCode, authorization.verificationURI)
 /// let result = try await device.waitForApproval(authorization)
@@ -168,7 +168,7 @@ public struct DeviceLogin: Sendable {
             do {
                 answer = try await client.send(pollRequest(authorization)).json()
             } catch let error as MendError {
-                switch Self.classify(error) {
+                switch Self.classify(error, wire: try? wire()) {
                 case .pending: continue
                 case .slowDown:
                     interval += .seconds(5)
@@ -191,17 +191,15 @@ public struct DeviceLogin: Sendable {
         case pending, slowDown, declined, expired
     }
 
-    /// Which device-login answer `error` is, if any: the provider's subcodes (1349174, 1349172, 1349173, 1349152)
-    /// or RFC 8628's `error` values.
-    static func classify(_ error: MendError) -> PollAnswer? {
-        if error.domain == .graph, let subcode = error.subcode?.rawValue {
-            switch subcode {
-            case 1_349_174: return .pending
-            case 1_349_172: return .slowDown
-            case 1_349_173: return .declined
-            case 1_349_152: return .expired
-            default: break
-            }
+    /// Which device-login answer `error` is, if any: what the provider's wire says (``DeviceLoginWire/pollAnswer``:
+    /// Facebook's Graph subcodes), or RFC 8628's `error` values.
+    static func classify(_ error: MendError, wire: DeviceLoginWire? = nil) -> PollAnswer? {
+        switch wire?.pollAnswer?(error) {
+        case .Login.deviceAuthorizationPending?: return .pending
+        case .Login.deviceSlowDown?: return .slowDown
+        case .Login.deviceLoginDeclined?: return .declined
+        case .Login.deviceCodeExpired?: return .expired
+        default: break
         }
         switch OAuthErrorBody.code(of: error) {
         case "authorization_pending": return .pending

@@ -2,7 +2,6 @@ public import Foundation
 import HTTPTypes
 public import Logging
 public import MendCore
-import MendGraphAPI
 public import MendHTTP
 
 /// Exchanges codes directly with the provider as a public client, proving possession with the PKCE verifier (no

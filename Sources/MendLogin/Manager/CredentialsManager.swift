@@ -1,6 +1,5 @@
 public import Foundation
 public import MendCore
-public import MendGraphAPI
 public import MendHTTP
 
 /// The one owner of the current session: it loads and stores it, keeps it fresh, checks it, ends it, and reports
@@ -24,7 +23,8 @@ public import MendHTTP
 /// timeout, a dropped connection: the error is thrown and the session kept), an unreadable store (`login/320`), a
 /// refresh whose answer was lost (the backend answers the repeated refresh token with the same successor).
 ///
-/// It is MendHTTP's `CredentialProvider` and MendGraphAPI's `GraphTokenSource`.
+/// It is MendHTTP's `CredentialProvider` for the session's own access token. ``SessionCredentials`` adds "else log in
+/// again", and can hand out the provider's token of a backend session instead.
 public actor CredentialsManager {
     /// The store.
     public let store: any TokenStore
@@ -158,10 +158,8 @@ public actor CredentialsManager {
                     return .session(base)
                 }
                 guard let authority, base.refreshToken != nil || base.issuer == .provider else {
-                    throw MendError(
-                        code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
-                        developerMessage: "The session expired and nothing can refresh it: log in again.",
-                        catalog: .login)
+                    throw MendError.login(
+                        .Session.notRefreshable, "The session expired and nothing can refresh it: log in again.")
                 }
                 do {
                     let fresh = try await authority.refresh(base)
@@ -400,7 +398,8 @@ extension CredentialsManager: CredentialProvider {
             throw error
         }
         guard current.refreshToken != nil else {
-            if authority == nil || ProviderSessionAuthority.providerEndsSession(error) {
+            if authority == nil {
+                // Nothing can refresh it, and no issuer says otherwise: the rejection is the last word on it.
                 try await signOut(current, because: error)
             }
             throw error
@@ -410,22 +409,28 @@ extension CredentialsManager: CredentialProvider {
     }
 }
 
-extension CredentialsManager: GraphTokenSource {
-    /// The current access token, or `nil` when nobody is logged in.
-    public func currentAccessToken() async throws -> String? {
-        guard try await currentSession() != nil else { return nil }
-        return try await validToken(minTTL: refreshMargin).tokenString
-    }
-
-    /// The provider rejected `token`: sign the user out with the reason, if it is the current token and the error
-    /// ends the session for its issuer (a backend session is never ended by the provider's verdict on a token).
-    public func invalidate(token: String, because error: MendError) async {
-        guard let current = try? await currentSession(), current.accessToken.tokenString == token else { return }
+extension CredentialsManager {
+    /// The server rejected `credential`: signs the user out with the reason, if it is the current session's token and
+    /// the error ends the session — as its ``authority`` says, or, with none, for a provider's session, when only a
+    /// new login helps (a recoverable error whose recovery is to re-authenticate or to visit the provider). An
+    /// expired or invalid backend access token does not end its session: it is refreshed.
+    public func invalidate(_ credential: Credential, because error: MendError) async {
+        guard let current = try? await currentSession(), current.accessToken.tokenString == credential.token else {
+            return
+        }
         let ends =
             authority?.endsSession(error)
-            ?? (current.issuer == .provider && ProviderSessionAuthority.providerEndsSession(error))
+            ?? (current.issuer == .provider && Self.needsNewLogin(error))
         guard ends else { return }
         try? await signOut(current, because: error)
+    }
+
+    /// Whether only a new login helps with `error`, by the catalog's word: a session-ended code, or a recoverable
+    /// error whose recovery is to re-authenticate or visit the provider — but not "refresh this access token".
+    static func needsNewLogin(_ error: MendError) -> Bool {
+        if MendError.Code.Session.endsSession(error.code) { return true }
+        guard error.category == .recoverable, !asksForRefresh(error) else { return false }
+        return error.recovery.action == .reauthenticate || error.recovery.action == .visitProvider
     }
 }
 

@@ -1,7 +1,6 @@
 public import Foundation
 import HTTPTypes
 public import MendCore
-import MendGraphAPI
 public import MendHTTP
 
 /// What the credentials manager needs from whoever issued the session: refreshing, checking and revoking it, and
@@ -45,62 +44,5 @@ extension BackendSessionClient: SessionAuthority {
     /// access token (`session/1`–`3`) is refreshed, and nothing else — a 5xx, a timeout, an unknown 401 — signs out.
     public func endsSession(_ error: MendError) -> Bool {
         MendError.Code.Session.endsSession(error.code)
-    }
-}
-
-/// The provider itself, for sessions that a public client got directly: a Facebook-compatible provider checks a
-/// token with a Graph call and revokes it with `DELETE /me/permissions`. Provider tokens cannot be refreshed by a
-/// client: an expired one needs a new login.
-public struct ProviderSessionAuthority: SessionAuthority {
-    let graph: GraphClient
-
-    /// Creates an authority for a Facebook-compatible provider.
-    public init(provider: LoginProvider, transport: any HTTPTransport) {
-        let configuration = GraphClient.Configuration(
-            graphURL: provider.graphURL ?? GraphAPI.defaultURL,
-            version: provider.graphVersion ?? GraphAPI.defaultVersion)
-        graph = GraphClient(
-            transport: transport, configuration: configuration,
-            steps: .graph(for: configuration, tokens: nil, retryPolicy: .never))
-    }
-
-    /// A provider session ends with the provider's token errors (Graph 190 with any subcode, 102), the login codes
-    /// for a changed password, a checkpoint or an unconfirmed account, or a Mend session-ended code: a client cannot
-    /// refresh a provider token, so an expired one is over too.
-    public func endsSession(_ error: MendError) -> Bool {
-        Self.providerEndsSession(error)
-    }
-
-    static func providerEndsSession(_ error: MendError) -> Bool {
-        switch error.code {
-        case .Graph.accessTokenInvalid, .Graph.sessionInvalid, .Login.passwordChanged, .Login.userCheckpointed,
-            .Login.unconfirmedUser:
-            return error.subcode != .invalidSession
-        default:
-            return MendError.Code.Session.endsSession(error.code)
-        }
-    }
-
-    /// Always a recoverable "log in again": a client cannot refresh a provider token.
-    public func refresh(_ session: Session) async throws -> Session {
-        throw MendError(
-            code: .Graph.accessTokenInvalid, subcode: .tokenExpired,
-            developerMessage: "The provider's token expired and a client cannot refresh it: log in again.",
-            catalog: .login)
-    }
-
-    /// `GET /me?fields=id` with the token.
-    public func checkValidity(of session: Session) async throws {
-        _ = try await graph.send(
-            GraphRequest(
-                path: "me", fields: ["id"], tokenOverride: session.accessToken.tokenString, onTokenError: .invalidate))
-    }
-
-    /// `DELETE /me/permissions`: removes the app from the user's account (every token of the app dies).
-    public func revoke(_ session: Session) async throws {
-        _ = try await graph.send(
-            GraphRequest(
-                path: "me/permissions", method: .delete, tokenOverride: session.accessToken.tokenString,
-                onTokenError: .invalidate))
     }
 }

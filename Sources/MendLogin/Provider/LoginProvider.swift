@@ -1,11 +1,11 @@
 public import Foundation
-public import MendGraphAPI
 
 /// Where a provider's login lives: its authorization and token endpoints, and what it speaks.
 ///
-/// Use ``facebook(appID:version:)`` for the Facebook preset, ``emulator(baseURL:appID:version:)`` for Mend's
-/// emulator, ``init(authorizationEndpoint:tokenEndpoint:issuer:jwksURI:revocationEndpoint:clientID:dialect:)`` for any
-/// OAuth 2.0 provider, or ``discover(issuer:clientID:transport:)`` for an OpenID Connect provider.
+/// Use ``google(clientID:)`` for Google,
+/// ``init(authorizationEndpoint:tokenEndpoint:issuer:jwksURI:revocationEndpoint:clientID:dialect:)`` for any OAuth 2.0
+/// provider, or ``discover(issuer:clientID:transport:)`` for an OpenID Connect provider. Facebook and Mend's
+/// emulator are presets of MendFacebook (`LoginProvider.facebook(appID:)`, `LoginProvider.emulator(baseURL:appID:)`).
 public struct LoginProvider: Sendable, Hashable {
     /// The dialog where the user logs in and consents.
     public var authorizationEndpoint: URL
@@ -27,29 +27,21 @@ public struct LoginProvider: Sendable, Hashable {
     public var userinfoEndpoint: URL?
     /// RFC 8628's device authorization endpoint (the discovery document's `device_authorization_endpoint`), for
     /// ``DeviceLogin`` with an OAuth 2.0 provider; a Facebook-compatible provider's device login is on its Graph API
-    /// (`device/login`) instead.
+    /// (`device/login`, its dialect's) instead.
     public var deviceAuthorizationEndpoint: URL?
     /// The app's client id (the Facebook app id).
     public var clientID: String
     /// Parameters every authorization request to this provider carries beside the standard ones (Google's
     /// `access_type=offline`, which a refresh token needs).
     public var authorizationParameters: [String: String] = [:]
-    /// How the provider does what providers do differently: ``FacebookDialect`` (the Facebook and emulator presets)
-    /// or ``OpenIDConnectDialect`` (Google, discovery, and the generic initializer's default), or an app's own
+    /// How the provider does what providers do differently: MendFacebook's `FacebookDialect` (the Facebook and
+    /// emulator presets) or ``OpenIDConnectDialect`` (Google, discovery, and the generic initializer's default), or an app's own
     /// ``ProviderDialect``.
     public var dialect: any ProviderDialect {
         get { dialectBox.dialect }
         set { dialectBox = DialectBox(dialect: newValue) }
     }
     private var dialectBox: DialectBox
-    /// Whether the provider speaks Facebook's dialect (``FacebookDialect``).
-    @available(*, deprecated, message: "Read `dialect`: a provider's differences are in its ProviderDialect.")
-    public var isFacebookCompatible: Bool { dialect is FacebookDialect }
-    /// The Graph API base URL for a Facebook-compatible provider (validity checks, revocation).
-    public var graphURL: URL?
-    /// The Graph API version for a Facebook-compatible provider.
-    public var graphVersion: String?
-
     /// A provider at these endpoints: OAuth 2.0 / OpenID Connect (``OpenIDConnectDialect``) unless `dialect` says
     /// otherwise.
     public init(
@@ -66,29 +58,6 @@ public struct LoginProvider: Sendable, Hashable {
         self.clientID = clientID
         self.requiresAuthorizationResponseIssuer = false
         self.dialectBox = DialectBox(dialect: dialect)
-        self.graphURL = nil
-        self.graphVersion = nil
-    }
-
-    /// Facebook: the versioned dialog on www.facebook.com and the token endpoint on graph.facebook.com.
-    public static func facebook(appID: String, version: String = GraphAPI.defaultVersion) -> LoginProvider {
-        facebookCompatible(
-            web: URL(string: "https://www.facebook.com")!, graph: GraphAPI.defaultURL,
-            appID: appID, version: version, issuer: "https://www.facebook.com",
-            jwks: URL(string: "https://www.facebook.com/.well-known/oauth/openid/jwks/"))
-    }
-
-    /// Mend's provider emulator at `baseURL` (dialog, tokens and Graph on one host), with the emulator's default
-    /// issuer, `https://www.facebook.com`. The emulator puts its issuer in every authorization response (RFC 9207),
-    /// so this provider requires it (``requiresAuthorizationResponseIssuer``); for an emulator configured with
-    /// another issuer, set ``issuer`` to it.
-    public static func emulator(baseURL: URL, appID: String, version: String = GraphAPI.defaultVersion) -> LoginProvider
-    {
-        var provider = facebookCompatible(
-            web: baseURL, graph: baseURL, appID: appID, version: version, issuer: "https://www.facebook.com",
-            jwks: baseURL.appendingPathComponent(".well-known/oauth/openid/jwks/"))
-        provider.requiresAuthorizationResponseIssuer = true
-        return provider
     }
 
     /// Google (`https://accounts.google.com`): its published endpoints, and `access_type=offline` so that a login
@@ -104,18 +73,6 @@ public struct LoginProvider: Sendable, Hashable {
         provider.userinfoEndpoint = URL(string: "https://openidconnect.googleapis.com/v1/userinfo")
         provider.deviceAuthorizationEndpoint = URL(string: "https://oauth2.googleapis.com/device/code")
         provider.authorizationParameters = ["access_type": "offline"]
-        return provider
-    }
-
-    static func facebookCompatible(
-        web: URL, graph: URL, appID: String, version: String, issuer: String, jwks: URL?
-    ) -> LoginProvider {
-        var provider = LoginProvider(
-            authorizationEndpoint: web.appendingPathComponent("\(version)/dialog/oauth"),
-            tokenEndpoint: graph.appendingPathComponent("\(version)/oauth/access_token"), issuer: issuer,
-            jwksURI: jwks, clientID: appID, dialect: FacebookDialect())
-        provider.graphURL = graph
-        provider.graphVersion = version
         return provider
     }
 }

@@ -7,7 +7,7 @@ public import MendHTTP
 /// client keeps its sessions (check, refresh, revoke, and which answers end them), and how its id_tokens validate.
 ///
 /// A ``LoginProvider`` is a value: its endpoints and client id, and its ``LoginProvider/dialect``. Mend has two
-/// dialects: ``FacebookDialect`` (Facebook and Mend's emulator) and ``OpenIDConnectDialect`` (Google, and any issuer
+/// dialects: MendFacebook's `FacebookDialect` (Facebook and Mend's emulator) and ``OpenIDConnectDialect`` (Google, and any issuer
 /// ``LoginProvider/discover(issuer:clientID:transport:)`` reads). A provider that speaks neither is one more type that
 /// conforms; the authorization request, ``DirectCodeExchanger``, ``DeviceLogin`` and `mend login` then use it without
 /// a change to theirs or to another provider's code.
@@ -123,6 +123,9 @@ public struct DeviceLoginWire: Sendable {
     public var scopeSeparator: String
     /// The poll's fields for a device code.
     public var pollFields: @Sendable (_ deviceCode: String) -> [URLQueryItem]
+    /// The device-login answer (`login/330`–`333`: pending, slow down, declined, expired) that an error of the poll
+    /// stands for, when the provider answers in its own words; RFC 8628's `error` values are understood without it.
+    public var pollAnswer: (@Sendable (MendError) -> MendError.Code?)?
 
     /// A device-login wire.
     public init(
@@ -134,5 +137,6 @@ public struct DeviceLoginWire: Sendable {
         self.credential = credential
         self.scopeSeparator = scopeSeparator
         self.pollFields = pollFields
+        self.pollAnswer = nil
     }
 }

@@ -1,7 +1,6 @@
 // The login and session error spaces: their domains, codes and catalog rows. Sources: the vendor SDK's login
 // codes (300–310) and mend-server's session codes.
 public import MendCore
-import MendGraphAPI
 
 extension MendError.Domain {
     /// Login errors, with the vendor SDK's codes 300–310.
@@ -87,6 +86,9 @@ extension MendError.Code {
         public static let refreshTokenUnknown = MendError.Code(.session, 16)
         /// 17: the session was revoked (RFC 7009 token revocation, or by an operator).
         public static let revoked = MendError.Code(.session, 17)
+        /// 18 (client side): nothing can refresh this session — it has no refresh token, or it holds a provider's
+        /// token that a client cannot refresh. Log in again.
+        public static let notRefreshable = MendError.Code(.session, 18)
 
         /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
         public static func endsSession(_ code: MendError.Code) -> Bool {
@@ -135,11 +137,13 @@ extension ErrorSpace {
         .row(.session, 15, "sessionExpired", .recoverable, .reauthenticate, .sessionExpired, "The session reached the end of its lifetime (the refresh token expired): log in again."),
         .row(.session, 16, "refreshTokenUnknown", .recoverable, .reauthenticate, .sessionExpired, "The refresh token is unknown (never issued here, or long gone): log in again."),
         .row(.session, 17, "revoked", .recoverable, .reauthenticate, .signedOut, "The session was revoked (token revocation, or an operator): log in again."),
+        .row(.session, 18, "notRefreshable", .recoverable, .reauthenticate, .sessionExpired, "Nothing can refresh this session (no refresh token, or a provider token a client cannot refresh): log in again."),
     ])
 }
 
 extension ErrorCatalog {
-    /// The catalog of login and sessions: `ErrorCatalog.core` with the Graph space (the provider's answers), the
-    /// login space, the session space (`mend-server`'s answers) and the OAuth space (an OpenID Connect provider's).
-    public static let login = ErrorCatalog.core.adding(.graph).adding(.login).adding(.session).adding(.oauth)
+    /// The catalog of login and sessions: `ErrorCatalog.core` with the login space, the session space
+    /// (`mend-server`'s answers) and the OAuth space (an OpenID Connect provider's). A provider's own error space
+    /// (Facebook's Graph space) comes with its dialect's error decoder.
+    public static let login = ErrorCatalog.core.adding(.login).adding(.session).adding(.oauth)
 }

@@ -32,9 +32,11 @@ struct ProviderGateway: Sendable {
             appSecretProof: proof, now: configuration.now)
         // Code exchanges are never retried (a code is single-use); reads retry transient failures.
         self.exchangeClient = GraphClient(
-            transport: transport, configuration: graph, steps: .graph(for: graph, tokens: nil, retryPolicy: .never))
+            transport: transport, configuration: graph, steps: .graph(for: graph, credentials: nil, retryPolicy: .never)
+        )
         self.readClient = GraphClient(
-            transport: transport, configuration: graph, steps: .graph(for: graph, tokens: nil, retryPolicy: retries))
+            transport: transport, configuration: graph,
+            steps: .graph(for: graph, credentials: nil, retryPolicy: retries))
     }
 
     /// The app access token (`app_id|app_secret`), accepted by `debug_token`.

@@ -4,6 +4,7 @@
 //   swift run QuickStart http://127.0.0.1:8080 111111111111111
 import Foundation
 import MendCore
+import MendFacebook
 import MendGraphAPI
 import MendHTTPURLSession
 import MendLogin
