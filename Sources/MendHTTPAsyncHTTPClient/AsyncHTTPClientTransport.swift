@@ -14,7 +14,7 @@ import NIOPosix
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client that carries requests.
     public let client: HTTPClient
-    /// The deadline of a request that has none of its own.
+    /// The timeout of a request that has none of its own.
     public var defaultTimeout: Duration
 
     /// Creates a transport over `client` (by default ``sharedClient``).
@@ -33,12 +33,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// Sends `request` and returns the response head and its body.
+    /// Sends `request` within `timeout` (``defaultTimeout`` without one) and returns the response head and its body.
     public func send(
-        _ request: HTTPRequest, body: HTTPBody?, deadline: ContinuousClock.Instant?
-    ) async throws -> (
-        HTTPResponse, HTTPBody
-    ) {
+        _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
+    ) async throws -> (HTTPResponse, HTTPBody) {
         guard let scheme = request.scheme, let authority = request.authority else {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
@@ -52,10 +50,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             guard case .complete(let data) = try await body.collect(upTo: .max) else { fatalError("unbounded collect") }
             outgoing.body = .bytes(ByteBuffer(bytes: data))
         }
-        let timeout = try timeLeft(before: deadline, default: defaultTimeout)
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout))
+            response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout ?? defaultTimeout))
         } catch {
             throw Self.map(error)
         }

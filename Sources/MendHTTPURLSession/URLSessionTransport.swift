@@ -38,17 +38,15 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` and returns the response head and its body.
+    /// Sends `request` within `timeout` (``defaultTimeout`` without one) and returns the response head and its body.
     public func send(
-        _ request: HTTPRequest, body: HTTPBody?, deadline: ContinuousClock.Instant?
-    ) async throws -> (
-        HTTPResponse, HTTPBody
-    ) {
+        _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
+    ) async throws -> (HTTPResponse, HTTPBody) {
         guard let url = request.url else {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
-        let timeout = try timeLeft(before: deadline, default: defaultTimeout)
+        let timeout = timeout ?? defaultTimeout
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18

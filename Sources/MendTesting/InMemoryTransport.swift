@@ -47,8 +47,8 @@ public final class InMemoryTransport: HTTPTransport {
         public var head: HTTPRequest
         /// The body.
         public var body: Data?
-        /// The deadline the pipeline passed.
-        public var deadline: ContinuousClock.Instant?
+        /// The time the pipeline gave the exchange (`nil`: none).
+        public var timeout: Duration?
     }
 
     private let handler: @Sendable (HTTPRequest, Data?) async throws -> Reply
@@ -79,14 +79,12 @@ public final class InMemoryTransport: HTTPTransport {
 
     /// Sends `request` and returns the response head and its body.
     public func send(
-        _ request: HTTPRequest, body: HTTPBody?, deadline: ContinuousClock.Instant?
-    ) async throws -> (
-        HTTPResponse, HTTPBody
-    ) {
+        _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
+    ) async throws -> (HTTPResponse, HTTPBody) {
         try Task.checkCancellation()
         let data: Data?
         if let body, case .complete(let bytes) = try await body.collect(upTo: .max) { data = bytes } else { data = nil }
-        recorded.withLock { $0.append(RecordedRequest(head: request, body: data, deadline: deadline)) }
+        recorded.withLock { $0.append(RecordedRequest(head: request, body: data, timeout: timeout)) }
         switch try await handler(request, data) {
         case .response(let head, let bytes): return (head, HTTPBody(bytes))
         case .failure(let error): throw error

@@ -1,4 +1,5 @@
 public import Foundation
+public import MendHTTP
 
 /// A `Clock` whose sleeps return at once: each moves the clock's time forward by the duration asked for, is
 /// recorded in ``sleeps``, and runs `onSleep` — typically to move a frozen emulator's clock by the same amount, so
@@ -57,6 +58,16 @@ public final class TestClock: Clock, @unchecked Sendable {
             return (slept, recorded.count)
         }
         try await onSleep?(slept, count)
+    }
+}
+
+extension TestClock {
+    /// This clock as the client's one clock (`PipelineClock`): its sleeps are this clock's (instant, recorded,
+    /// `onSleep` run), its time is `start` moved forward by every sleep, its jitter always 0.5.
+    public func pipeline(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> PipelineClock {
+        PipelineClock(
+            sleep: { try await self.sleep(for: $0) }, now: { start.addingTimeInterval(self.now.offset.timeInterval) },
+            random: { 0.5 })
     }
 }
 

@@ -52,13 +52,13 @@ struct GraphClientExtrasTests {
             try await emulator.inject(
                 FaultRule(kind: .delay, path: "/me", headers: ["X-App-Usage": usage], delayMilliseconds: 0))
             let configuration = GraphClient.Configuration(
-                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion)
-            let clock = PipelineClock(sleep: waits.sleep)
+                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
+                clock: PipelineClock(sleep: waits.sleep))
             let client = GraphClient(
                 transport: AsyncHTTPClientTransport(), configuration: configuration,
                 steps: .graph(
                     for: configuration, credentials: StaticCredential(token: try await emulator.token()),
-                    usage: GraphUsageStep(slowDownAbove: 0.9, maximumDelay: .seconds(10), clock: clock), clock: clock))
+                    usage: GraphUsageStep(slowDownAbove: 0.9, maximumDelay: .seconds(10))))
             _ = try await client.send(GraphRequest(path: "me"))
             #expect(client.latestUsage?.app?.callCount == 95)
             _ = try await client.send(GraphRequest(path: "me"))

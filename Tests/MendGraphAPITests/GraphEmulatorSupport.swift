@@ -56,14 +56,15 @@ func graphClient(
 ) -> GraphClient {
     let configuration = GraphClient.Configuration(
         graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion,
-        appID: emulator.emulator.configuration.defaultApp.id, maximumResponseBodySize: limit)
+        appID: emulator.emulator.configuration.defaultApp.id, maximumResponseBodySize: limit,
+        clock: PipelineClock(sleep: waits.sleep))
     // Recovery off, as an app turns it off: a fixed token and no retries (a token error only clears the token).
     let credentials: (any CredentialProvider)? = (recovery ? attempter : nil) ?? tokens
     return GraphClient(
         transport: AsyncHTTPClientTransport(), configuration: configuration,
         steps: .graph(
             for: configuration, credentials: credentials,
-            retryPolicy: recovery ? RetryPolicy(maximumAttempts: 3) : .never, clock: PipelineClock(sleep: waits.sleep)))
+            retryPolicy: recovery ? RetryPolicy(maximumAttempts: 3) : .never))
 }
 
 /// A decodable profile.

@@ -31,8 +31,8 @@ final class EmulatorTokens: CredentialProvider {
 func graphQLClient(_ emulator: RunningEmulator, tokens: EmulatorTokens?, timeout: Duration? = nil) -> GraphQLClient {
     GraphQLClient(
         endpoint: emulator.url("/graphql"), transport: AsyncHTTPClientTransport(),
-        configuration: .init(timeout: timeout),
-        steps: .standard(credentialProvider: tokens, clock: PipelineClock(sleep: { _ in })))
+        configuration: .init(timeout: timeout, clock: PipelineClock(sleep: { _ in })),
+        steps: .standard(credentialProvider: tokens))
 }
 
 struct MeQuery: Decodable, Sendable {

@@ -67,7 +67,7 @@ struct OperationKindTests {
             ])
             let client = GraphQLClient(
                 endpoint: URL(string: "http://127.0.0.1:1/graphql")!, transport: transport,
-                configuration: .init(usesGETForQueries: true), steps: .standard(clock: PipelineClock(sleep: { _ in })))
+                configuration: .init(usesGETForQueries: true, clock: PipelineClock(sleep: { _ in })))
             _ = try? await client.send(operation)
             #expect(transport.requestCount == expectedRequests, "\(operation.text)")
             let method = transport.requests.first?.head.method

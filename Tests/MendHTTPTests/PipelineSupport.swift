@@ -33,10 +33,10 @@ func makeClient(
     let clock = PipelineClock(sleep: sleeper.sleep, now: { testNow }, random: { 0.5 })
     return APIClient(
         transport: transport,
-        configuration: .init(errorDecoder: decoder, maximumResponseBodySize: limit, now: { testNow }),
+        configuration: .init(errorDecoder: decoder, maximumResponseBodySize: limit, clock: clock),
         steps: .standard(
             credentialProvider: provider, isCredentialRejection: isRejection, retryPolicy: policy,
-            retryBudget: RetryBudget(configuration: .unlimited), logging: logging, clock: clock),
+            retryBudget: RetryBudget(configuration: .unlimited), logging: logging),
         logger: capture?.logger() ?? .init(label: "test", factory: { _ in SwiftLogNoOpLogHandlerShim() }))
 }
 

@@ -74,7 +74,7 @@ struct PipelineTests {
         let error = try await #require(throws: MendError.self) { try await makeClient(transport).send(request) }
         #expect(error.code == .HTTP.serviceUnavailable)
         #expect(error.attempts == 1)
-        #expect(transport.requests.first?.deadline != nil)
+        #expect(transport.requests.first?.timeout.map { $0 > .zero && $0 <= .seconds(2) } == true)
     }
 
     @Test(
@@ -191,15 +191,19 @@ struct DeadlineCheckTests {
         #expect(transport.requestCount == 0)
     }
 
-    @Test("A transport used on its own refuses a passed deadline with the same error")
-    func transportsShareTheCheck() throws {
+    @Test("The transport gets the time left on the client's clock, bounded by the attempt's own timeout")
+    func transportGetsTheTimeLeft() async throws {
         let transport = InMemoryTransport(replies: [.json(200, "{}")])
-        #expect(try transport.timeLeft(before: nil, default: .seconds(30)) == .seconds(30))
-        let passed = ContinuousClock.now.advanced(by: .seconds(-1))
-        let error = try #require(throws: MendError.self) {
-            try transport.timeLeft(before: passed, default: .seconds(30))
+        let client = makeClient(transport)  // its clock stands still: the time left is exact
+        for options in [
+            RequestOptions(timeout: .seconds(30)), RequestOptions(timeout: .seconds(30), attemptTimeout: .seconds(9)),
+            RequestOptions(timeout: .seconds(5), attemptTimeout: .seconds(9)),
+            RequestOptions(attemptTimeout: .seconds(9)),
+            RequestOptions(),
+        ] {
+            _ = try await client.send(APIRequest(method: .get, url: apiURL, options: options))
         }
-        #expect(error.code == .Transport.timedOut)
+        #expect(transport.requests.map(\.timeout) == [.seconds(30), .seconds(9), .seconds(5), .seconds(9), nil])
     }
 }
 

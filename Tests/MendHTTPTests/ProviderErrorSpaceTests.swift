@@ -55,8 +55,9 @@ struct ProviderErrorSpaceTests {
             .json(403, #"{"acme_error":{"code":9,"detail":"closed"}}"#),
         ])
         let client = APIClient(
-            transport: transport, configuration: .init(errorDecoder: AcmeErrorDecoder()),
-            steps: .standard(clock: PipelineClock(sleep: { _ in })))
+            transport: transport,
+            configuration: .init(errorDecoder: AcmeErrorDecoder(), clock: PipelineClock(sleep: { _ in })),
+            steps: .standard())
         let error = try await #require(throws: MendError.self) {
             try await client.send(APIRequest(method: .get, url: URL(string: "https://api.acme.test/v1/things")!))
         }

@@ -14,10 +14,8 @@ struct RetryBudgetTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let budget = RetryBudget(configuration: .init(ratio: 0.1, floor: 10), now: now)
         let client = APIClient(
-            transport: transport, configuration: .init(now: { now }),
-            steps: .standard(
-                retryPolicy: RetryPolicy(maximumAttempts: 5), retryBudget: budget,
-                clock: PipelineClock(sleep: { _ in }, now: { now })))
+            transport: transport, configuration: .init(clock: PipelineClock(sleep: { _ in }, now: { now })),
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 5), retryBudget: budget))
         let url = URL(string: "https://api.example/items")!
         var failures = 0
         for _ in 0..<200 {

@@ -35,7 +35,7 @@ struct DeviceLoginTests {
     static func facebook(_ emulator: RunningEmulator, clock: TestClock) -> DeviceLogin {
         DeviceLogin(
             provider: .emulator(baseURL: emulator.baseURL, appID: appID), clientToken: clientToken,
-            transport: AsyncHTTPClientTransport(), clock: clock)
+            transport: AsyncHTTPClientTransport(), clock: clock.pipeline())
     }
 
     @Test("Approved between the first and the second poll: a long-lived session, the user, the permissions granted")
@@ -188,7 +188,7 @@ struct DeviceLoginTests {
         try await withEmulator(configuration: Self.configuration()) { emulator in
             let device = DeviceLogin(
                 provider: .emulator(baseURL: emulator.baseURL, appID: Self.appID), clientToken: "not-the-token",
-                transport: AsyncHTTPClientTransport(), clock: Self.clock(emulator))
+                transport: AsyncHTTPClientTransport(), clock: Self.clock(emulator).pipeline())
             let error = await #expect(throws: MendError.self) { try await device.start(scopes: ["public_profile"]) }
             #expect(error?.code == MendError.Code(.graph, 190))
             let missing = DeviceLogin(
@@ -229,7 +229,7 @@ struct DeviceLoginTests {
                 idTokenValidator: IDTokenValidator(
                     issuer: issuer.absoluteString, clientID: EmulatedIssuerTests.googleIOS,
                     jwksURI: try #require(provider.jwksURI), transport: transport),
-                clock: clock)
+                clock: clock.pipeline())
             let authorization = try await device.start(scopes: ["openid", "email", "profile"])
             code.value = authorization.userCode
             #expect(authorization.verificationURIComplete != nil)
@@ -255,7 +255,7 @@ struct DeviceLoginTests {
                     if count == 2, let userCode = code.value {
                         try await emulator.emulator.answerDeviceLogin(userCode: userCode, approve: false)
                     }
-                })
+                }.pipeline())
             let first = try await declining.start(scopes: ["openid"])
             code.value = first.userCode
             #expect(try await declining.waitForApproval(first).cancellation == .declined)
@@ -264,7 +264,7 @@ struct DeviceLoginTests {
                 provider: provider, transport: transport,
                 clock: Self.clock(emulator) { count in
                     if count == 1 { _ = await emulator.advanceClock(by: 1_000) }
-                })
+                }.pipeline())
             let second = try await expiring.start(scopes: ["openid"])
             #expect(try await expiring.waitForApproval(second).cancellation == .expired)
         }

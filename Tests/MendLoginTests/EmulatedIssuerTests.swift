@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
+import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendTesting
@@ -110,17 +111,19 @@ struct EmulatedIssuerTests {
             provider.authorizationParameters = ["access_type": "offline"]
             let validator = IDTokenValidator(
                 issuer: try #require(provider.issuer), clientID: Self.googleIOS,
-                jwksURI: try #require(provider.jwksURI), transport: transport, now: { clock.now })
+                jwksURI: try #require(provider.jwksURI), transport: transport, clock: PipelineClock(now: { clock.now }))
             let store = InMemoryTokenStore()
             let credentials = CredentialsManager(
                 store: store,
                 authority: OIDCSessionAuthority(
-                    provider: provider, transport: transport, idTokenValidator: validator, now: { clock.now }),
-                now: { clock.now })
+                    provider: provider, transport: transport, idTokenValidator: validator,
+                    clock: PipelineClock(now: { clock.now })),
+                clock: PipelineClock(now: { clock.now }))
             let login = LoginManager(
                 provider: provider,
                 exchanger: DirectCodeExchanger(
-                    provider: provider, transport: transport, idTokenValidator: validator, now: { clock.now }),
+                    provider: provider, transport: transport, idTokenValidator: validator,
+                    clock: PipelineClock(now: { clock.now })),
                 credentials: credentials, defaultScopes: ["openid", "email", "profile"])
             let first = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
             #expect(first.refreshToken != nil)

@@ -2,6 +2,7 @@ import Foundation
 import MendCore
 import MendEmulator
 import MendFacebook
+import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendTesting
@@ -204,8 +205,8 @@ struct SessionManagerTests {
             store: store,
             authority: BackendSessionClient(
                 baseURL: proxy.baseURL, transport: AsyncHTTPClientTransport(), refreshPolicy: policy,
-                now: { clock.now }),
-            now: { clock.now })
+                clock: PipelineClock(now: { clock.now })),
+            clock: PipelineClock(now: { clock.now }))
     }
 
     /// Logs in through the emulator's consent page and the backend (behind the proxy), storing the session.
@@ -214,7 +215,8 @@ struct SessionManagerTests {
             baseURL: stack.emulator.baseURL, appID: stack.emulator.emulator.configuration.defaultApp.id,
             version: stack.emulator.emulator.configuration.graphVersion)
         let exchanger = BackendSessionClient(
-            baseURL: proxy.baseURL, transport: AsyncHTTPClientTransport(), now: { stack.clock.now })
+            baseURL: proxy.baseURL, transport: AsyncHTTPClientTransport(),
+            clock: PipelineClock(now: { stack.clock.now }))
         let result = try await LoginManager(provider: provider, exchanger: exchanger, credentials: manager)
             .logIn(presenter: presenter(.grantAll))
         #expect(result.session?.familyID?.isEmpty == false)

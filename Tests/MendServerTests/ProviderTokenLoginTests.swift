@@ -24,7 +24,8 @@ struct ProviderTokenLoginTests {
             let clock = TestClock { slept, _ in _ = await emulator.advanceClock(by: slept.timeInterval) }
             let device = DeviceLogin(
                 provider: .emulator(baseURL: emulator.baseURL, appID: EmulatedApp.default.id),
-                clientToken: EmulatedApp.default.clientToken, transport: AsyncHTTPClientTransport(), clock: clock)
+                clientToken: EmulatedApp.default.clientToken, transport: AsyncHTTPClientTransport(),
+                clock: clock.pipeline())
             let result = try await device.waitForApproval(try await device.start(scopes: ["public_profile", "email"]))
             let providerToken = try #require(result.session?.accessToken.tokenString)
 

@@ -259,7 +259,7 @@ struct Walkthrough {
         let currentToken = try await tokens.currentCredential()?.token ?? providerToken
         let graphQL = GraphQLClient(
             endpoint: emulator.url("/graphql"), transport: transport,
-            credentialProvider: StaticCredential(token: currentToken))
+            credentials: StaticCredential(token: currentToken))
         let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
         if let first = partial.classifiedErrors.first {
             row(

@@ -71,7 +71,7 @@ struct GraphQLCommand: AsyncParsableCommand {
         let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
         let client = GraphQLClient(
             endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(),
-            credentialProvider: accessToken.map { StaticCredential(token: $0) })
+            credentials: accessToken.map { StaticCredential(token: $0) })
         let response: GraphQLResponse<JSONValue>
         do {
             response = try await client.send(

@@ -140,11 +140,11 @@ extension GraphClient {
                 developerMessage: "The batch response has \(items.count) results for \(batch.items.count) requests.",
                 catalog: catalog)
         }
-        let decoder = GraphErrorDecoder(catalog: { [cache = errorConfiguration, now = configuration.now] in
+        let decoder = GraphErrorDecoder(catalog: { [cache = errorConfiguration, now = configuration.clock.now] in
             cache.catalog(now: now())
         })
         let context = ErrorDecodingContext(
-            catalog: catalog, requestIDHeader: GraphAPI.traceIDHeader, now: configuration.now())
+            catalog: catalog, requestIDHeader: GraphAPI.traceIDHeader, now: configuration.clock.now())
         return items.map { item in Self.result(of: item, decoder: decoder, context: context) }
     }
 

@@ -29,8 +29,9 @@ extension GraphClient {
         /// Server code only: computes `appsecret_proof` for a token with the app secret it holds. No client module
         /// stores a secret; this closure is where server code keeps it.
         public var appSecretProof: (@Sendable (String) -> String)?
-        /// The current time (the error configuration's age, a response's date); replaceable in tests.
-        public var now: @Sendable () -> Date
+        /// The clock every wait and deadline of the client's requests runs on, and the error configuration's age is
+        /// read from; replaceable in tests.
+        public var clock: PipelineClock
 
         /// Creates a configuration.
         public init(
@@ -39,7 +40,7 @@ extension GraphClient {
             tokenPlacement: Credential.Placement = .bearerHeader, maximumResponseBodySize: Int = 10 << 20,
             fetchesErrorConfiguration: Bool = false, errorConfigurationLifetime: TimeInterval = 3600,
             errorConfigurationToken: String? = nil, appSecretProof: (@Sendable (String) -> String)? = nil,
-            now: @escaping @Sendable () -> Date = { Date() }
+            clock: PipelineClock = .system
         ) {
             self.graphURL = graphURL
             self.version = version
@@ -51,7 +52,7 @@ extension GraphClient {
             self.errorConfigurationLifetime = errorConfigurationLifetime
             self.errorConfigurationToken = errorConfigurationToken
             self.appSecretProof = appSecretProof
-            self.now = now
+            self.clock = clock
         }
     }
 }

@@ -23,15 +23,13 @@ extension Array where Element == any ClientMiddleware {
     ///   - retryBudget: The budget retries are paid from.
     ///   - usage: The usage step (pass one with `slowDownAbove` to space requests out before a throttle).
     ///   - logging: What the steps log (nothing by default).
-    ///   - clock: How the steps wait, read the time and draw jitter.
     public static func graph(
         for configuration: GraphClient.Configuration,
         credentials: (any CredentialProvider)?,
         retryPolicy: RetryPolicy = RetryPolicy(),
         retryBudget: RetryBudget = RetryBudget(),
         usage: GraphUsageStep = GraphUsageStep(),
-        logging: LoggingBehaviors = [],
-        clock: PipelineClock = .system
+        logging: LoggingBehaviors = []
     ) -> [any ClientMiddleware] {
         [usage]
             + .standard(
@@ -39,6 +37,6 @@ extension Array where Element == any ClientMiddleware {
                 isCredentialRejection: GraphClient.isTokenError,
                 retryPolicy: retryPolicy, retryBudget: retryBudget,
                 rateLimitKey: { [appID = configuration.appID] request in appID ?? request.head.authority ?? "" },
-                logging: logging, clock: clock)
+                logging: logging)
     }
 }

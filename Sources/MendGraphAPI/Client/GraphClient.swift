@@ -45,14 +45,14 @@ public final class GraphClient: Sendable {
         let cache = ErrorConfigurationCache(lifetime: configuration.errorConfigurationLifetime)
         self.errorConfiguration = cache
         self.usage = steps.lazy.compactMap { $0 as? GraphUsageStep }.first
-        let now = configuration.now
+        let now = configuration.clock.now
         self.client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
                 errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
                 catalog: configuration.catalog,
                 maximumResponseBodySize: configuration.maximumResponseBodySize,
-                requestIDHeader: GraphAPI.traceIDHeader, now: now),
+                requestIDHeader: GraphAPI.traceIDHeader, clock: configuration.clock),
             steps: steps, logger: logger)
     }
 
@@ -86,7 +86,9 @@ public final class GraphClient: Sendable {
 
     /// The catalog errors are classified with now: the provider's error configuration merged over
     /// ``Configuration-swift.struct/catalog`` while it is fresh, else that catalog.
-    public var catalog: ErrorCatalog { errorConfiguration.catalog(now: configuration.now()) ?? configuration.catalog }
+    public var catalog: ErrorCatalog {
+        errorConfiguration.catalog(now: configuration.clock.now()) ?? configuration.catalog
+    }
 
     /// The latest rate-limit usage the provider reported.
     public var latestUsage: GraphUsage? { usage?.latestUsage }
@@ -196,12 +198,12 @@ public final class GraphClient: Sendable {
                 code: .Transport.malformedResponse, developerMessage: "The error configuration: \(error)",
                 catalog: catalog)
         }
-        errorConfiguration.store(merged, now: configuration.now())
+        errorConfiguration.store(merged, now: configuration.clock.now())
         return merged
     }
 
     private func loadErrorConfigurationIfDue() async throws {
-        guard configuration.fetchesErrorConfiguration, errorConfiguration.isStale(now: configuration.now()) else {
+        guard configuration.fetchesErrorConfiguration, errorConfiguration.isStale(now: configuration.clock.now()) else {
             return
         }
         do {
@@ -210,7 +212,7 @@ public final class GraphClient: Sendable {
             throw CancellationError()
         } catch {
             // Keep classifying with the configured catalog; try again after the lifetime.
-            errorConfiguration.store(configuration.catalog, now: configuration.now())
+            errorConfiguration.store(configuration.catalog, now: configuration.clock.now())
         }
     }
 }

@@ -23,18 +23,15 @@ public struct GraphUsageStep: ClientMiddleware {
     let tracker = UsageTracker()
     let slowDownAbove: Double?
     let maximumDelay: Duration
-    let clock: PipelineClock
 
-    /// Creates the step.
+    /// Creates the step. It waits and reads the time on the client's clock.
     ///
     /// - Parameters:
     ///   - slowDownAbove: Above this share (0…1) of any usage counter, requests are delayed; `nil` never delays.
     ///   - maximumDelay: The longest delay (at 100 % usage).
-    ///   - clock: How the step waits and reads the time.
-    public init(slowDownAbove: Double? = nil, maximumDelay: Duration = .seconds(5), clock: PipelineClock = .system) {
+    public init(slowDownAbove: Double? = nil, maximumDelay: Duration = .seconds(5)) {
         self.slowDownAbove = slowDownAbove
         self.maximumDelay = maximumDelay
-        self.clock = clock
     }
 
     /// The latest usage the provider reported.
@@ -45,6 +42,7 @@ public struct GraphUsageStep: ClientMiddleware {
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
+        let clock = context.clock
         if let threshold = slowDownAbove, let usage = tracker.usage {
             let share = usage.highestPercentage / 100
             if share > threshold, threshold < 1 {

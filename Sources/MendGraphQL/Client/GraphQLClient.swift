@@ -56,26 +56,27 @@ public final class GraphQLClient: Sendable {
             configuration: .init(
                 errorDecoder: GraphQLResponseDecoder(classifier: configuration.classifier),
                 catalog: configuration.classifier.catalog,
-                maximumResponseBodySize: configuration.maximumResponseBodySize),
+                maximumResponseBodySize: configuration.maximumResponseBodySize, clock: configuration.clock),
             steps: steps, logger: logger)
     }
 
-    /// Creates a client with the standard steps and `credentialProvider`.
+    /// Creates a client with the standard steps and `credentials`.
     ///
     /// - Parameters:
     ///   - endpoint: The endpoint.
     ///   - transport: The transport.
     ///   - configuration: How operations go out and how their errors are read.
-    ///   - credentialProvider: Supplies, invalidates and refreshes the credential; `nil` sends requests without one.
+    ///   - credentials: Supplies, invalidates and renews the credential (MendLogin's `SessionCredentials`: refresh,
+    ///     else log in again); `nil` sends requests without one.
     ///   - logger: Where the steps' logging goes.
     public convenience init(
         endpoint: URL, transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        credentialProvider: (any CredentialProvider)?,
+        credentials: (any CredentialProvider)?,
         logger: Logger = Logger(label: "mend.graphql", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.init(
             endpoint: endpoint, transport: transport, configuration: configuration,
-            steps: .standard(credentialProvider: credentialProvider), logger: logger)
+            steps: .standard(credentialProvider: credentials), logger: logger)
     }
 
     /// Sends `operation` and decodes its data into `Value`.
@@ -247,18 +248,21 @@ extension GraphQLClient {
         public var maximumResponseBodySize: Int
         /// The time one operation may take, retries included; `nil` for the transport's default.
         public var timeout: Duration?
+        /// The clock every wait and deadline of the client's operations runs on; replaceable in tests.
+        public var clock: PipelineClock
 
         /// Creates a configuration.
         public init(
             usesGETForQueries: Bool = false, errorPolicy: ErrorPolicy = .all,
             classifier: GraphQLErrorClassifier = GraphQLErrorClassifier(), maximumResponseBodySize: Int = 10 << 20,
-            timeout: Duration? = nil
+            timeout: Duration? = nil, clock: PipelineClock = .system
         ) {
             self.usesGETForQueries = usesGETForQueries
             self.errorPolicy = errorPolicy
             self.classifier = classifier
             self.maximumResponseBodySize = maximumResponseBodySize
             self.timeout = timeout
+            self.clock = clock
         }
     }
 }

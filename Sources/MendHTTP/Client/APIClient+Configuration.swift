@@ -17,8 +17,8 @@ extension APIClient {
         public var maximumResponseBodySize: Int
         /// The header that carries the server's request id (`X-Request-Id`).
         public var requestIDHeader: HTTPField.Name
-        /// The current time, for `Retry-After` dates; replaceable in tests.
-        public var now: @Sendable () -> Date
+        /// The clock every wait and deadline of the client's requests runs on; replaceable in tests.
+        public var clock: PipelineClock
 
         /// Creates a configuration.
         public init(
@@ -26,13 +26,13 @@ extension APIClient {
             catalog: ErrorCatalog = .core,
             maximumResponseBodySize: Int = 10 << 20,
             requestIDHeader: HTTPField.Name = .requestID,
-            now: @escaping @Sendable () -> Date = { Date() }
+            clock: PipelineClock = .system
         ) {
             self.errorDecoder = errorDecoder
             self.catalog = catalog.addingMissing(errorDecoder.errorSpaces)
             self.maximumResponseBodySize = maximumResponseBodySize
             self.requestIDHeader = requestIDHeader
-            self.now = now
+            self.clock = clock
         }
     }
 }

@@ -52,8 +52,9 @@ public final class APIClient: Sendable {
     ///   task is cancelled.
     public func send(_ request: APIRequest) async throws -> APIResponse {
         try Task.checkCancellation()
-        let deadline = request.options.timeout.map { ContinuousClock.now.advanced(by: $0) }
-        let context = PipelineContext(logger: logger, deadline: deadline)
+        let clock = configuration.clock
+        let deadline = request.options.timeout.map { clock.now().addingTimeInterval($0.seconds) }
+        let context = PipelineContext(logger: logger, clock: clock, deadline: deadline)
         do {
             return try await run(request, from: 0, context: context)
         } catch let error as MendError {
@@ -85,8 +86,15 @@ public final class APIClient: Sendable {
 
     private func exchange(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
         try Task.checkCancellation()
-        // A request whose deadline passed is never sent (the one check, `HTTPTransport.timeLeft`).
-        if let deadline = context.deadline { _ = try transport.timeLeft(before: deadline, default: .zero) }
+        // The one deadline check of a try: a request whose deadline passed is never sent; the transport gets the time
+        // left (or the attempt's own bound, when shorter) and checks nothing itself.
+        var timeout = context.remaining
+        if let remaining = timeout, remaining <= .zero {
+            throw MendError(
+                code: .Transport.timedOut, developerMessage: "The request's deadline passed before it was sent.",
+                catalog: configuration.catalog)
+        }
+        if let perAttempt = request.options.attemptTimeout { timeout = min(timeout ?? perAttempt, perAttempt) }
         var head = request.head
         if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
             head.headerFields[Self.idempotencyKey] = key
@@ -94,8 +102,7 @@ public final class APIClient: Sendable {
         context.recordAttempt()
         let (response, body): (HTTPResponse, HTTPBody)
         do {
-            (response, body) = try await transport.send(
-                head, body: request.body.map(HTTPBody.init), deadline: context.deadline)
+            (response, body) = try await transport.send(head, body: request.body.map(HTTPBody.init), timeout: timeout)
         } catch {
             throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
@@ -112,7 +119,7 @@ public final class APIClient: Sendable {
             expectsJSON: request.options.expectsJSON,
             maximumBodySize: limit,
             requestIDHeader: configuration.requestIDHeader,
-            now: configuration.now())
+            now: context.clock.now())
         switch collected {
         case .tooLarge(let prefix, let limit):
             decodingContext.maximumBodySize = limit

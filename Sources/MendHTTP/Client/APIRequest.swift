@@ -57,7 +57,9 @@ public struct APIRequest: Sendable {
 public struct RequestOptions: Sendable {
     /// An idempotency key: sent as `Idempotency-Key`, and it makes a non-idempotent request safe to retry.
     public var idempotencyKey: String?
-    /// Overrides whether the request may be retried (`nil`: idempotent methods and keyed requests only).
+    /// Overrides whether the request may be retried: `true` opts a non-idempotent request in; `false` never retries
+    /// it, not even after a failure that proves the server never saw it (a single-use code); `nil`: idempotent
+    /// methods, keyed requests, and failures that prove the request was never processed.
     public var allowsRetry: Bool?
     /// What a rejection of the client's credential does: re-authenticate once and replay (the default), only
     /// invalidate the credential, or keep it.
@@ -68,6 +70,8 @@ public struct RequestOptions: Sendable {
     public var credentialOverride: Credential?
     /// The time the whole request may take, every attempt and wait included.
     public var timeout: Duration?
+    /// The time one try may take (`nil`: what is left of ``timeout``, or the transport's default).
+    public var attemptTimeout: Duration?
     /// The key of the rate-limit bucket the request counts against (`nil`: the client's default, the host).
     public var rateLimitKey: String?
     /// Whether a success must carry a JSON body.
@@ -80,7 +84,8 @@ public struct RequestOptions: Sendable {
         idempotencyKey: String? = nil, allowsRetry: Bool? = nil,
         credentialRejection: CredentialRejection = .reauthenticate,
         attachesCredential: Bool = true, credentialOverride: Credential? = nil, timeout: Duration? = nil,
-        rateLimitKey: String? = nil, expectsJSON: Bool = true, errorDecoder: (any ErrorDecoder)? = nil
+        attemptTimeout: Duration? = nil, rateLimitKey: String? = nil, expectsJSON: Bool = true,
+        errorDecoder: (any ErrorDecoder)? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.allowsRetry = allowsRetry
@@ -88,6 +93,7 @@ public struct RequestOptions: Sendable {
         self.attachesCredential = attachesCredential
         self.credentialOverride = credentialOverride
         self.timeout = timeout
+        self.attemptTimeout = attemptTimeout
         self.rateLimitKey = rateLimitKey
         self.expectsJSON = expectsJSON
         self.errorDecoder = errorDecoder

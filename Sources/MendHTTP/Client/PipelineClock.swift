@@ -1,7 +1,19 @@
 public import Foundation
 
-/// Time and chance for the pipeline's steps: how they wait, what time it is, and the jitter of backoff.
-/// Replace it in tests to make waits instant and backoff predictable.
+/// The one clock of Mend's client modules: how they wait, what time it is, and the jitter of backoff.
+///
+/// It drives every wait and deadline of a request — the request's timeout, retry backoff, `Retry-After` and
+/// rate-limit holds, the usage step's slowing down — and the waits and expiry checks of the login pieces (a backend
+/// refresh's retries, device login's polling, the credentials manager's token expiry). Replace it in tests to make
+/// waits instant and time and jitter predictable:
+///
+/// ```swift
+/// let clock = PipelineClock(sleep: { _ in }, now: { fixedDate }, random: { 0.5 })
+/// let client = APIClient(transport: transport, configuration: .init(clock: clock))
+/// ```
+///
+/// Two waits are real time on purpose: a token store's wait for another process's file lock, and the loopback
+/// receiver's wait for a person's browser; neither is the pipeline's.
 public struct PipelineClock: Sendable {
     /// Waits; must throw `CancellationError` when the task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void

@@ -7,12 +7,15 @@ import MendCore
 public final class PipelineContext: Sendable {
     /// The client's logger.
     public let logger: Logger
-    /// When the whole request must be done, if it has a deadline.
-    public let deadline: ContinuousClock.Instant?
+    /// The client's clock: every step waits and reads the time through it.
+    public let clock: PipelineClock
+    /// When the whole request must be done (on ``clock``), if it has a deadline.
+    public let deadline: Date?
     private let attemptCount = Locked<Int>(0)
 
-    init(logger: Logger, deadline: ContinuousClock.Instant?) {
+    init(logger: Logger, clock: PipelineClock, deadline: Date?) {
         self.logger = logger
+        self.clock = clock
         self.deadline = deadline
     }
 
@@ -28,8 +31,8 @@ public final class PipelineContext: Sendable {
         }
     }
 
-    /// The time left before the deadline (`nil` when there is none; zero or less when it passed).
+    /// The time left before the deadline on ``clock`` (`nil` when there is none; zero or less when it passed).
     public var remaining: Duration? {
-        deadline.map { ContinuousClock.now.duration(to: $0) }
+        deadline.map { .seconds($0.timeIntervalSince(clock.now())) }
     }
 }

@@ -33,7 +33,6 @@ extension Array where Element == any ClientMiddleware {
     ///   - rateLimitGate: The rate-limit holds.
     ///   - rateLimitKey: The rate-limit bucket of a request that names none (default: its host).
     ///   - logging: What the steps log (nothing by default).
-    ///   - clock: How the steps wait, read the time and draw jitter.
     public static func standard(
         credentialProvider: (any CredentialProvider)? = nil,
         credentialPlacement: Credential.Placement? = nil,
@@ -42,17 +41,15 @@ extension Array where Element == any ClientMiddleware {
         retryBudget: RetryBudget = RetryBudget(),
         rateLimitGate: RateLimitGate = RateLimitGate(),
         rateLimitKey: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
-        logging: LoggingBehaviors = [],
-        clock: PipelineClock = .system
+        logging: LoggingBehaviors = []
     ) -> [any ClientMiddleware] {
         [
             AuthorizationStep(
                 provider: credentialProvider, placement: credentialPlacement, isRejection: isCredentialRejection,
                 logging: logging),
             RateLimitGateStep(
-                gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging,
-                clock: clock),
-            RetryStep(policy: retryPolicy, budget: retryBudget, logging: logging, clock: clock),
+                gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging),
+            RetryStep(policy: retryPolicy, budget: retryBudget, logging: logging),
             LoggingStep(behaviors: logging),
         ]
     }

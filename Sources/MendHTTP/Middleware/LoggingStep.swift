@@ -18,7 +18,7 @@ public struct LoggingStep: ClientMiddleware {
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
         guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else { return try await next(request) }
-        let start = ContinuousClock.now
+        let start = ContinuousClock.now  // a measurement for the log line, not a wait: real time
         let summary = request.redactedSummary
         if behaviors.contains(.networkRequests) {
             context.logger.debug("→ \(summary)", metadata: ["attempt": "\(context.attempts + 1)"])

@@ -56,9 +56,8 @@ public struct RateLimitGateStep: ClientMiddleware {
     let defaultWait: Duration
     let maximumWait: Duration
     let behaviors: LoggingBehaviors
-    let clock: PipelineClock
 
-    /// Creates the step.
+    /// Creates the step. It waits and reads the time on the client's clock.
     ///
     /// - Parameters:
     ///   - gate: The holds (share one gate across the requests of one API).
@@ -66,19 +65,16 @@ public struct RateLimitGateStep: ClientMiddleware {
     ///   - defaultWait: How long to hold a throttled key when the server gave no wait.
     ///   - maximumWait: The longest hold waited out (the retry policy's ``RetryPolicy/maximumHintedWait``).
     ///   - logging: Logs each hold when it contains ``LoggingBehaviors/rateLimits``.
-    ///   - clock: How the step waits and reads the time.
     public init(
         gate: RateLimitGate = RateLimitGate(),
         key: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
-        defaultWait: Duration = .seconds(1), maximumWait: Duration = .seconds(60), logging: LoggingBehaviors = [],
-        clock: PipelineClock = .system
+        defaultWait: Duration = .seconds(1), maximumWait: Duration = .seconds(60), logging: LoggingBehaviors = []
     ) {
         self.gate = gate
         self.key = key
         self.defaultWait = defaultWait
         self.maximumWait = maximumWait
         self.behaviors = logging
-        self.clock = clock
     }
 
     /// Holds, sends, and closes the gate on a throttle.
@@ -86,6 +82,7 @@ public struct RateLimitGateStep: ClientMiddleware {
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
+        let clock = context.clock
         let key = request.options.rateLimitKey ?? self.key(request)
         if let hold = gate.hold(for: key, now: clock.now()) {
             let wait = Duration.seconds(max(0, hold.until.timeIntervalSince(clock.now())))

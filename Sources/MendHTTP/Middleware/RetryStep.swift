@@ -9,23 +9,19 @@ public struct RetryStep: ClientMiddleware {
     let policy: RetryPolicy
     let budget: RetryBudget
     let behaviors: LoggingBehaviors
-    let clock: PipelineClock
 
-    /// Creates the step.
+    /// Creates the step. It waits, reads the time and draws the jitter on the client's clock.
     ///
     /// - Parameters:
     ///   - policy: When and how often to retry.
     ///   - budget: The budget each retry is paid from.
     ///   - logging: Logs each retry decision when it contains ``LoggingBehaviors/retries``.
-    ///   - clock: How the step waits, reads the time and draws the jitter.
     public init(
-        policy: RetryPolicy = RetryPolicy(), budget: RetryBudget = RetryBudget(), logging: LoggingBehaviors = [],
-        clock: PipelineClock = .system
+        policy: RetryPolicy = RetryPolicy(), budget: RetryBudget = RetryBudget(), logging: LoggingBehaviors = []
     ) {
         self.policy = policy
         self.budget = budget
         self.behaviors = logging
-        self.clock = clock
     }
 
     /// Sends, and retries while the policy says so.
@@ -34,6 +30,7 @@ public struct RetryStep: ClientMiddleware {
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
         let repeatable = request.options.allowsRetry ?? (request.isIdempotent || request.options.idempotencyKey != nil)
+        let clock = context.clock
         var tries = 0
         while true {
             tries += 1
@@ -42,6 +39,9 @@ public struct RetryStep: ClientMiddleware {
                 budget.recordSuccess()
                 return response
             } catch let error as MendError {
+                // An explicit `allowsRetry: false` is never retried, not even after a failure that proves the server
+                // never saw the request (a single-use authorization code).
+                guard request.options.allowsRetry != false else { throw error }
                 let now = clock.now()
                 let decision = policy.decide(
                     RetryPolicy.Situation(

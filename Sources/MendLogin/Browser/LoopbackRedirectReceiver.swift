@@ -120,6 +120,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// - Throws: `transport/timedOut` when nothing valid arrived within `timeout`; `CancellationError` when the task
     ///   is cancelled or ``close()`` was called. Either way the receiver is closed.
     public func waitForRedirect(state: String, timeout: Duration = .seconds(300)) async throws -> String {
+        // Real time on purpose, not the client's `PipelineClock`: it waits on sockets for a person's browser.
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let start = self.state.withLock { lifecycle -> Bool in
             guard !lifecycle.closing, !lifecycle.serving else { return false }

@@ -74,8 +74,7 @@ public struct DeviceLogin: Sendable {
     let clientSecret: String?
     let transport: any HTTPTransport
     let client: APIClient
-    let clock: any Clock<Duration>
-    let now: @Sendable () -> Date
+    let clock: PipelineClock
 
     /// Creates a device login.
     ///
@@ -88,15 +87,12 @@ public struct DeviceLogin: Sendable {
     ///     "TVs and Limited Input devices" clients); `nil` for a public client.
     ///   - transport: The HTTP transport.
     ///   - idTokenValidator: Validates an OpenID Connect provider's id_token.
-    ///   - clock: The clock polling waits on (a test clock in tests).
+    ///   - clock: The clock polling waits on and the token's dates are read from (a test clock in tests).
     ///   - logger: Where request lines go (redacted).
-    ///   - now: The wall clock, for the token's dates.
     public init(
         provider: LoginProvider, clientToken: String? = nil, clientSecret: String? = nil,
-        transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
-        clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
-        now: @escaping @Sendable () -> Date = { Date() }
+        transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil, clock: PipelineClock = .system,
+        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.provider = provider
         self.clientToken = clientToken
@@ -104,10 +100,9 @@ public struct DeviceLogin: Sendable {
         self.transport = transport
         self.idTokenValidator = idTokenValidator
         self.clock = clock
-        self.now = now
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login),
+            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
             steps: .standard(retryPolicy: .never),
             logger: logger)
     }
@@ -162,7 +157,7 @@ public struct DeviceLogin: Sendable {
             let remaining = authorization.expiresIn - waited
             guard remaining > .zero else { return .cancelled(.expired) }
             progress?(.waiting(interval: interval, remaining: remaining))
-            try await clock.sleep(for: min(interval, remaining))
+            try await clock.sleep(min(interval, remaining))
             waited += min(interval, remaining)
             let answer: JSONValue
             do {
@@ -236,7 +231,7 @@ public struct DeviceLogin: Sendable {
                 code: .Transport.malformedResponse,
                 developerMessage: "The device login's token answer has no access_token.", catalog: .login)
         }
-        let issuedAt = now()
+        let issuedAt = clock.now()
         let expiresIn = answer["expires_in"]?.intValue
         var accessToken = AccessToken(
             tokenString: tokenString, appID: provider.clientID,

@@ -10,13 +10,16 @@ public import MendHTTP
 /// app's own session. Errors come back in the Mend error shape and keep the backend's classification (a provider
 /// outage stays transient; `session/1`–`3` mean "refresh", `session/10`–`19` "the session ended, and why").
 ///
+/// One pipeline (`APIClient`) carries every call to the backend — one retry budget, one clock:
 /// - Code exchanges are never retried: a code is single-use.
-/// - Refreshes are retried with the **same** refresh token after a transport failure or a transient answer, each
-///   attempt bounded by ``RefreshPolicy/attemptTimeout``: `mend-server` answers a repeated refresh token with the
-///   same successor while that successor is unused and the grace window (`MEND_REFRESH_REUSE_GRACE`, 60 s) lasts,
-///   so an answer lost after the server committed is recovered, never turned into a sign-out. The whole refresh
-///   (``RefreshPolicy/budget``) stays inside that window.
-/// - Revocation (RFC 7009) is idempotent and retried like any idempotent call.
+/// - Refreshes are retried by the pipeline's `RetryStep` with the **same** refresh token after a transport failure
+///   or a transient answer, each try bounded by ``RefreshPolicy/attemptTimeout``: `mend-server` answers a repeated
+///   refresh token with the same successor while that successor is unused and the grace window
+///   (`MEND_REFRESH_REUSE_GRACE`, 60 s) lasts, so an answer lost after the server committed is recovered, never turned
+///   into a sign-out. The whole refresh (``RefreshPolicy/budget``) stays inside that window.
+/// - Revocation (RFC 7009) and logout are idempotent and retried like any idempotent call.
+///
+/// Every wait (backoff, `Retry-After`) and deadline runs on the client's `PipelineClock`.
 public struct BackendSessionClient: CodeExchanger, Sendable {
     /// How a refresh is attempted.
     public struct RefreshPolicy: Sendable, Hashable {
@@ -24,7 +27,8 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         public var maximumAttempts: Int
         /// How long one attempt may take.
         public var attemptTimeout: Duration
-        /// The pause before the second attempt; it doubles for each further one (with jitter).
+        /// The longest pause before the second attempt; it doubles for each further one (full jitter: the pause is
+        /// drawn between zero and it).
         public var retryDelay: Duration
 
         /// Creates a policy (3 attempts of at most 9 s each, 0.5 s apart at first: about 30 s in all, inside the
@@ -47,6 +51,14 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
             }
             return total
         }
+
+        /// The pipeline's retry policy for these attempts and pauses.
+        var retryPolicy: RetryPolicy {
+            RetryPolicy(
+                maximumAttempts: maximumAttempts,
+                backoff: Backoff(base: retryDelay, cap: retryDelay * (1 << max(0, min(maximumAttempts - 2, 30)))),
+                maximumHintedWait: budget)
+        }
     }
 
     /// Which provider the app logged in with, sent as `provider` with the code (`nil`: the server's default,
@@ -59,33 +71,35 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     public let refreshPolicy: RefreshPolicy
     /// The time one call other than a refresh may take (a validity check, a revocation with its retries).
     public let requestTimeout: Duration
+    /// The one pipeline to the backend.
     let client: APIClient
-    /// The code exchange's and the refresh's own pipeline: never retried by the pipeline (a code is single-use; a
-    /// refresh retries itself, with the same token, under ``refreshPolicy``).
-    let exchangeClient: APIClient
-    let now: @Sendable () -> Date
 
     /// Creates a client for the backend at `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The backend (`https://login.example.com`).
+    ///   - transport: The transport.
+    ///   - refreshPolicy: How a refresh is attempted (and every retried call paced).
+    ///   - requestTimeout: The time a call other than a refresh may take.
+    ///   - logger: Where the pipeline's logging goes.
+    ///   - clock: The clock every wait and deadline runs on, and session times are read from.
     public init(
         baseURL: URL, transport: any HTTPTransport, refreshPolicy: RefreshPolicy = RefreshPolicy(),
         requestTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: PipelineClock = .system
     ) {
         self.baseURL = baseURL
         self.provider = nil
         self.refreshPolicy = refreshPolicy
         self.requestTimeout = requestTimeout
-        self.now = now
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login),
-            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 3)), logger: logger)
-        self.exchangeClient = APIClient(
-            transport: transport,
-            configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login),
-            steps: .standard(retryPolicy: .never), logger: logger)
+            configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login, clock: clock),
+            steps: .standard(retryPolicy: refreshPolicy.retryPolicy), logger: logger)
     }
+
+    private func now() -> Date { client.configuration.clock.now() }
 
     /// `POST /v1/login/code`: the code, the PKCE verifier and the redirect URI, for the backend's session.
     public func exchange(
@@ -99,7 +113,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         ]
         if let provider { fields["provider"] = .string(provider) }
         let body: JSONValue = .object(fields)
-        let response = try await post("v1/login/code", body: body, via: exchangeClient, timeout: requestTimeout)
+        let response = try await post("v1/login/code", body: body, retryable: false, timeout: requestTimeout)
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
     }
 
@@ -108,38 +122,25 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     /// retried.
     public func exchange(providerToken: String) async throws -> Session {
         let response = try await post(
-            "v1/login/provider-token", body: .object(["provider_token": .string(providerToken)]), via: exchangeClient,
+            "v1/login/provider-token", body: .object(["provider_token": .string(providerToken)]), retryable: false,
             timeout: requestTimeout)
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
     }
 
-    /// `POST /v1/session/refresh`: a rotated refresh token and a new access token. Retried with the same refresh
-    /// token after transport failures and transient answers (see ``RefreshPolicy``).
+    /// `POST /v1/session/refresh`: a rotated refresh token and a new access token. The pipeline retries it with the
+    /// same refresh token after transport failures and transient answers (see ``RefreshPolicy``).
     public func refresh(_ session: Session) async throws -> Session {
         guard let refreshToken = session.refreshToken else {
-            throw MendError.login(.Login.missingAccessToken, "The session has no refresh token.")
+            throw MendError.login(.Session.notRefreshable, "The session has no refresh token.")
         }
-        var attempt = 1
-        var pause = refreshPolicy.retryDelay
-        while true {
-            do {
-                let response = try await post(
-                    "v1/session/refresh", body: .object(["refresh_token": .string(refreshToken)]),
-                    via: exchangeClient, timeout: refreshPolicy.attemptTimeout)
-                var refreshed = try response.decode(BackendSessionResponse.self).session(
-                    now: now(), generation: session.generation + 1)
-                if refreshed.user == nil { refreshed.user = session.user }
-                if refreshed.familyID == nil { refreshed.familyID = session.familyID }
-                return refreshed
-            } catch let error as MendError
-                where error.category == .transient && error.isAutomaticallyRetryable
-                && attempt < refreshPolicy.maximumAttempts
-            {
-                attempt += 1
-                try await Task.sleep(for: pause * Double.random(in: 0.5...1.0))
-                pause *= 2
-            }
-        }
+        let response = try await post(
+            "v1/session/refresh", body: .object(["refresh_token": .string(refreshToken)]), retryable: true,
+            timeout: refreshPolicy.budget, attemptTimeout: refreshPolicy.attemptTimeout)
+        var refreshed = try response.decode(BackendSessionResponse.self).session(
+            now: now(), generation: session.generation + 1)
+        if refreshed.user == nil { refreshed.user = session.user }
+        if refreshed.familyID == nil { refreshed.familyID = session.familyID }
+        return refreshed
     }
 
     /// `POST /v1/session/revoke` (RFC 7009): ends the session that `token` — a refresh token or an access token,
@@ -168,13 +169,13 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         let credential =
             session.accessToken.isExpired(at: now()) ? nil : Credential(token: session.accessToken.tokenString)
         _ = try await post(
-            "v1/session/logout", body: .object(body), via: client, retryable: true, credential: credential,
+            "v1/session/logout", body: .object(body), retryable: true, credential: credential,
             timeout: requestTimeout, expectsJSON: false)
     }
 
     private func post(
-        _ path: String, body: JSONValue, via pipeline: APIClient, retryable: Bool = false,
-        credential: Credential? = nil, timeout: Duration, expectsJSON: Bool = true
+        _ path: String, body: JSONValue, retryable: Bool, credential: Credential? = nil, timeout: Duration,
+        attemptTimeout: Duration? = nil, expectsJSON: Bool = true
     ) async throws -> APIResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
@@ -184,7 +185,8 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
             body: Data(body.jsonText().utf8),
             options: RequestOptions(
                 allowsRetry: retryable, credentialRejection: .keep, attachesCredential: credential != nil,
-                credentialOverride: credential, timeout: timeout, expectsJSON: expectsJSON))
-        return try await pipeline.send(request)
+                credentialOverride: credential, timeout: timeout, attemptTimeout: attemptTimeout,
+                expectsJSON: expectsJSON))
+        return try await client.send(request)
     }
 }

@@ -27,15 +27,15 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
     public init(
         provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
         logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: PipelineClock = .system
     ) {
         self.provider = provider
         self.transport = transport
-        self.now = now
+        self.now = clock.now
         self.idTokenValidator = idTokenValidator
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login),
+            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
             steps: .standard(retryPolicy: .never),
             logger: logger)
     }

@@ -47,15 +47,23 @@ public actor CredentialsManager {
     public private(set) var lastSignOut: SignOutReason?
 
     /// Creates a manager.
+    ///
+    /// - Parameters:
+    ///   - store: Where the session lives (the truth, shared with other managers and processes).
+    ///   - authority: The issuer's operations (the backend, or the provider's dialect's); `nil` when nothing can
+    ///     refresh, check or revoke the session.
+    ///   - validityCheckInterval: How often ``checkValidity(force:)`` really asks the issuer.
+    ///   - refreshMargin: How long a token must still be valid to be used without a refresh first.
+    ///   - clock: Where token expiry and check intervals are read from (the client's one clock).
     public init(
         store: any TokenStore, authority: (any SessionAuthority)? = nil, validityCheckInterval: TimeInterval = 86_400,
-        refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
+        refreshMargin: TimeInterval = 60, clock: PipelineClock = .system
     ) {
         self.store = store
         self.authority = authority
         self.validityCheckInterval = validityCheckInterval
         self.refreshMargin = refreshMargin
-        self.now = now
+        self.now = clock.now
     }
 
     /// The current session, or `nil` when nobody is logged in. It is read from the store the first time, and again

@@ -24,8 +24,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
     public let provider: LoginProvider
     /// Validates id_tokens that a refresh returns.
     public let idTokenValidator: IDTokenValidator?
+    /// The one pipeline to the provider: reads are retried once; a refresh and a revocation are not.
     let client: APIClient
-    let readClient: APIClient
     let now: @Sendable () -> Date
 
     /// Creates an authority.
@@ -34,18 +34,17 @@ public struct OIDCSessionAuthority: SessionAuthority {
     ///   - provider: The provider (``LoginProvider/discover(issuer:clientID:transport:)`` fills in its endpoints).
     ///   - transport: The transport.
     ///   - idTokenValidator: Validates id_tokens that a refresh returns; `nil` drops them.
-    ///   - now: The clock.
+    ///   - clock: The client's one clock (waits, deadlines, token dates).
     public init(
         provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: PipelineClock = .system
     ) {
         self.provider = provider
         self.idTokenValidator = idTokenValidator
-        self.now = now
-        let configuration = APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .login)
-        client = APIClient(transport: transport, configuration: configuration, steps: .standard(retryPolicy: .never))
-        readClient = APIClient(
-            transport: transport, configuration: configuration,
+        self.now = clock.now
+        client = APIClient(
+            transport: transport,
+            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .login, clock: clock),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 
@@ -120,7 +119,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
             return
         }
         do {
-            _ = try await readClient.send(
+            _ = try await client.send(
                 APIRequest(
                     method: .get, url: userinfo,
                     options: RequestOptions(

@@ -104,15 +104,14 @@ public actor IDTokenValidator {
     ///   - leeway: The tolerance for clock skew on `exp`, `nbf` and `iat`.
     ///   - maximumAge: The oldest `iat` accepted.
     ///   - keyRefetchInterval: The shortest time between two fetches of the key set caused by an unknown `kid`.
-    ///   - now: The clock.
+    ///   - clock: The client's one clock (token times, key refetch interval, the key fetch's waits).
     public init(
         issuer: String, clientID: String, jwksURI: URL, transport: any HTTPTransport, leeway: TimeInterval = 60,
-        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60,
-        now: @escaping @Sendable () -> Date = { Date() }
+        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60, clock: PipelineClock = .system
     ) {
         self.init(
             issuer: issuer, clientIDs: [clientID], jwksURI: jwksURI, transport: transport, leeway: leeway,
-            maximumAge: maximumAge, keyRefetchInterval: keyRefetchInterval, now: now)
+            maximumAge: maximumAge, keyRefetchInterval: keyRefetchInterval, clock: clock)
     }
 
     /// Creates a validator that accepts tokens for any of several client ids (an app's web and native clients).
@@ -126,11 +125,10 @@ public actor IDTokenValidator {
     ///   - leeway: The tolerance for clock skew on `exp`, `nbf` and `iat`.
     ///   - maximumAge: The oldest `iat` accepted.
     ///   - keyRefetchInterval: The shortest time between two fetches of the key set caused by an unknown `kid`.
-    ///   - now: The clock.
+    ///   - clock: The client's one clock (token times, key refetch interval, the key fetch's waits).
     public init(
         issuer: String, clientIDs: [String], jwksURI: URL, transport: any HTTPTransport, leeway: TimeInterval = 60,
-        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60,
-        now: @escaping @Sendable () -> Date = { Date() }
+        maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60, clock: PipelineClock = .system
     ) {
         self.issuer = issuer
         // An impossible client id keeps `clientID` defined and accepts nothing.
@@ -139,9 +137,10 @@ public actor IDTokenValidator {
         self.leeway = leeway
         self.maximumAge = maximumAge
         self.keyRefetchInterval = keyRefetchInterval
-        self.now = now
+        self.now = clock.now
         self.client = APIClient(
-            transport: transport, steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
+            transport: transport, configuration: .init(clock: clock),
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 
     /// A key from the key set, with the algorithm it is restricted to (the JWK's `alg`), if any.

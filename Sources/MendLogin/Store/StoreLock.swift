@@ -57,6 +57,8 @@ public struct StoreLock: Sendable {
     public func withLock<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         if Self.held.contains(name) { return try await body() }
         let local = owned ?? ProcessLocks.shared.lock(named: name)
+        // Real time on purpose, not the client's `PipelineClock`: the wait is for another holder — another process's
+        // `flock` — whose progress no test clock moves.
         let deadline = ContinuousClock.now.advanced(by: timeout)
         guard await local.acquire(until: deadline) else {
             throw MendError.storeUnavailable("another holder kept the lock \(name) longer than \(timeout)")
@@ -95,7 +97,7 @@ public struct StoreLock: Sendable {
                 throw MendError.storeUnavailable("another process kept the lock \(file.lastPathComponent) too long")
             }
             do {
-                try await Task.sleep(for: pause)
+                try await Task.sleep(for: pause)  // real time: another process holds the file lock
             } catch {
                 close(descriptor)
                 throw error

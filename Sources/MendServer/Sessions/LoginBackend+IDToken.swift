@@ -33,7 +33,7 @@ struct IDTokenValidators: Sendable {
                         issuer,
                         IDTokenValidator(
                             issuer: issuer.issuer, clientIDs: issuer.clientIDs, jwksURI: issuer.jwksURI,
-                            transport: transport, now: now)
+                            transport: transport, clock: PipelineClock(now: now))
                     )
                 )
             })
