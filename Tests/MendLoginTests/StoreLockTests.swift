@@ -68,8 +68,8 @@ struct StoreLockTests {
         #expect(error.matches(.Login.tokenStoreUnavailable))
         #expect(error.category == .transient)
         keychain.fail(with: nil)
-        #expect(try await store.write(sampleSession(token: "EAAnext"), replacing: session))
-        #expect(try await store.write(sampleSession(token: "EAAother"), replacing: session) == false)
+        try await store.write(sampleSession(token: "EAAnext"))
+        #expect(try await store.read()?.accessToken.tokenString == "EAAnext")
         try await store.delete()
         #expect(try await store.read() == nil)
     }
@@ -161,5 +161,51 @@ struct StoreLockTests {
         releaser.yield()
         try await holder
         try await StoreLock(named: name, timeout: .milliseconds(100)).withLock {}
+    }
+}
+
+/// A store that counts its reads and writes.
+private final class CountingStore: TokenStore {
+    let inner = InMemoryTokenStore()
+    let reads = Locked<Int>(0)
+    let writes = Locked<Int>(0)
+
+    func read() async throws -> Session? {
+        reads.withLock { $0 += 1 }
+        return try await inner.read()
+    }
+    func write(_ session: Session) async throws {
+        writes.withLock { $0 += 1 }
+        try await inner.write(session)
+    }
+    func delete() async throws { try await inner.delete() }
+    func withExclusiveAccess<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        try await inner.withExclusiveAccess(body)
+    }
+}
+
+/// An issuer whose refresh always succeeds with the next generation.
+private struct RotatingAuthority: SessionAuthority {
+    func refresh(_ session: Session) async throws -> Session {
+        sampleSession(token: "EAArefreshed\(session.generation + 1)", generation: session.generation + 1)
+    }
+    func checkValidity(of session: Session) async throws {}
+    func revoke(_ session: Session) async throws {}
+    func endsSession(_ error: MendError) -> Bool { false }
+}
+
+@Suite("The store is read once per refresh")
+struct StoreReadsTests {
+    @Test("A refresh reads the store once under its lock and writes once: no second read to compare")
+    func oneReadOneWrite() async throws {
+        let store = CountingStore()
+        let manager = CredentialsManager(store: store, authority: RotatingAuthority())
+        try await manager.signIn(sampleSession())
+        let (readsBefore, writesBefore) = (store.reads.current, store.writes.current)
+        let refreshed = try await manager.refresh()
+        #expect(refreshed.generation == 1)
+        #expect(store.reads.current - readsBefore == 1)
+        #expect(store.writes.current - writesBefore == 1)
+        #expect(try await store.inner.read()?.isSameIssue(as: refreshed) == true)
     }
 }

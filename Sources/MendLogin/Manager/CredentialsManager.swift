@@ -9,9 +9,10 @@ public import MendHTTP
 /// (``TokenStore/withExclusiveAccess(_:)``), which excludes the other managers of this process and — for a file or
 /// a shared Keychain item — other processes. Under the lock the manager reads the store first: a session that
 /// another manager or process refreshed meanwhile is adopted (and refreshed from, if its access token is also too
-/// old), so a refresh token that the store has replaced is never presented again; the result is written only if
-/// the store still holds what the refresh started from (``TokenStore/write(_:replacing:)``). Two managers in one
-/// process, two processes, and a process that slept for an hour all converge on the same session.
+/// old), so a refresh token that the store has replaced is never presented again; the result is written under the
+/// same lock, which excludes every other writer, so the store still holds what the refresh started from (one read
+/// and one write of the store per refresh). Two managers in one process, two processes, and a process that slept for
+/// an hour all converge on the same session.
 ///
 /// **What signs a user out** — only these:
 /// - ``logout(revoke:)``, here or in another process sharing the store (the store is then empty);
@@ -171,15 +172,11 @@ public actor CredentialsManager {
                 }
                 do {
                     let fresh = try await authority.refresh(base)
-                    guard try await store.write(fresh, replacing: base) else {
-                        // Only a store whose lock does not exclude everyone gets here: its newer session wins.
-                        return try await store.read().map(RefreshOutcome.session) ?? .loggedOut
-                    }
+                    // The lock excludes every other writer: the store still holds `base`.
+                    try await store.write(fresh)
                     return .session(fresh)
                 } catch let error as MendError where authority.endsSession(error) {
-                    if try await store.read().map({ $0.isSameIssue(as: base) }) ?? false {
-                        try await store.delete()
-                    }
+                    try await store.delete()  // still `base`, under the same lock
                     return .ended(error)
                 }
             }

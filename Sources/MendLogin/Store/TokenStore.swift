@@ -17,27 +17,10 @@ public protocol TokenStore: Sendable {
     /// (a file, a Keychain item an app shares with its extensions), and always across the managers and tasks of this
     /// process — so that no two refreshes, logins or logouts of one stored session ever overlap.
     ///
-    /// Re-entrant within the task that holds it. A store without a lock of its own can use a ``StoreLock``.
+    /// The lock must exclude **every** writer of the stored session: what a holder read under it is what the store
+    /// holds until the holder writes (the credentials manager reads once, refreshes, and writes without reading
+    /// again). Re-entrant within the task that holds it. A store without a lock of its own can use a ``StoreLock``.
     func withExclusiveAccess<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result
-    /// Compare-and-swap: writes `session` only if the store still holds `expected` (`nil`: holds nothing), and says
-    /// whether it wrote. Call it inside ``withExclusiveAccess(_:)``.
-    ///
-    /// The default reads, compares with ``Session/isSameIssue(as:)`` and writes.
-    func write(_ session: Session, replacing expected: Session?) async throws -> Bool
-}
-
-extension TokenStore {
-    /// Reads, compares with ``Session/isSameIssue(as:)``, and writes only when the store holds `expected`.
-    public func write(_ session: Session, replacing expected: Session?) async throws -> Bool {
-        let stored = try await read()
-        switch (stored, expected) {
-        case (nil, nil): break
-        case (let stored?, let expected?) where stored.isSameIssue(as: expected): break
-        default: return false
-        }
-        try await write(session)
-        return true
-    }
 }
 
 extension MendError {
