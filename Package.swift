@@ -241,10 +241,13 @@ let package = Package(
         .executableTarget(
             name: "MendHTTPBenchmark",
             dependencies: [
-                "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTesting",
+                // No MendTesting: its own loopback server, so that a release build needs no server stack.
+                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/MendHTTPBenchmark"
         ),

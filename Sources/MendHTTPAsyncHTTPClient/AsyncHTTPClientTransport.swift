@@ -57,6 +57,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw Self.map(error)
         }
         var fields = HTTPFields()
+        fields.reserveCapacity(response.headers.count)
         for header in response.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
         }
@@ -74,11 +75,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                         guard held + buffer.readableBytes <= limit else {
                             var prefix = collected ?? ByteBuffer()
                             if let slice = buffer.readSlice(length: limit - held) { prefix.writeImmutableBuffer(slice) }
-                            return .tooLarge(prefix: Data(prefix.readableBytesView), limit: limit)
+                            return .tooLarge(prefix: prefix.withUnsafeReadableBytes { Data($0) }, limit: limit)
                         }
                         if collected == nil { collected = buffer } else { collected?.writeBuffer(&buffer) }
                     }
-                    return .complete(collected.map { Data($0.readableBytesView) } ?? Data())
+                    // One copy, straight from the buffer's memory (Data's generic initializer probes the sequence
+                    // with dynamic casts first).
+                    return .complete(collected?.withUnsafeReadableBytes { Data($0) } ?? Data())
                 } catch {
                     throw Self.map(error)
                 }

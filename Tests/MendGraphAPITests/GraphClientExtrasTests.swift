@@ -26,6 +26,26 @@ struct GraphClientExtrasTests {
         }
     }
 
+    @Test("20 concurrent first calls fetch the error configuration once")
+    func errorConfigurationSingleFlight() async throws {
+        try await withEmulator { emulator in
+            let app = emulator.emulator.configuration.defaultApp
+            let client = GraphClient(
+                transport: AsyncHTTPClientTransport(),
+                configuration: .init(
+                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
+                    fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
+                credentials: StaticCredential(token: try await emulator.token()))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try await client.send(GraphRequest(path: "me")) } }
+                try await group.waitForAll()
+            }
+            let fetches = await emulator.requestLog().filter { $0.path.hasSuffix("/\(app.id)") }
+            #expect(fetches.count == 1)
+            #expect(MendError(code: .Graph.accessTokenInvalid, catalog: client.catalog).category == .recoverable)
+        }
+    }
+
     @Test("Batch items can depend on earlier ones by name")
     func dependentBatch() async throws {
         try await withEmulator { emulator in

@@ -44,12 +44,14 @@ public final class GraphClient: Sendable {
         self.configuration = configuration
         let cache = ErrorConfigurationCache(lifetime: configuration.errorConfigurationLifetime)
         self.errorConfiguration = cache
-        self.usage = steps.lazy.compactMap { $0 as? GraphUsageStep }.first
+        let usage = steps.lazy.compactMap { $0 as? GraphUsageStep }.first
+        self.usage = usage
+        usage?.tracker.errorsAreRecordedByTheDecoder()
         let now = configuration.clock.now
         self.client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
-                errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }),
+                errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }, usageSink: usage?.tracker),
                 catalog: configuration.catalog,
                 maximumResponseBodySize: configuration.maximumResponseBodySize,
                 requestIDHeader: GraphAPI.traceIDHeader, clock: configuration.clock),
@@ -202,18 +204,18 @@ public final class GraphClient: Sendable {
         return merged
     }
 
+    /// Fetches the error configuration when it is due — once for any number of concurrent first calls.
     private func loadErrorConfigurationIfDue() async throws {
-        guard configuration.fetchesErrorConfiguration, errorConfiguration.isStale(now: configuration.clock.now()) else {
-            return
+        guard configuration.fetchesErrorConfiguration else { return }
+        await errorConfiguration.refreshIfStale(now: configuration.clock.now()) {
+            do {
+                try await self.refreshErrorConfiguration()
+            } catch {
+                // Keep classifying with the configured catalog; try again after the lifetime.
+                self.errorConfiguration.store(self.configuration.catalog, now: self.configuration.clock.now())
+            }
         }
-        do {
-            try await refreshErrorConfiguration()
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            // Keep classifying with the configured catalog; try again after the lifetime.
-            errorConfiguration.store(configuration.catalog, now: configuration.clock.now())
-        }
+        try Task.checkCancellation()
     }
 }
 

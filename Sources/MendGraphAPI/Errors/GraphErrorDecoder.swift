@@ -18,13 +18,20 @@ public struct GraphErrorDecoder: ErrorDecoder {
     public var errorSpaces: [ErrorSpace] { [.graph] }
 
     private let catalogOverride: (@Sendable () -> ErrorCatalog?)?
+    /// Where the usage headers of every error response go, read once here (a Graph client's usage step's tracker).
+    let usageSink: UsageTracker?
 
     /// Creates the decoder.
     ///
     /// - Parameter catalog: Supplies the catalog to classify with (the provider's merged error configuration),
     ///   or `nil` to use the context's.
     public init(catalog: (@Sendable () -> ErrorCatalog?)? = nil) {
+        self.init(catalog: catalog, usageSink: nil)
+    }
+
+    init(catalog: (@Sendable () -> ErrorCatalog?)?, usageSink: UsageTracker?) {
         self.catalogOverride = catalog
+        self.usageSink = usageSink
     }
 
     /// Returns the error that `response` and `body` carry, or `nil` for a success.
@@ -38,13 +45,16 @@ public struct GraphErrorDecoder: ErrorDecoder {
         if mayCarryError {
             let decoded = DecodedBody(body, limit: context.maximumBodySize)
             if let json = decoded.json, let envelope = GraphErrorEnvelope(json: json) {
-                return error(for: envelope, json: json, response: response, body: body, context: context)
+                let usage = usageSink.map { _ in GraphUsage(fields: response.headerFields, now: context.now) }
+                usageSink?.record(usage ?? nil)
+                return error(for: envelope, json: json, response: response, body: body, context: context, usage: usage)
             }
         }
         var fallbackContext = context
         fallbackContext.requestIDHeader = GraphAPI.traceIDHeader
         guard var error = HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: fallbackContext)
         else { return nil }
+        usageSink?.record(GraphUsage(fields: response.headerFields, now: context.now))
         if error.referenceID == nil, let requestID = response.headerFields[GraphAPI.requestIDHeader] {
             error.referenceID = String(requestID.prefix(128))
         }
@@ -60,6 +70,15 @@ public struct GraphErrorDecoder: ErrorDecoder {
         for envelope: GraphErrorEnvelope, json: JSONValue?, response: HTTPResponse, body: Data,
         context: ErrorDecodingContext
     ) -> MendError {
+        self.error(
+            for: envelope, json: json, response: response, body: body, context: context, usage: nil)
+    }
+
+    /// The error for an envelope; `usage` is the response's usage when it was read already.
+    func error(
+        for envelope: GraphErrorEnvelope, json: JSONValue?, response: HTTPResponse, body: Data,
+        context: ErrorDecodingContext, usage: GraphUsage??
+    ) -> MendError {
         let developerMessage = [envelope.type, envelope.message].compactMap { $0 }.joined(separator: ": ")
         var error = MendError(
             code: MendError.Code(.graph, envelope.code),
@@ -73,36 +92,18 @@ public struct GraphErrorDecoder: ErrorDecoder {
         error.referenceID = envelope.traceID ?? response.headerFields[GraphAPI.traceIDHeader] ?? error.referenceID
         if error.recovery.action == .requestPermissions { error.requestedPermissions = envelope.missingPermissions }
         if error.recovery.action == .waitForRateLimit || error.category == .transient,
-            let usageWait = Self.usageWait(in: response.headerFields, now: context.now)
+            let delay = (usage ?? GraphUsage(fields: response.headerFields, now: context.now))?.regainAccessDelay
         {
+            let usageWait = context.now.addingTimeInterval(min(delay, RetryAfter.maximumDelay))
             error.notBefore = max(error.notBefore ?? usageWait, usageWait)
         }
         return error
     }
 
-    static let businessUsageHeader = HTTPField.Name("x-business-use-case-usage")!
-    static let adAccountUsageHeader = HTTPField.Name("x-ad-account-usage")!
-
-    /// The latest time the usage headers ask to wait until, if they ask for a wait.
+    /// The latest time the usage headers ask to wait until, if they ask for a wait (``GraphUsage``'s reading).
     @_spi(MendFuzzing) public static func usageWait(in fields: HTTPFields, now: Date) -> Date? {
-        var seconds: Double = 0
-        if let text = fields[businessUsageHeader], case .success(let usage) = JSONValue.parse(Data(text.utf8)),
-            let byBusiness = usage.objectValue
-        {
-            for entries in byBusiness.values {
-                for entry in entries.arrayValue ?? [] {
-                    if let minutes = entry["estimated_time_to_regain_access"]?.doubleValue, minutes > 0 {
-                        seconds = max(seconds, minutes * 60)
-                    }
-                }
-            }
+        GraphUsage(fields: fields, now: now)?.regainAccessDelay.map {
+            now.addingTimeInterval(min($0, RetryAfter.maximumDelay))
         }
-        if let text = fields[adAccountUsageHeader], case .success(let usage) = JSONValue.parse(Data(text.utf8)),
-            let reset = usage["reset_time_duration"]?.doubleValue, reset > 0
-        {
-            seconds = max(seconds, reset)
-        }
-        guard seconds > 0 else { return nil }
-        return now.addingTimeInterval(min(seconds, RetryAfter.maximumDelay))
     }
 }

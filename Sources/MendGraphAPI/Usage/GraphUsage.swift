@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 public import MendCore
 
 /// The provider's rate-limit usage, as the response headers report it (they appear only after enough calls).
@@ -54,10 +55,30 @@ public struct GraphUsage: Sendable, Hashable {
         return values.max() ?? 0
     }
 
-    /// Reads the usage headers; `nil` when none is present or parsable.
+    /// Reads the usage headers (names in lower case); `nil` when none is present or parsable.
     public init?(headers: [String: String], now: Date) {
+        self.init(now: now) { headers[$0] }
+    }
+
+    /// Reads the usage headers of a response's fields; `nil` when none is present or parsable.
+    public init?(fields: HTTPFields, now: Date) {
+        self.init(now: now) { name in HTTPField.Name(name).flatMap { fields[$0] } }
+    }
+
+    /// How long the usage asks to wait before calling again (the business use cases'
+    /// `estimated_time_to_regain_access`, the ad account's `reset_time_duration`), if it asks for a wait.
+    var regainAccessDelay: TimeInterval? {
+        var seconds: Double = 0
+        for entry in businessUseCases where entry.minutesToRegainAccess > 0 {
+            seconds = max(seconds, entry.minutesToRegainAccess * 60)
+        }
+        if let reset = adAccount?.resetSeconds, reset > 0 { seconds = max(seconds, reset) }
+        return seconds > 0 ? seconds : nil
+    }
+
+    private init?(now: Date, header: (String) -> String?) {
         func parse(_ name: String) -> JSONValue? {
-            guard let text = headers[name],
+            guard let text = header(name),
                 case .success(let value) = JSONValue.parse(Data(text.utf8), maxBytes: 64 << 10)
             else { return nil }
             return value

@@ -8,13 +8,20 @@ public import MendHTTP
 /// usage approaches 100 %, so that the app never calls into a throttle.
 final class UsageTracker: Sendable {
     private let latest = Locked<GraphUsage?>(nil)
+    /// Whether the client's error decoder records the usage of error responses (it read the headers already).
+    private let decoderRecordsErrors = Locked(false)
 
     var usage: GraphUsage? { latest.withLock { $0 } }
 
-    func record(_ headers: [String: String], now: Date) {
-        guard let usage = GraphUsage(headers: headers, now: now) else { return }
+    func record(_ usage: GraphUsage?) {
+        guard let usage else { return }
         latest.withLock { $0 = usage }
     }
+
+    /// The client's ``GraphErrorDecoder`` records the usage of error responses from now on.
+    func errorsAreRecordedByTheDecoder() { decoderRecordsErrors.withLock { $0 = true } }
+
+    var recordsErrorsItself: Bool { !decoderRecordsErrors.withLock { $0 } }
 }
 
 /// The usage step (Graph): keeps the latest usage headers of every response, errors included, and, above
@@ -55,12 +62,13 @@ public struct GraphUsageStep: ClientMiddleware {
         }
         do {
             let response = try await next(request)
-            var headers: [String: String] = [:]
-            for field in response.head.headerFields { headers[field.name.canonicalName.lowercased()] = field.value }
-            tracker.record(headers, now: clock.now())
+            tracker.record(GraphUsage(fields: response.head.headerFields, now: clock.now()))
             return response
         } catch let error as MendError {
-            if let headers = error.response?.headers { tracker.record(headers, now: clock.now()) }
+            // A Graph client's decoder read the usage of the error response already; another decoder did not.
+            if tracker.recordsErrorsItself, let headers = error.response?.headers {
+                tracker.record(GraphUsage(headers: headers, now: clock.now()))
+            }
             throw error
         }
     }

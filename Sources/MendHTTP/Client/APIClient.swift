@@ -100,26 +100,26 @@ public final class APIClient: Sendable {
             head.headerFields[Self.idempotencyKey] = key
         }
         context.recordAttempt()
-        let (response, body): (HTTPResponse, HTTPBody)
-        do {
-            (response, body) = try await transport.send(head, body: request.body.map(HTTPBody.init), timeout: timeout)
-        } catch {
-            throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
-        }
         let limit = configuration.maximumResponseBodySize
+        let response: HTTPResponse
         let collected: HTTPBody.Collected
         do {
+            let (received, body) = try await transport.send(
+                head, body: request.body.map(HTTPBody.init), timeout: timeout)
+            response = received
             collected = try await body.collect(upTo: limit)
         } catch {
+            // The transport's failures (a contract breach that is no MendError included) become classified here, so
+            // that the steps above (retry) see them classified.
             throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
         var decodingContext = ErrorDecodingContext(
             catalog: configuration.catalog,
-            redactor: request.appliedCredential.map { Redactor.standard.adding(secrets: [$0.token]) } ?? .standard,
             expectsJSON: request.options.expectsJSON,
             maximumBodySize: limit,
             requestIDHeader: configuration.requestIDHeader,
             now: context.clock.now())
+        decodingContext.requestSecret = request.appliedCredential?.token
         switch collected {
         case .tooLarge(let prefix, let limit):
             decodingContext.maximumBodySize = limit

@@ -34,7 +34,17 @@ public struct ErrorDecodingContext: Sendable {
     /// The catalog that classifies errors.
     public var catalog: ErrorCatalog
     /// The redactor, carrying the request's own secrets (its token).
-    public var redactor: Redactor
+    public var redactor: Redactor {
+        get { requestSecret.map { baseRedactor.adding(secrets: [$0]) } ?? baseRedactor }
+        set {
+            baseRedactor = newValue
+            requestSecret = nil
+        }
+    }
+    private var baseRedactor: Redactor
+    /// The request's own secret (its token), added to ``redactor`` only when an error is redacted: a success never
+    /// pays for it.
+    var requestSecret: String?
     /// Whether a success must carry a JSON body (an API client's default) or may carry anything.
     public var expectsJSON: Bool
     /// Bodies larger than this are refused with `responseTooLarge` instead of being parsed.
@@ -54,7 +64,8 @@ public struct ErrorDecodingContext: Sendable {
         now: Date = Date()
     ) {
         self.catalog = catalog
-        self.redactor = redactor
+        self.baseRedactor = redactor
+        self.requestSecret = nil
         self.expectsJSON = expectsJSON
         self.maximumBodySize = maximumBodySize
         self.requestIDHeader = requestIDHeader

@@ -43,11 +43,14 @@ public struct RetryStep: ClientMiddleware {
                 // never saw the request (a single-use authorization code).
                 guard request.options.allowsRetry != false else { throw error }
                 let now = clock.now()
-                let decision = policy.decide(
+                var decision = policy.decide(
                     RetryPolicy.Situation(
                         error: error, attempts: tries, isRepeatable: repeatable, now: now, remaining: context.remaining,
-                        budgetAvailable: budget.canWithdraw(now: now), unitRandom: clock.random()))
-                guard case .retry(let delay) = decision, budget.tryWithdraw(now: now) else {
+                        budgetAvailable: true, unitRandom: clock.random()))
+                // The budget is asked once, last, as the policy orders its reasons: a retry it cannot pay for is a
+                // budget give-up.
+                if case .retry = decision, !budget.tryWithdraw(now: now) { decision = .giveUp(.budgetExhausted) }
+                guard case .retry(let delay) = decision else {
                     if behaviors.contains(.retries), error.category == .transient,
                         case .giveUp(let reason) = decision
                     {

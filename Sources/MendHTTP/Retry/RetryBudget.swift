@@ -69,14 +69,6 @@ public final class RetryBudget: Sendable {
         }
     }
 
-    /// Whether a withdrawal would succeed now (without making it).
-    package func canWithdraw(now: Date = Date()) -> Bool {
-        state.withLock { state in
-            refill(&state, now: now)
-            return state.balance >= 1 - Self.tolerance
-        }
-    }
-
     /// The current balance.
     package func balance(now: Date = Date()) -> Double {
         state.withLock { state in

@@ -1,0 +1,306 @@
+// Prints the MendHTTP pipeline's overhead against calling AsyncHTTPClient directly, on the same loopback server in
+// the same run, at 1 and 64 concurrent requests, in two variants:
+//
+// - `plain`: a GET through `APIClient` with the standard steps (authorization with no credential, the rate-limit
+//   gate, retry, logging), the success body checked as JSON — against `HTTPClient.execute` and collecting the body;
+// - `credential+decode`: the same with a `CredentialProvider` attaching a bearer token, and the JSON body decoded
+//   into a struct — against the raw client setting the same header and decoding the same struct.
+//
+//   swift run -c release MendHTTPBenchmark [requests-per-round] [pairs] [seconds-per-concurrency]
+//   swift run -c release MendHTTPBenchmark count raw|mend|raw-decode|mend-decode N   # N sequential requests, for
+//                                                                                   # valgrind --tool=callgrind
+//
+// Under valgrind, use a copy without debug info (`objcopy --strip-debug`): valgrind 3.19 cannot read the DWARF 5
+// that this toolchain writes.
+//
+// On a shared machine the noise between two long runs is larger than the pipeline's cost, so the benchmark
+// interleaves short rounds — raw, Mend, Mend, raw, raw, Mend, … (each pair alternates which side goes first) — and
+// reports, per variant and concurrency, the median of the per-pair ratios (Mend / raw) with their interquartile
+// range and range. Defaults: 1000 requests per round at concurrency 1 (four times as many at 64, so that a round
+// lasts about as long), 21 pairs, at most 30 s per concurrency (at least 3 pairs).
+//
+// It uses only MendHTTP's public API that the pipeline has had since its first wave (`APIClient`, `.standard`,
+// `CredentialProvider`), and a loopback server of its own, so that the same file measures older commits.
+//
+// A benchmark, not a test: it prints figures and never fails on them.
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import MendCore
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+let body = #"{"id":"1234567890","name":"Ada Lovelace","email":"ada@example.com"}"#
+let token = "EAAbenchmarkTokenAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+/// The decoded body of the `credential+decode` variant.
+struct Profile: Decodable, Sendable {
+    var id: String
+    var name: String
+    var email: String
+}
+
+/// A fixed bearer token, as an app's own provider would be.
+struct FixedToken: CredentialProvider {
+    func currentCredential() async throws -> Credential? { Credential(token: token) }
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
+}
+
+// MARK: A loopback server that answers every request with the same JSON.
+
+final class JSONResponder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
+
+func startServer() async throws -> (any Channel, URL) {
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.backlog, value: 256)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelInitializer { channel in
+            channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(JSONResponder()) }
+        }
+        .bind(host: "127.0.0.1", port: 0).get()
+    let port = channel.localAddress?.port ?? 0
+    return (channel, URL(string: "http://127.0.0.1:\(port)/me?fields=id,name,email")!)
+}
+
+// MARK: Timing
+
+/// One round's figures.
+struct Round {
+    var medianMicros: Double
+    var p99Micros: Double
+    var requestsPerSecond: Double
+}
+
+/// `concurrency` workers send `total` requests in all, each timing its own.
+func round(
+    concurrency: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> Round {
+    let perWorker = max(1, total / concurrency)
+    let start = ContinuousClock.now
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                var samples: [Double] = []
+                samples.reserveCapacity(perWorker)
+                for _ in 0..<perWorker {
+                    let begin = ContinuousClock.now
+                    try await operation()
+                    samples.append(micros(ContinuousClock.now - begin))
+                }
+                return samples
+            }
+        }
+        var all: [Double] = []
+        for try await samples in group { all += samples }
+        return all.sorted()
+    }
+    let seconds = micros(ContinuousClock.now - start) / 1e6
+    return Round(
+        medianMicros: quantile(latencies, 0.5), p99Micros: quantile(latencies, 0.99),
+        requestsPerSecond: Double(latencies.count) / seconds)
+}
+
+func micros(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+}
+
+/// The `q` quantile of sorted `values`, interpolated between neighbours.
+func quantile(_ sorted: [Double], _ q: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let position = Double(sorted.count - 1) * q
+    let lower = Int(position.rounded(.down))
+    let upper = min(lower + 1, sorted.count - 1)
+    return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+}
+
+/// "median 1.034  IQR 1.010–1.061  range 0.962–1.127".
+func spread(_ values: [Double]) -> String {
+    let sorted = values.sorted()
+    return String(
+        format: "median %.3f  IQR %.3f–%.3f  range %.3f–%.3f", quantile(sorted, 0.5), quantile(sorted, 0.25),
+        quantile(sorted, 0.75), sorted.first ?? .nan, sorted.last ?? .nan)
+}
+
+func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
+
+// MARK: The run
+
+/// Runs tasks on one thread of its own. Under valgrind, libdispatch never starts the worker threads of Swift's global
+/// executor (its workqueue emulation reads the threads' states from /proc), so `count` runs its tasks here.
+final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // Safe: `jobs` is only touched while `condition` is locked.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    init() {
+        let thread = Thread { [unowned self] in
+            while true {
+                condition.lock()
+                while jobs.isEmpty { condition.wait() }
+                let job = jobs.removeFirst()
+                condition.unlock()
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+        thread.start()
+    }
+
+    func enqueue(_ job: UnownedJob) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// A synchronous `main` that waits for the async run: valgrind 3.19 cannot follow `dispatch_main`, which an async
+/// `main` ends in (it stops the main thread with `pthread_exit`), so callgrind could not count an async `main`.
+@main
+enum MendHTTPBenchmark {
+    static func main() {
+        let done = DispatchSemaphore(value: 0)
+        let body: @Sendable () async -> Void = {
+            do {
+                try await run()
+            } catch {
+                print("MendHTTPBenchmark: \(error)")
+                exit(1)
+            }
+            done.signal()
+        }
+        if CommandLine.arguments.dropFirst().first == "count" {
+            Task(executorPreference: OneThreadExecutor()) { await body() }
+        } else {
+            Task { await body() }
+        }
+        done.wait()
+    }
+
+    static func run() async throws {
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        let client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+        let (server, url) = try await startServer()
+        let transport = AsyncHTTPClientTransport(client: client)
+        let mend = APIClient(transport: transport)
+        let mendWithCredential = APIClient(transport: transport, steps: .standard(credentialProvider: FixedToken()))
+
+        let operations: [String: @Sendable () async throws -> Void] = [
+            "raw": {
+                let response = try await client.execute(
+                    HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+                _ = try await response.body.collect(upTo: 10 << 20)
+                guard response.status == .ok else { throw CancellationError() }
+            },
+            "mend": {
+                // The pipeline's own work: the steps, the transport seam, the body limit and the error decoder's check.
+                let response = try await mend.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            },
+            "raw-decode": {
+                var request = HTTPClientRequest(url: url.absoluteString)
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let bytes = try await response.body.collect(upTo: 10 << 20)
+                guard response.status == .ok else { throw CancellationError() }
+                _ = try JSONDecoder().decode(Profile.self, from: Data(bytes.readableBytesView))
+            },
+            "mend-decode": {
+                let response = try await mendWithCredential.send(APIRequest(method: .get, url: url))
+                _ = try response.decode(Profile.self)
+            },
+        ]
+
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "count" {
+            // N sequential requests of one side only: instructions per request under callgrind are the difference between
+            // two counts divided by the difference in N (start-up cancels out).
+            guard arguments.count == 3, let operation = operations[arguments[1]], let count = Int(arguments[2]) else {
+                print("usage: MendHTTPBenchmark count raw|mend|raw-decode|mend-decode N")
+                exit(64)
+            }
+            try await operation()  // connect first, outside the count's difference
+            for _ in 0..<count { try await operation() }
+            try await server.close()
+            try await client.shutdown()
+            return
+        }
+
+        let numbers = arguments.map(Int.init)
+        let requestsPerRound = max(64, (numbers.first ?? nil) ?? 1000)
+        let pairs = max(1, (numbers.dropFirst().first ?? nil) ?? 21)
+        let secondsPerConcurrency = max(1, (numbers.dropFirst(2).first ?? nil) ?? 30)
+
+        print(
+            "MendHTTP pipeline vs raw AsyncHTTPClient, loopback: up to \(pairs) interleaved pairs of short rounds per "
+                + "variant and concurrency (each pair alternates which side goes first), at most \(secondsPerConcurrency) s "
+                + "each")
+        for (variant, rawName, mendName) in [
+            ("plain", "raw", "mend"), ("credential+decode", "raw-decode", "mend-decode"),
+        ] {
+            let raw = operations[rawName]!
+            let piped = operations[mendName]!
+            for concurrency in [1, 64] {
+                let roundSize = requestsPerRound * max(1, concurrency / 16)
+                // Warm up both paths: connections, code paths, allocator.
+                _ = try await round(concurrency: concurrency, total: max(roundSize, concurrency * 20), raw)
+                _ = try await round(concurrency: concurrency, total: max(roundSize, concurrency * 20), piped)
+                var rawRounds: [Round] = []
+                var mendRounds: [Round] = []
+                let started = ContinuousClock.now
+                let deadline = started + .seconds(secondsPerConcurrency)
+                for pair in 0..<pairs {
+                    if pair >= 3, ContinuousClock.now > deadline { break }
+                    if pair.isMultiple(of: 2) {
+                        rawRounds.append(try await round(concurrency: concurrency, total: roundSize, raw))
+                        mendRounds.append(try await round(concurrency: concurrency, total: roundSize, piped))
+                    } else {
+                        mendRounds.append(try await round(concurrency: concurrency, total: roundSize, piped))
+                        rawRounds.append(try await round(concurrency: concurrency, total: roundSize, raw))
+                    }
+                }
+                let elapsed = micros(ContinuousClock.now - started) / 1e6
+                let latencyRatios = zip(mendRounds, rawRounds).map { $0.medianMicros / $1.medianMicros }
+                let throughputRatios = zip(mendRounds, rawRounds).map { $0.requestsPerSecond / $1.requestsPerSecond }
+                print("")
+                print(
+                    "\(variant), "
+                        + String(
+                            format: "concurrency %d: %d pairs of %d-request rounds in %.1f s", concurrency,
+                            rawRounds.count,
+                            roundSize, elapsed))
+                for (name, rounds) in [("raw ", rawRounds), ("Mend", mendRounds)] {
+                    print(
+                        "  \(name)"
+                            + String(
+                                format:
+                                    "  median latency %7.1f µs   p99 %7.1f µs   %8.0f req/s   (medians over the rounds)",
+                                median(rounds.map(\.medianMicros)), median(rounds.map(\.p99Micros)),
+                                median(rounds.map(\.requestsPerSecond))))
+                }
+                print("  latency ratio    (Mend / raw median latency, per pair): \(spread(latencyRatios))")
+                print("  throughput ratio (Mend / raw requests per second, per pair): \(spread(throughputRatios))")
+            }
+        }
+        try await server.close()
+        try await client.shutdown()
+    }
+}
