@@ -12,6 +12,7 @@ let package = Package(
             name: "QuickStart",
             dependencies: [
                 .product(name: "MendLogin", package: "Mend"),
+                .product(name: "MendFacebook", package: "Mend"),
                 .product(name: "MendGraphAPI", package: "Mend"),
                 .product(name: "MendHTTPURLSession", package: "Mend"),
             ]

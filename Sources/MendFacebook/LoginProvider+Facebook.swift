@@ -15,8 +15,8 @@ extension LoginProvider {
 
     /// Mend's provider emulator at `baseURL` (dialog, tokens and Graph on one host), with the emulator's default
     /// issuer, `https://www.facebook.com`. The emulator puts its issuer in every authorization response (RFC 9207),
-    /// so this provider requires it (``LoginProvider/requiresAuthorizationResponseIssuer``); for an emulator
-    /// configured with another issuer, set ``LoginProvider/issuer`` to it.
+    /// so this provider requires it (`LoginProvider.requiresAuthorizationResponseIssuer`); for an emulator
+    /// configured with another issuer, set `LoginProvider.issuer` to it.
     public static func emulator(baseURL: URL, appID: String, version: String = GraphAPI.defaultVersion) -> LoginProvider
     {
         var provider = facebookCompatible(

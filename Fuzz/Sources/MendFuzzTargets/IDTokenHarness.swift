@@ -39,7 +39,7 @@ enum IDTokenHarness {
         let keySet: KeySet
 
         func send(
-            _ request: HTTPRequest, body _: HTTPBody?, deadline _: ContinuousClock.Instant?
+            _ request: HTTPRequest, body _: HTTPBody?, timeout _: Duration?
         ) async throws -> (HTTPResponse, HTTPBody) {
             let status: HTTPResponse.Status = JSONValue.validateStructure(keySet.body) == nil ? .ok : .notFound
             var fields = HTTPFields()
@@ -65,7 +65,7 @@ enum IDTokenHarness {
     static func validate(_ token: String, keySet: KeySet) -> Result<IDTokenValidator.Claims, any Error> {
         let validator = IDTokenValidator(
             issuer: issuer, clientID: clientID, jwksURI: jwksURI, transport: KeySetTransport(keySet: keySet),
-            leeway: leeway, maximumAge: maximumAge, now: { fuzzNow })
+            leeway: leeway, maximumAge: maximumAge, clock: PipelineClock(now: { fuzzNow }))
         return runBlocking {
             do {
                 return .success(try await validator.validate(token, nonce: nonce))

@@ -14,7 +14,7 @@ public import MendHTTP
 /// ```
 ///
 /// When the API rejects the credential (its client's rejection rule: a 401, Graph 190), the pipeline's
-/// ``AuthorizationStep`` asks this provider for a fresh one:
+/// `AuthorizationStep` asks this provider for a fresh one:
 /// - the session's own token is refreshed by the ``CredentialsManager`` first (sharing a refresh in flight, or
 ///   adopting one another process made) — a refresh that works never shows a login page;
 /// - when that cannot help — the session ended, nothing can refresh it (`session/18`), or the token is the
@@ -110,7 +110,7 @@ public final class SessionCredentials: CredentialProvider {
         token == .session || session.issuer == .provider
     }
 
-    /// One login for every rejection of `rejected` (``CredentialRenewal``); a failed or cancelled one is forgotten,
+    /// One login for every rejection of `rejected` (`CredentialRenewal`); a failed or cancelled one is forgotten,
     /// so the next rejection asks again.
     private func logInAgain(after rejected: Credential, error: MendError) async throws -> Credential {
         try await relogin.renew(after: rejected) { try await self.performLogin(error: error) }

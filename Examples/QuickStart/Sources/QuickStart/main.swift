@@ -23,12 +23,17 @@ if arguments.count > 3, let backend = URL(string: arguments[3]) {
     authority = client
     exchanger = client
 } else {
-    authority = ProviderSessionAuthority(provider: provider, transport: transport)
+    authority = FacebookSessionAuthority(provider: provider, transport: transport)
     exchanger = DirectCodeExchanger(provider: provider, transport: transport)  // a public client with PKCE
 }
 let credentials = CredentialsManager(store: FileTokenStore(name: "quickstart"), authority: authority)
 let login = LoginManager(provider: provider, exchanger: exchanger, credentials: credentials)
 let presenter = LoopbackBrowserPresenter(opener: .system)
+// The Graph API takes the provider's token (a backend hands it out with MEND_RETURN_PROVIDER_TOKEN=true); when the
+// provider rejects it, SessionCredentials refreshes the session, else logs in again, and the call is replayed once.
+let graph = GraphClient(
+    transport: transport, configuration: .init(graphURL: baseURL),
+    credentials: SessionCredentials(login: login, presenter: presenter, token: .provider))
 
 do {
     if try await credentials.currentSession() == nil {
@@ -38,9 +43,6 @@ do {
             exit(0)
         }
     }
-    let graph = GraphClient(
-        transport: transport, configuration: .init(graphURL: baseURL), tokens: credentials,
-        recoveryAttempter: LoginRecoveryAttempter(login: login, presenter: presenter))
     let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
     print("Hello, \(me["name"]?.stringValue ?? "you")!")
 } catch let error as MendError {
