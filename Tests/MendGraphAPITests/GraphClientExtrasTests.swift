@@ -9,16 +9,22 @@ import Testing
 
 @Suite("Graph client: the provider's error configuration, dependent batches, slowing down")
 struct GraphClientExtrasTests {
+    /// A client of the emulator's default app that fetches the provider's error configuration.
+    static func fetchingClient(_ emulator: RunningEmulator) async throws -> GraphClient {
+        let app = emulator.emulator.configuration.defaultApp
+        return GraphClient(
+            transport: AsyncHTTPClientTransport(),
+            configuration: .init(
+                graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
+                fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
+            credentials: StaticCredential(token: try await emulator.token()))
+    }
+
     @Test("The error configuration is fetched from the app node and merged over the catalog")
     func errorConfiguration() async throws {
         try await withEmulator { emulator in
             let app = emulator.emulator.configuration.defaultApp
-            let client = GraphClient(
-                transport: AsyncHTTPClientTransport(),
-                configuration: .init(
-                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
-                    fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
-                credentials: StaticCredential(token: try await emulator.token()))
+            let client = try await Self.fetchingClient(emulator)
             let catalog = try await client.refreshErrorConfiguration()
             // The provider's configuration names 102 and 190 as login-recoverable, as the vendor SDK's does.
             #expect(MendError(code: .Graph.accessTokenInvalid, catalog: catalog).category == .recoverable)
@@ -30,12 +36,7 @@ struct GraphClientExtrasTests {
     func errorConfigurationSingleFlight() async throws {
         try await withEmulator { emulator in
             let app = emulator.emulator.configuration.defaultApp
-            let client = GraphClient(
-                transport: AsyncHTTPClientTransport(),
-                configuration: .init(
-                    graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion, appID: app.id,
-                    fetchesErrorConfiguration: true, errorConfigurationToken: "\(app.id)|\(app.secret)"),
-                credentials: StaticCredential(token: try await emulator.token()))
+            let client = try await Self.fetchingClient(emulator)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 { group.addTask { _ = try await client.send(GraphRequest(path: "me")) } }
                 try await group.waitForAll()

@@ -17,14 +17,8 @@ struct BackendLoginTests {
     func endToEnd() async throws {
         try await withEmulator { emulator in
             try await withMendServer(configuration: .forEmulator(emulator)) { server in
-                let transport = AsyncHTTPClientTransport()
-                let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-                let provider = LoginProvider.emulator(
-                    baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
-                    version: emulator.emulator.configuration.graphVersion)
                 let store = InMemoryTokenStore()
-                let credentials = CredentialsManager(store: store, authority: backend)
-                let login = LoginManager(provider: provider, exchanger: backend, credentials: credentials)
+                let (login, credentials, backend) = backendLogin(emulator, server: server.baseURL, store: store)
 
                 let result = try await login.logIn(
                     scopes: ["public_profile", "email", "user_posts"], presenter: presenter(.decline(["user_posts"])))

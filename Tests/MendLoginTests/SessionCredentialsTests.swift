@@ -22,6 +22,20 @@ struct CountingPresenter: LoginPresenter {
     }
 }
 
+/// A login through mend-server at `server` (the exchanger and the authority: one `BackendSessionClient`) with the
+/// emulator's Facebook-style provider, its session in `store`.
+func backendLogin(
+    _ emulator: RunningEmulator, server: URL, store: any TokenStore = InMemoryTokenStore(),
+    transport: AsyncHTTPClientTransport = AsyncHTTPClientTransport()
+) -> (login: LoginManager, credentials: CredentialsManager, backend: BackendSessionClient) {
+    let backend = BackendSessionClient(baseURL: server, transport: transport)
+    let provider = LoginProvider.emulator(
+        baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+        version: emulator.emulator.configuration.graphVersion)
+    let credentials = CredentialsManager(store: store, authority: backend)
+    return (LoginManager(provider: provider, exchanger: backend, credentials: credentials), credentials, backend)
+}
+
 /// The one credential seam: `SessionCredentials` (refresh, else log in again) behind the pipeline's
 /// `AuthorizationStep`, with one `BackendSessionClient` and no recovery attempter.
 @Suite("SessionCredentials: refresh, else log in again, through the pipeline")
@@ -34,12 +48,7 @@ struct SessionCredentialsTests {
             configuration.returnsProviderToken = true
             try await withMendServer(configuration: configuration) { server in
                 let transport = AsyncHTTPClientTransport()
-                let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-                let provider = LoginProvider.emulator(
-                    baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
-                    version: emulator.emulator.configuration.graphVersion)
-                let credentials = CredentialsManager(store: InMemoryTokenStore(), authority: backend)
-                let login = LoginManager(provider: provider, exchanger: backend, credentials: credentials)
+                let (login, credentials, _) = backendLogin(emulator, server: server.baseURL, transport: transport)
                 let presenter = CountingPresenter(base: MendLoginTests.presenter(.grantAll))
                 _ = try await login.logIn(presenter: presenter)
                 let first = try #require(try await credentials.currentSession())
@@ -77,12 +86,8 @@ struct SessionCredentialsTests {
     func sessionTokenRefreshThenLogin() async throws {
         try await LifecycleStack.run(lifetime: .serverDefault) { stack in
             let transport = AsyncHTTPClientTransport()
-            let backend = BackendSessionClient(baseURL: stack.server.baseURL, transport: transport)
-            let provider = LoginProvider.emulator(
-                baseURL: stack.emulator.baseURL, appID: stack.emulator.emulator.configuration.defaultApp.id,
-                version: stack.emulator.emulator.configuration.graphVersion)
-            let credentials = CredentialsManager(store: InMemoryTokenStore(), authority: backend)
-            let login = LoginManager(provider: provider, exchanger: backend, credentials: credentials)
+            let (login, credentials, backend) = backendLogin(
+                stack.emulator, server: stack.server.baseURL, transport: transport)
             let presenter = CountingPresenter(base: MendLoginTests.presenter(.grantAll))
             _ = try await login.logIn(presenter: presenter)
             let api = APIClient(
@@ -116,13 +121,7 @@ struct SessionCredentialsTests {
         try await withEmulator { emulator in
             try await withMendServer(configuration: .forEmulator(emulator)) { server in
                 let transport = AsyncHTTPClientTransport()
-                let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-                let provider = LoginProvider.emulator(
-                    baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
-                    version: emulator.emulator.configuration.graphVersion)
-                let login = LoginManager(
-                    provider: provider, exchanger: backend,
-                    credentials: CredentialsManager(store: InMemoryTokenStore(), authority: backend))
+                let (login, _, _) = backendLogin(emulator, server: server.baseURL, transport: transport)
                 _ = try await login.logIn(presenter: presenter(.grantAll))
                 let graph = GraphClient(
                     transport: transport,
