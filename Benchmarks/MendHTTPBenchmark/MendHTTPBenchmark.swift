@@ -144,6 +144,7 @@ func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
 
 /// Runs tasks on one thread of its own. Under valgrind, libdispatch never starts the worker threads of Swift's global
 /// executor (its workqueue emulation reads the threads' states from /proc), so `count` runs its tasks here.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     // Safe: `jobs` is only touched while `condition` is locked.
     private let condition = NSCondition()
@@ -185,7 +186,9 @@ enum MendHTTPBenchmark {
             }
             done.signal()
         }
-        if CommandLine.arguments.dropFirst().first == "count" {
+        if CommandLine.arguments.dropFirst().first == "count",
+            #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+        {
             Task(executorPreference: OneThreadExecutor()) { await body() }
         } else {
             Task { await body() }
