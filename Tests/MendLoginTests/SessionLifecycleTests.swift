@@ -280,8 +280,11 @@ struct SessionManagerTests {
     func refreshSurvivesAFault(fault: FaultProxy.Fault) async throws {
         try await LifecycleStack.run(lifetime: .serverDefault) { stack in
             let faulted = LockedFlag()
+            // Only the held answer may reach the attempt's bound: a loaded CI machine answers a plain refresh in well
+            // under 8 s, and the proxy holds for longer than that. 3 × 8 s and the pauses stay inside the server's
+            // 60 s grace window.
             try await FaultProxy.withProxy(
-                upstream: stack.server.baseURL, holdTime: .seconds(3),
+                upstream: stack.server.baseURL, holdTime: .seconds(20),
                 decide: { request in
                     request.path.hasPrefix("/v1/session/refresh") && faulted.setOnce() ? fault : nil
                 }
@@ -289,7 +292,7 @@ struct SessionManagerTests {
                 let store = InMemoryTokenStore()
                 let manager = Self.manager(
                     store, proxy: proxy, clock: stack.clock,
-                    policy: .init(maximumAttempts: 3, attemptTimeout: .seconds(1), retryDelay: .milliseconds(50)))
+                    policy: .init(maximumAttempts: 3, attemptTimeout: .seconds(8), retryDelay: .milliseconds(50)))
                 try await Self.login(stack, proxy: proxy, into: manager)
                 let before = try #require(try await store.read())
                 let refreshed = try await manager.refresh()
