@@ -104,7 +104,7 @@ public struct FacebookDialect: ProviderDialect {
     public func sessionAuthority(
         for provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator?
     ) -> any SessionAuthority {
-        FacebookSessionAuthority(dialect: self, transport: transport)
+        FacebookSessionAuthority(provider: provider, dialect: self, transport: transport)
     }
 
     /// A Graph client at this dialect's Graph API that sends each request's own token, never retried.

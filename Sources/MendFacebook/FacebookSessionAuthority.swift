@@ -4,19 +4,34 @@ public import MendGraphAPI
 public import MendHTTP
 public import MendLogin
 
-/// The provider itself, for the sessions that a public client got from a Facebook-compatible provider directly: it
-/// checks a token with a Graph call and revokes it with `DELETE /me/permissions`. A client cannot refresh a
+/// The provider itself, for a public client that logs in with a Facebook-compatible provider directly: it exchanges
+/// the code, checks a token with a Graph call and revokes it with `DELETE /me/permissions`. A client cannot refresh a
 /// provider token: an expired one needs a new login (`session/18`).
 public struct FacebookSessionAuthority: SessionAuthority {
     let graph: GraphClient
+    /// The code exchange, through the Graph client's pipeline (never retried).
+    let exchanger: DirectCodeExchanger
 
     /// An authority for the Graph API of `provider` (its ``FacebookDialect``; Facebook's own without one).
     public init(provider: LoginProvider, transport: any HTTPTransport) {
-        self.init(dialect: provider.dialect as? FacebookDialect ?? FacebookDialect(), transport: transport)
+        self.init(
+            provider: provider, dialect: provider.dialect as? FacebookDialect ?? FacebookDialect(), transport: transport
+        )
     }
 
-    init(dialect: FacebookDialect, transport: any HTTPTransport) {
+    init(provider: LoginProvider, dialect: FacebookDialect, transport: any HTTPTransport) {
         graph = dialect.graphClient(transport: transport)
+        exchanger = DirectCodeExchanger(
+            provider: provider, transport: transport, client: graph.client, idTokenValidator: nil)
+    }
+
+    /// Exchanges the code at the provider's token endpoint as a public client (the PKCE verifier, no secret), then
+    /// reads the user (`/me`) and the permissions (`/me/permissions`) with the new token, so that the session knows
+    /// what was granted and declined.
+    public func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session {
+        try await exchanger.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 
     /// A provider session ends with the provider's token errors (Graph 190 with any subcode but 492, 102), the login

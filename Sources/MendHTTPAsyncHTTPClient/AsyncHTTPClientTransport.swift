@@ -13,9 +13,9 @@ import NIOPosix
 /// `MendError`s; cancelling the task throws `CancellationError`.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client that carries requests.
-    public let client: HTTPClient
+    package let client: HTTPClient
     /// The timeout of a request that has none of its own.
-    public var defaultTimeout: Duration
+    package var defaultTimeout: Duration
 
     /// Creates a transport over `client` (by default ``sharedClient``).
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, defaultTimeout: Duration = .seconds(60)) {
@@ -33,7 +33,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// Sends `request` within `timeout` (``defaultTimeout`` without one) and returns the response head and its body.
+    /// Sends `request` within `timeout` (`defaultTimeout` without one) and returns the response head and its body.
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody) {

@@ -22,7 +22,7 @@ public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate: StreamingDelegate
     /// The timeout of a request that has no deadline of its own.
-    public let defaultTimeout: Duration
+    package let defaultTimeout: Duration
 
     /// Creates a transport with its own session built from `configuration`.
     public init(configuration: URLSessionConfiguration = .ephemeral, defaultTimeout: Duration = .seconds(60)) {
@@ -38,7 +38,7 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` within `timeout` (``defaultTimeout`` without one) and returns the response head and its body.
+    /// Sends `request` within `timeout` (`defaultTimeout` without one) and returns the response head and its body.
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody) {

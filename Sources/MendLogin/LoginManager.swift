@@ -2,29 +2,41 @@ public import Foundation
 public import MendCore
 
 /// Runs a login: builds the authorization request (PKCE, state, nonce), presents it, parses the redirect, exchanges
-/// the code (through the backend by default), and stores the session.
+/// the code through the credentials manager's ``SessionAuthority`` (your backend by default), and stores the session.
 ///
 /// ```swift
-/// let login = LoginManager(
-///     provider: .facebook(appID: "1234"),
-///     exchanger: BackendSessionClient(baseURL: backend, transport: transport),
-///     credentials: credentials)
+/// let credentials = CredentialsManager(
+///     store: FileTokenStore(), authority: BackendSessionClient(baseURL: backend, transport: transport))
+/// let login = LoginManager(provider: .google(clientID: "my-client"), credentials: credentials)
 /// let result = try await login.logIn(presenter: LoopbackBrowserPresenter())
 /// if result.isCancelled { return }   // not an error
 /// ```
 public struct LoginManager: Sendable {
     /// The provider.
-    public var provider: LoginProvider
-    /// What turns codes into sessions.
-    public var exchanger: any CodeExchanger
+    package var provider: LoginProvider
+    /// What turns codes into sessions: the credentials manager's authority, or a test's own exchanger.
+    package var exchanger: (any CodeExchanger)?
     /// Where the session goes (and the current user, for re-authentication).
-    public var credentials: CredentialsManager?
+    package var credentials: CredentialsManager?
     /// The scopes asked for by default.
-    public var defaultScopes: [String]
+    package var defaultScopes: [String]
 
-    /// Creates a login manager.
+    /// Creates a login manager that exchanges codes through `credentials`' authority and signs the session in there.
+    ///
+    /// - Parameters:
+    ///   - provider: The provider the person logs in with.
+    ///   - credentials: The session's manager; its ``SessionAuthority`` exchanges the code (a manager without one
+    ///     makes every login fail with `login/301`).
+    ///   - defaultScopes: The scopes asked for when a login names none.
     public init(
-        provider: LoginProvider, exchanger: any CodeExchanger, credentials: CredentialsManager? = nil,
+        provider: LoginProvider, credentials: CredentialsManager, defaultScopes: [String] = ["public_profile", "email"]
+    ) {
+        self.init(provider: provider, exchanger: nil, credentials: credentials, defaultScopes: defaultScopes)
+    }
+
+    /// Creates a login manager with its own exchanger (tests), storing the session in `credentials` if given.
+    package init(
+        provider: LoginProvider, exchanger: (any CodeExchanger)?, credentials: CredentialsManager? = nil,
         defaultScopes: [String] = ["public_profile", "email"]
     ) {
         self.provider = provider
@@ -33,10 +45,36 @@ public struct LoginManager: Sendable {
         self.defaultScopes = defaultScopes
     }
 
+    /// Creates a login manager that exchanges codes through `exchanger` (tests, tools).
+    package init(
+        provider: LoginProvider, exchanger: any SessionAuthority, credentials: CredentialsManager? = nil,
+        defaultScopes: [String] = ["public_profile", "email"]
+    ) {
+        self.init(
+            provider: provider, exchanger: AuthorityExchanger(authority: exchanger), credentials: credentials,
+            defaultScopes: defaultScopes)
+    }
+
+    /// Exchanges the code with the test's exchanger, else the credentials manager's authority.
+    private func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session {
+        if let exchanger {
+            return try await exchanger.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
+        }
+        guard let authority = credentials?.authority else {
+            throw MendError.login(
+                .Login.unknown,
+                "This LoginManager's CredentialsManager has no SessionAuthority to exchange the code with: create it "
+                    + "with CredentialsManager(store:authority:).")
+        }
+        return try await authority.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
+    }
+
     /// Logs in.
     ///
     /// - Parameters:
-    ///   - scopes: The scopes (default: ``defaultScopes``).
+    ///   - scopes: The scopes (default: `defaultScopes`).
     ///   - rerequest: Ask again for permissions the user declined (`auth_type=rerequest`) — only when the user does
     ///     something that needs them.
     ///   - presenter: What shows the login page.
@@ -62,8 +100,7 @@ public struct LoginManager: Sendable {
         case .cancelled:
             return .cancelled
         case .authorized(let code, let granted, let denied):
-            let session = try await exchanger.exchange(
-                code: code, transaction: transaction, granted: granted, denied: denied)
+            let session = try await exchange(code: code, transaction: transaction, granted: granted, denied: denied)
             if let credentials, let current = try? await credentials.currentSession(),
                 let currentUser = current.user?.id,
                 let newUser = session.user?.id, currentUser != newUser, rerequest
@@ -81,9 +118,9 @@ public struct LoginManager: Sendable {
 /// The recovery attempter that logs in again: MendGraphAPI and the app's UI call it to recover a token error.
 public struct LoginRecoveryAttempter: ErrorRecoveryAttempter {
     /// The login to run.
-    public let login: LoginManager
+    package let login: LoginManager
     /// What shows the login page.
-    public let presenter: any LoginPresenter
+    package let presenter: any LoginPresenter
 
     /// Creates an attempter.
     public init(login: LoginManager, presenter: any LoginPresenter) {
@@ -98,5 +135,16 @@ public struct LoginRecoveryAttempter: ErrorRecoveryAttempter {
         guard let result = try? await login.logIn(scopes: scopes, rerequest: !permissions.isEmpty, presenter: presenter)
         else { return false }
         return !result.isCancelled
+    }
+}
+
+/// A session authority in the exchanger's place.
+private struct AuthorityExchanger: CodeExchanger {
+    let authority: any SessionAuthority
+
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session {
+        try await authority.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 }

@@ -77,7 +77,7 @@ struct BackendLoginTests {
                 let store = InMemoryTokenStore()
                 let credentials = CredentialsManager(store: store, authority: backend)
                 let login = LoginManager(
-                    provider: google, exchanger: backend, credentials: credentials,
+                    provider: google, credentials: credentials,
                     defaultScopes: ["openid", "email", "profile"])
                 let result = try await login.logIn(presenter: presenter(.grantAll))
                 let session = try #require(result.session)
@@ -130,8 +130,7 @@ struct BackendLoginTests {
                     version: emulator.emulator.configuration.graphVersion)
                 let store = InMemoryTokenStore()
                 let login = LoginManager(
-                    provider: provider, exchanger: backend,
-                    credentials: CredentialsManager(store: store, authority: backend))
+                    provider: provider, credentials: CredentialsManager(store: store, authority: backend))
                 let error = try await #require(throws: MendError.self) {
                     try await login.logIn(presenter: presenter(.grantAll))
                 }

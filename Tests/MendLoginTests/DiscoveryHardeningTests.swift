@@ -194,8 +194,11 @@ struct DiscoveryEmulatorTests {
             let store = InMemoryTokenStore()
             let login = LoginManager(
                 provider: provider,
-                exchanger: DirectCodeExchanger(provider: provider, transport: transport, idTokenValidator: validator),
-                credentials: CredentialsManager(store: store), defaultScopes: ["openid", "public_profile"])
+                credentials: CredentialsManager(
+                    store: store,
+                    authority: provider.dialect.sessionAuthority(
+                        for: provider, transport: transport, idTokenValidator: validator)),
+                defaultScopes: ["openid", "public_profile"])
             let session = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
             #expect(session.idToken != nil)
             #expect(session.user?.id == emulator.emulator.configuration.users[0].id)
@@ -215,8 +218,10 @@ struct DiscoveryEmulatorTests {
             let store = InMemoryTokenStore()
             let login = LoginManager(
                 provider: provider,
-                exchanger: DirectCodeExchanger(provider: provider, transport: AsyncHTTPClientTransport()),
-                credentials: CredentialsManager(store: store))
+                credentials: CredentialsManager(
+                    store: store,
+                    authority: provider.dialect.sessionAuthority(
+                        for: provider, transport: AsyncHTTPClientTransport(), idTokenValidator: nil)))
             let error = try await #require(throws: MendError.self) {
                 try await login.logIn(presenter: presenter(.grantAll))
             }

@@ -85,7 +85,10 @@ struct EmulatedIssuerTests {
                 jwksURI: try #require(provider.jwksURI), transport: transport)
             let login = LoginManager(
                 provider: provider,
-                exchanger: DirectCodeExchanger(provider: provider, transport: transport, idTokenValidator: validator),
+                credentials: CredentialsManager(
+                    store: InMemoryTokenStore(),
+                    authority: provider.dialect.sessionAuthority(
+                        for: provider, transport: transport, idTokenValidator: validator)),
                 defaultScopes: ["openid", "email", "profile"])
             let result = try await login.logIn(presenter: presenter(.grantAll))
             let session = try #require(result.session)
@@ -120,11 +123,7 @@ struct EmulatedIssuerTests {
                     clock: PipelineClock(now: { clock.now })),
                 clock: PipelineClock(now: { clock.now }))
             let login = LoginManager(
-                provider: provider,
-                exchanger: DirectCodeExchanger(
-                    provider: provider, transport: transport, idTokenValidator: validator,
-                    clock: PipelineClock(now: { clock.now })),
-                credentials: credentials, defaultScopes: ["openid", "email", "profile"])
+                provider: provider, credentials: credentials, defaultScopes: ["openid", "email", "profile"])
             let first = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)
             #expect(first.refreshToken != nil)
             // Past the access token's hour, on both clocks: the token is refreshed, not the user signed out.

@@ -259,7 +259,7 @@ struct IDTokenExchangeTests {
             jwksURI: try #require(provider.jwksURI), transport: transport)
         let login = LoginManager(
             provider: provider,
-            exchanger: DirectCodeExchanger(
+            exchanger: OIDCSessionAuthority(
                 provider: provider, transport: transport, idTokenValidator: validating ? validator : nil),
             credentials: CredentialsManager(store: store))
         return try await login.logIn(scopes: scopes, presenter: presenter(.grantAll))

@@ -22,10 +22,7 @@ func loginManager(
     let transport = AsyncHTTPClientTransport()
     let credentials = CredentialsManager(
         store: store, authority: FacebookSessionAuthority(provider: provider, transport: transport))
-    let login = LoginManager(
-        provider: provider, exchanger: DirectCodeExchanger(provider: provider, transport: transport),
-        credentials: credentials)
-    return (login, credentials)
+    return (LoginManager(provider: provider, credentials: credentials), credentials)
 }
 
 func presenter(
@@ -137,7 +134,7 @@ struct LoginFlowTests {
     @Test("A tampered PKCE verifier is refused by the provider; nothing is stored")
     func tamperedVerifier() async throws {
         struct Tampering: CodeExchanger {
-            let inner: DirectCodeExchanger
+            let inner: any SessionAuthority
             func exchange(
                 code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
             )
@@ -150,8 +147,8 @@ struct LoginFlowTests {
         }
         try await withEmulator { emulator in
             let store = InMemoryTokenStore()
-            var (login, _) = loginManager(emulator, store: store)
-            login.exchanger = Tampering(inner: login.exchanger as! DirectCodeExchanger)
+            var (login, credentials) = loginManager(emulator, store: store)
+            login.exchanger = Tampering(inner: try #require(await credentials.authority))
             let error = try await #require(throws: MendError.self) {
                 try await login.logIn(presenter: presenter(.grantAll))
             }
@@ -245,8 +242,11 @@ struct OIDCTests {
             let store = InMemoryTokenStore()
             let login = LoginManager(
                 provider: provider,
-                exchanger: DirectCodeExchanger(provider: provider, transport: transport, idTokenValidator: validator),
-                credentials: CredentialsManager(store: store), defaultScopes: ["openid", "public_profile"])
+                credentials: CredentialsManager(
+                    store: store,
+                    authority: provider.dialect.sessionAuthority(
+                        for: provider, transport: transport, idTokenValidator: validator)),
+                defaultScopes: ["openid", "public_profile"])
             let result = try await login.logIn(presenter: presenter(.grantAll))
             let session = try #require(result.session)
             #expect(session.idToken != nil)

@@ -100,7 +100,11 @@ struct ProviderDialectTests {
 
             // No id_token validator: the user comes from the dialect's profile, read from the user endpoint.
             let login = LoginManager(
-                provider: provider, exchanger: DirectCodeExchanger(provider: provider, transport: transport),
+                provider: provider,
+                credentials: CredentialsManager(
+                    store: InMemoryTokenStore(),
+                    authority: provider.dialect.sessionAuthority(
+                        for: provider, transport: transport, idTokenValidator: nil)),
                 defaultScopes: ["openid", "email", "profile"])
             let result = try await login.logIn(presenter: presenter(.grantAll))
             let session = try #require(result.session)
@@ -127,7 +131,7 @@ struct ProviderDialectTests {
             let transport = AsyncHTTPClientTransport()
             let google = try await LoginProvider.discover(
                 issuer: emulator.url("/google"), clientID: EmulatedIssuerTests.googleIOS, transport: transport)
-            let exchanger = DirectCodeExchanger(provider: google, transport: transport)
+            let exchanger = OIDCSessionAuthority(provider: google, transport: transport)
             let transaction = AuthorizationTransaction(
                 state: "s", nonce: "n", codeVerifier: String(repeating: "v", count: 43),
                 redirectURI: URL(string: "http://127.0.0.1/callback")!, scopes: ["openid"], isRerequest: false,

@@ -10,6 +10,13 @@ final class GatedAuthority: SessionAuthority {
     let refreshes = Locked(0)
     var isOpen: Bool { gate.withLock { $0.open } }
 
+    /// Refreshes only: these tests never log in.
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    )
+        async throws -> Session
+    { throw CancellationError() }
+
     /// Returns once a refresh has begun (yielding; fails instead of spinning forever).
     func waitUntilRefreshing() async throws {
         for _ in 0..<1_000_000 where refreshes.current == 0 { await Task.yield() }

@@ -33,7 +33,7 @@ func backendLogin(
         baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
         version: emulator.emulator.configuration.graphVersion)
     let credentials = CredentialsManager(store: store, authority: backend)
-    return (LoginManager(provider: provider, exchanger: backend, credentials: credentials), credentials, backend)
+    return (LoginManager(provider: provider, credentials: credentials), credentials, backend)
 }
 
 /// The one credential seam: `SessionCredentials` (refresh, else log in again) behind the pipeline's
@@ -150,8 +150,7 @@ struct SessionCredentialsTests {
                 store: InMemoryTokenStore(),
                 authority: FacebookSessionAuthority(provider: provider, transport: transport))
             let login = LoginManager(
-                provider: provider, exchanger: DirectCodeExchanger(provider: provider, transport: transport),
-                credentials: credentials)
+                provider: provider, credentials: credentials)
             _ = try await login.logIn(presenter: presenter(.grantAll))
             let cancelling = CountingPresenter(base: presenter(.cancel))
             let graph = GraphClient(

@@ -186,6 +186,11 @@ private final class CountingStore: TokenStore {
 
 /// An issuer whose refresh always succeeds with the next generation.
 private struct RotatingAuthority: SessionAuthority {
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    )
+        async throws -> Session
+    { throw CancellationError() }  // never logs in
     func refresh(_ session: Session) async throws -> Session {
         sampleSession(token: "EAArefreshed\(session.generation + 1)", generation: session.generation + 1)
     }

@@ -90,7 +90,10 @@ struct SystemBrowserPresenterTests {
         let provider = LoginProvider.emulator(baseURL: emulator.baseURL, appID: appID)
         return LoginManager(
             provider: provider,
-            exchanger: DirectCodeExchanger(provider: provider, transport: AsyncHTTPClientTransport()))
+            credentials: CredentialsManager(
+                store: InMemoryTokenStore(),
+                authority: provider.dialect.sessionAuthority(
+                    for: provider, transport: AsyncHTTPClientTransport(), idTokenValidator: nil)))
     }
 
     @Test("fb{app-id}://authorize: the custom-scheme callback, the ephemeral option, a session from the emulator")

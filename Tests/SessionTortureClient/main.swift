@@ -116,7 +116,7 @@ func run(_ command: Command) async -> Answer {
             answer.revoked = outcome.revoked
             answer.revocationError = outcome.revocationError.map { "\($0.code)" }
         case "login":
-            let login = LoginManager(provider: provider, exchanger: backend, credentials: manager)
+            let login = LoginManager(provider: provider, credentials: manager)
             let presenter = LoopbackBrowserPresenter(
                 opener: .custom { url in try await HeadlessConsentBrowser().open(url) }, timeout: .seconds(30))
             let result = try await login.logIn(presenter: presenter)

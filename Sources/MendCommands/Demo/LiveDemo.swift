@@ -75,10 +75,10 @@ struct Walkthrough {
             version: emulator.emulator.configuration.graphVersion)
     }
 
+    /// A login manager that exchanges codes through the sessions' authority (the demo's backend).
     func loginManager(_ sessions: CredentialsManager) -> LoginManager {
-        let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-        return LoginManager(
-            provider: provider, exchanger: backend, credentials: sessions,
+        LoginManager(
+            provider: provider, credentials: sessions,
             defaultScopes: ["public_profile", "email", "user_posts", "user_friends"])
     }
 

@@ -19,9 +19,7 @@ extension Walkthrough {
             store: InMemoryTokenStore(),
             authority: OIDCSessionAuthority(provider: google, transport: transport, idTokenValidator: validator))
         let login = LoginManager(
-            provider: google,
-            exchanger: DirectCodeExchanger(provider: google, transport: transport, idTokenValidator: validator),
-            credentials: sessions, defaultScopes: ["openid", "email", "profile"])
+            provider: google, credentials: sessions, defaultScopes: ["openid", "email", "profile"])
         let result = try await login.logIn(presenter: Self.presenter(.grantAll))
         guard let session = result.session, let user = session.user, session.refreshToken != nil else {
             throw DemoFailure(description: "the second provider's login returned no session with a refresh token")

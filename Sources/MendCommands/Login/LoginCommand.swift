@@ -127,14 +127,9 @@ struct LoginCommand: AsyncParsableCommand {
         } catch let error as MendError {
             throw Failure.report(error)
         }
-        let exchanger: any CodeExchanger =
-            profile.backendClient(transport: transport)
-            ?? DirectCodeExchanger(
-                provider: loginProvider, transport: transport,
-                idTokenValidator: profile.idTokenValidator(provider: loginProvider, transport: transport))
         let defaultScopes = profile.isOpenIDConnect ? "openid,email,profile" : "public_profile,email"
         let login = LoginManager(
-            provider: loginProvider, exchanger: exchanger, credentials: credentials,
+            provider: loginProvider, credentials: credentials,
             defaultScopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init))
         if device || (!headless && !noBrowser && DeviceLoginCommand.noBrowserHere() != nil) {
             let command = DeviceLoginCommand(

@@ -3,35 +3,35 @@ extension ErrorCatalog {
     /// carries one pointer instead of a copy of the row.
     public final class Entry: Sendable, Hashable, Codable {
         /// The domain the row belongs to.
-        public let domain: MendError.Domain
+        package let domain: MendError.Domain
         /// The codes the row matches: one code, a range (Graph 200–299), or `nil` for any code in the domain.
-        public let codes: ClosedRange<Int>?
+        package let codes: ClosedRange<Int>?
         /// The subcode the row matches, or `nil` for any.
-        public let subcode: Int?
+        package let subcode: Int?
         /// A stable name, unique within the domain (`tokenExpired`).
-        public let name: String
+        package let name: String
         /// The category errors of this row get.
-        public let category: MendError.Category
+        package let category: MendError.Category
         /// The recovery action errors of this row get.
-        public let recovery: MendError.Recovery.Action
+        package let recovery: MendError.Recovery.Action
         /// The localized user title and message.
-        public let messageKey: MendError.MessageKey
+        package let messageKey: MendError.MessageKey
         /// A one-line English explanation for developers and the documentation.
-        public let summary: String
+        package let summary: String
         /// The name on the wire, where the provider uses names instead of numbers (GraphQL `extensions.code`).
-        public let wireName: String?
+        package let wireName: String?
         /// Whether the user sees only generic text for this error (forged state, invalid id_token).
-        public let isSecuritySensitive: Bool
+        package let isSecuritySensitive: Bool
         /// Whether the pipeline may retry automatically (a transient error that lasts hours is not).
-        public let isAutomaticallyRetryable: Bool
+        package let isAutomaticallyRetryable: Bool
         /// Recovery text that a merged provider configuration supplied for this row (already localized).
-        public let providerRecovery: MendError.ServerRecoveryText?
+        package let providerRecovery: MendError.ServerRecoveryText?
         /// The server's override this classification carries, when an error's server overrode its row; `nil` for
         /// the catalog's own rows. Set only by ``overridden(by:)``.
-        public let override: Override?
+        package let override: Override?
 
         /// Creates an entry.
-        public init(
+        package init(
             domain: MendError.Domain,
             codes: ClosedRange<Int>?,
             subcode: Int? = nil,
@@ -88,7 +88,7 @@ extension ErrorCatalog {
 
         /// This row with a server's legitimate override applied: the one place where an override turns into a
         /// category, a recovery action and a retry permission, so that they always agree.
-        public func overridden(by override: Override) -> Entry {
+        package func overridden(by override: Override) -> Entry {
             switch override {
             case .providerTransient:
                 return Entry(

@@ -11,13 +11,13 @@
 /// of its own falls back to its class (a 418 is classified as 400, a 520 as 500).
 public struct ErrorCatalog: Sendable {
     /// Every entry, in display order.
-    public private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
     /// Recovery text supplied by a provider's error configuration, keyed like the entries.
     private var serverRecovery: [EntryKey: MendError.ServerRecoveryText]
     private var index: [EntryKey: Int]
 
     /// Creates a catalog from entries. A later entry with the same key as an earlier one replaces it.
-    public init(entries: [Entry]) {
+    package init(entries: [Entry]) {
         self.entries = []
         self.serverRecovery = [:]
         self.index = [:]
@@ -37,7 +37,7 @@ public struct ErrorCatalog: Sendable {
     }
 
     /// The domains the catalog has rows for, in display order.
-    public var domains: [MendError.Domain] {
+    package var domains: [MendError.Domain] {
         var seen: [MendError.Domain] = []
         for entry in entries where !seen.contains(entry.domain) { seen.append(entry.domain) }
         return seen
@@ -46,7 +46,7 @@ public struct ErrorCatalog: Sendable {
     /// The entry that classifies `code` and `subcode`, following the lookup order.
     ///
     /// Every code gets an entry: when nothing in its domain matches, a generic `other` entry is returned.
-    public func entry(code: MendError.Code, subcode: MendError.Subcode? = nil) -> Entry {
+    package func entry(code: MendError.Code, subcode: MendError.Subcode? = nil) -> Entry {
         if code.domain == .http, (400..<600).contains(code.rawValue) {
             // A status's own row, else its class's row, before the domain's catch-all.
             let statusClass = code.rawValue / 100 * 100
@@ -71,12 +71,12 @@ public struct ErrorCatalog: Sendable {
     }
 
     /// The entry of `domain` whose wire name is `wireName` (GraphQL's `extensions.code`), if any.
-    public func entry(in domain: MendError.Domain, wireName: String) -> Entry? {
+    package func entry(in domain: MendError.Domain, wireName: String) -> Entry? {
         entries.first { $0.domain == domain && $0.wireName == wireName }
     }
 
     /// The entries of one domain, in display order.
-    public func entries(in domain: MendError.Domain) -> [Entry] {
+    package func entries(in domain: MendError.Domain) -> [Entry] {
         entries.filter { $0.domain == domain }
     }
 
@@ -131,7 +131,7 @@ extension ErrorCatalog {
     /// A legitimate override of a row's classification by the server that answered. An error's category, recovery
     /// action and retry permission come from its row, or from its row with one of these applied
     /// (``Entry/overridden(by:)``), never from fields set one by one.
-    public indirect enum Override: Sendable, Hashable, Codable {
+    package indirect enum Override: Sendable, Hashable, Codable {
         /// The provider flagged the error `is_transient: true`: transient and retried automatically, with the
         /// recovery `retry` (a rate limit keeps waiting for its reset).
         case providerTransient

@@ -26,9 +26,9 @@
 /// ```
 public struct ErrorSpace: Sendable {
     /// The domain whose errors the space classifies.
-    public let domain: MendError.Domain
+    package let domain: MendError.Domain
     /// The rows, in display order. A row with `codes == nil` is the domain's catch-all.
-    public let entries: [ErrorCatalog.Entry]
+    package let entries: [ErrorCatalog.Entry]
 
     /// Creates a space. Every entry must belong to `domain`.
     public init(domain: MendError.Domain, entries: [ErrorCatalog.Entry]) {

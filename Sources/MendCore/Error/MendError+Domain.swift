@@ -14,16 +14,5 @@ extension MendError {
 
         /// The domain's stable name.
         public var description: String { rawValue }
-
-        /// The init.
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-
-        /// Encodes the value (its stable form).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
     }
 }

@@ -143,7 +143,7 @@ extension JSONValue {
     }
 
     /// Converts Foundation objects (as `JSONSerialization` produces them) back to a value.
-    public init?(foundationObject object: Any) {
+    init?(foundationObject object: Any) {
         switch object {
         case is NSNull: self = .null
         case let value as String: self = .string(value)

@@ -18,7 +18,7 @@ extension MendError: RecoverableError {
     public var recoveryOptions: [String] { recoveryOptions(language: MendLocalization.preferredLanguage) }
 
     /// Whether `optionIndex` is the cancelling option (the last of two or more), which never attempts anything.
-    public func isCancelOption(_ optionIndex: Int) -> Bool {
+    func isCancelOption(_ optionIndex: Int) -> Bool {
         let count = recoveryOptions(language: "en").count
         return count >= 2 && optionIndex == count - 1
     }

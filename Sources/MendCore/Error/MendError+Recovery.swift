@@ -11,7 +11,7 @@ extension MendError {
         public var notBefore: Date?
 
         /// Creates a recovery.
-        public init(action: Action, permissions: [String] = [], notBefore: Date? = nil) {
+        package init(action: Action, permissions: [String] = [], notBefore: Date? = nil) {
             self.action = action
             self.permissions = permissions
             self.notBefore = notBefore
@@ -60,29 +60,18 @@ extension MendError {
 
             /// The action's stable name.
             public var description: String { rawValue }
-
-            /// The init.
-            public init(from decoder: any Decoder) throws {
-                rawValue = try decoder.singleValueContainer().decode(String.self)
-            }
-
-            /// Encodes the value (its stable form).
-            public func encode(to encoder: any Encoder) throws {
-                var container = encoder.singleValueContainer()
-                try container.encode(rawValue)
-            }
         }
     }
 
     /// Recovery text that a provider's error configuration supplied for a code, already localized by the provider.
-    public struct ServerRecoveryText: Sendable, Hashable, Codable {
+    package struct ServerRecoveryText: Sendable, Hashable, Codable {
         /// The recovery suggestion (`recovery_message`).
-        public var suggestion: String?
+        package var suggestion: String?
         /// The option labels (`recovery_options`), the last one cancelling.
-        public var options: [String]
+        package var options: [String]
 
         /// Creates server-provided recovery text.
-        public init(suggestion: String?, options: [String]) {
+        package init(suggestion: String?, options: [String]) {
             self.suggestion = suggestion
             self.options = options
         }

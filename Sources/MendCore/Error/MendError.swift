@@ -42,16 +42,16 @@ public struct MendError: Error, Sendable {
     ///
     /// ``name``, ``category``, ``recovery``'s action, ``isAutomaticallyRetryable``, ``messageKey`` and
     /// ``isSecuritySensitive`` are all read from it.
-    public private(set) var entry: ErrorCatalog.Entry
+    package private(set) var entry: ErrorCatalog.Entry
 
     // Context.
 
     /// A message for developers and logs. It may contain codes and server text; it never contains tokens or secrets.
     public var developerMessage: String
     /// The server's own localized title for the user (`error_user_title`), which wins over the catalog's.
-    public var serverUserTitle: String?
+    package var serverUserTitle: String?
     /// The server's own localized message for the user (`error_user_msg`), which wins over the catalog's.
-    public var serverUserMessage: String?
+    package var serverUserMessage: String?
     /// The server's trace or request id (`fbtrace_id`, `X-Request-Id`, `referenceId`) to quote to support.
     ///
     /// `nil` for errors that never reached the API; ``referenceIDOrNone`` renders those as `-1`.
@@ -65,9 +65,9 @@ public struct MendError: Error, Sendable {
     /// How many times the request was tried before this error was returned (0 if it was never sent).
     public var attempts: Int
     /// The permissions that the recovery requests (``Recovery/Action/requestPermissions``).
-    public var requestedPermissions: [String]
+    package var requestedPermissions: [String]
     /// The earliest time a retry may be sent (from `Retry-After`, usage headers or backoff), if known.
-    public var notBefore: Date?
+    package var notBefore: Date?
     /// The attempter that `attemptRecovery(optionIndex:)` calls, when the app or a Mend module provided one.
     public var recoveryAttempter: (any ErrorRecoveryAttempter)?
 
@@ -86,16 +86,16 @@ public struct MendError: Error, Sendable {
     }
 
     /// Whether the pipeline may retry this error automatically (false for, e.g., a policy block that lasts hours).
-    public var isAutomaticallyRetryable: Bool { entry.isAutomaticallyRetryable }
+    package var isAutomaticallyRetryable: Bool { entry.isAutomaticallyRetryable }
 
     /// The localization key of the user-facing title and message.
-    public var messageKey: MessageKey { entry.messageKey }
+    package var messageKey: MessageKey { entry.messageKey }
 
     /// Whether the error concerns security (a forged state, an invalid id_token): its user text stays generic.
-    public var isSecuritySensitive: Bool { entry.isSecuritySensitive }
+    package var isSecuritySensitive: Bool { entry.isSecuritySensitive }
 
     /// Recovery text that the provider's error configuration supplied (already localized by the provider).
-    public var serverRecovery: ServerRecoveryText? { entry.providerRecovery }
+    var serverRecovery: ServerRecoveryText? { entry.providerRecovery }
 
     /// The HTTP status of the response that caused the error, if there was one.
     public var httpStatus: Int? {
@@ -118,7 +118,7 @@ public struct MendError: Error, Sendable {
     ///   - code: The error's code (its domain is part of it).
     ///   - subcode: The provider's subcode, if any.
     ///   - developerMessage: Text for logs; it is redacted before it is stored. Defaults to the catalog's summary.
-    ///   - isTransient: The provider's own `is_transient` flag; `true` applies ``ErrorCatalog/Override/providerTransient``.
+    ///   - isTransient: The provider's own `is_transient` flag; `true` applies `providerTransient`.
     ///   - catalog: The catalog that classifies the error.
     public init(
         code: Code,
@@ -134,7 +134,7 @@ public struct MendError: Error, Sendable {
     }
 
     /// Creates an error from a catalog entry, for a concrete code and subcode that the entry matches.
-    public init(entry: ErrorCatalog.Entry, code: Code, subcode: Subcode?, developerMessage: String) {
+    package init(entry: ErrorCatalog.Entry, code: Code, subcode: Subcode?, developerMessage: String) {
         self.code = code
         self.subcode = subcode
         self.entry = entry
@@ -153,7 +153,7 @@ public struct MendError: Error, Sendable {
 
     /// Applies a server's legitimate override of the classification (see ``ErrorCatalog/Override``), the only way
     /// an error's classification changes after it was created.
-    public mutating func override(_ override: ErrorCatalog.Override) {
+    package mutating func override(_ override: ErrorCatalog.Override) {
         entry = entry.overridden(by: override)
     }
 

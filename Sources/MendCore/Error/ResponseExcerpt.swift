@@ -20,14 +20,14 @@ public struct ResponseExcerpt: Sendable, Hashable {
     /// The start of the body as text, redacted, at most ``defaultBodyLimit`` characters unless set otherwise.
     public var body: String?
     /// Whether ``body`` was cut.
-    public var isBodyTruncated: Bool
+    package var isBodyTruncated: Bool
     /// The size of the whole body in bytes, as received.
-    public var bodyByteCount: Int
+    package var bodyByteCount: Int
     /// The parsed JSON body (redacted), when the body was JSON.
     public var json: JSONValue?
 
     /// Creates an excerpt holding only a status (or nothing).
-    public init(status: Int?) {
+    package init(status: Int?) {
         self.status = status
         self.headers = [:]
         self.body = nil
@@ -45,7 +45,7 @@ public struct ResponseExcerpt: Sendable, Hashable {
     ///   - json: The body already parsed, if the caller parsed it; it is redacted here.
     ///   - redactor: The redactor, carrying the request's own secrets.
     ///   - bodyLimit: The bound of ``body`` in characters.
-    public init(
+    package init(
         status: Int?,
         headers: [(name: String, value: String)],
         body: Data,

@@ -70,11 +70,11 @@ public enum MendLocalization {
     }
 
     /// Every message an app registered (``register(_:)``).
-    public static var registeredMessages: MendMessages { registered.withLock { $0 } }
+    package static var registeredMessages: MendMessages { registered.withLock { $0 } }
 
     /// The text of every base key (see ``MendMessages``) in `language`, as Mend shows it: the app's registered text,
     /// else Mend's own, else English. A messages file to translate starts from this.
-    public static func texts(language: String) -> [String: String] {
+    package static func texts(language: String) -> [String: String] {
         var texts: [String: String] = [:]
         for key in english.messages.keys {
             let message = message(key, language: language)
@@ -93,16 +93,16 @@ public enum MendLocalization {
     }
 
     /// The languages apps registered messages for (``register(_:)``), as normalized tags (`pt`, `pt-br`), sorted.
-    public static var registeredLanguages: [String] { registered.withLock { $0.languages } }
+    package static var registeredLanguages: [String] { registered.withLock { $0.languages } }
 
     /// The languages Mend can show: the shipped ones, then the registered ones.
-    public static var availableLanguages: [String] {
+    package static var availableLanguages: [String] {
         supportedLanguages + registeredLanguages.filter { !supportedLanguages.contains($0) }
     }
 
     /// The available language that best matches `locale`: a registered tag equal to the locale's (`pt-br`), then its
     /// language code (`pt`) when shipped or registered, else English.
-    public static func language(for locale: Locale) -> String {
+    package static func language(for locale: Locale) -> String {
         let code =
             locale.language.languageCode?.identifier.lowercased()
             ?? String(locale.identifier.prefix(2)).lowercased()
@@ -222,12 +222,12 @@ public enum MendLocalization {
 
 extension MendError.MessageKey {
     /// The key's localized title for `locale`: the app's registered text first, then Mend's.
-    public func title(locale: Locale = .current) -> String {
+    package func title(locale: Locale = .current) -> String {
         MendLocalization.message(self, language: MendLocalization.language(for: locale)).title
     }
 
     /// The key's localized message for `locale`: the app's registered text first, then Mend's.
-    public func message(locale: Locale = .current) -> String {
+    package func message(locale: Locale = .current) -> String {
         MendLocalization.message(self, language: MendLocalization.language(for: locale)).message
     }
 }

@@ -42,7 +42,7 @@ public struct MendMessages: Sendable, Hashable {
     }
 
     /// The texts by language tag (lowercased, `-` between subtags: `pt`, `pt-br`), then by key.
-    public private(set) var texts: [String: [String: String]]
+    package private(set) var texts: [String: [String: String]]
 
     /// The largest messages file read (1 MiB).
     public static let maximumSize = 1 << 20
@@ -158,12 +158,12 @@ public struct MendMessages: Sendable, Hashable {
     }
 
     /// The languages these messages cover, sorted.
-    public var languages: [String] { texts.keys.sorted() }
+    package var languages: [String] { texts.keys.sorted() }
 
     /// The message keys, recovery keys and labels of `language` that neither these messages nor Mend's own table of
     /// that language give, sorted: what a translation still lacks (English shows for them). Per-error keys are
     /// never missing.
-    public func missingKeys(for language: String) -> [String] {
+    package func missingKeys(for language: String) -> [String] {
         let tag = MendLocalization.normalizedTag(language) ?? language
         let builtIn = MendLocalization.tables[tag]
         let given = texts[tag] ?? [:]

@@ -8,17 +8,6 @@ extension MendError {
         /// The key's stable name.
         public var description: String { rawValue }
 
-        /// The init.
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-
-        /// Encodes the value (its stable form).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
-
         /// Something went wrong; nothing specific to say.
         public static let generic = MessageKey(rawValue: "generic")
         /// The service is temporarily unavailable.

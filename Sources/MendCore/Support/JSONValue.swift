@@ -73,7 +73,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Whether this is `null`.
-    public var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 }
 
 extension JSONValue: Codable {
@@ -160,7 +160,7 @@ extension JSONValue {
     ///
     /// This is what the pipeline runs on success bodies (a full parse would cost more than the request); a body
     /// that passes and still does not decode fails later, classified, when it is decoded.
-    public static func validateStructure(
+    package static func validateStructure(
         _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth
     ) -> ParseFailure? {
         guard data.count <= maxBytes else { return .tooLarge(limit: maxBytes) }

@@ -14,11 +14,11 @@ public struct Redactor: Sendable {
     public static let standard = Redactor()
 
     /// Keys (compared case-insensitively) whose values are always redacted in JSON, forms and query strings.
-    public var sensitiveKeys: Set<String>
+    package var sensitiveKeys: Set<String>
     /// Header names (compared case-insensitively) whose values are always redacted.
-    public var sensitiveHeaders: Set<String>
+    package var sensitiveHeaders: Set<String>
     /// Exact secret values to remove wherever they appear (a request's token, an app secret).
-    public private(set) var secrets: [String]
+    package private(set) var secrets: [String]
 
     /// Creates a redactor with Mend's defaults, plus `secrets`.
     public init(secrets: [String] = []) {
@@ -29,7 +29,7 @@ public struct Redactor: Sendable {
     }
 
     /// Returns a copy that also removes `secrets` wherever they appear.
-    public func adding(secrets: [String]) -> Redactor {
+    package func adding(secrets: [String]) -> Redactor {
         var copy = self
         for secret in secrets { copy.register(secret: secret) }
         return copy
@@ -73,7 +73,7 @@ public struct Redactor: Sendable {
     }
 
     /// Returns `json` with the values of sensitive keys replaced and every string redacted as text.
-    public func redact(json: JSONValue) -> JSONValue {
+    package func redact(json: JSONValue) -> JSONValue {
         switch json {
         case .string(let text):
             return .string(redact(text: text))
@@ -91,7 +91,7 @@ public struct Redactor: Sendable {
     }
 
     /// Returns the header's value, or the placeholder when the header is sensitive.
-    public func redact(headerName: String, value: String) -> String {
+    package func redact(headerName: String, value: String) -> String {
         sensitiveHeaders.contains(headerName.lowercased()) ? Self.placeholder : redact(text: value)
     }
 

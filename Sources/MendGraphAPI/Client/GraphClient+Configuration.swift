@@ -8,30 +8,30 @@ extension GraphClient {
     /// logged is the client's steps' business (`.graph(for:credentials:…)`).
     public struct Configuration: Sendable {
         /// The Graph API's base URL: the provider's by default, the emulator's in tests.
-        public var graphURL: URL
+        package var graphURL: URL
         /// The API version (`v25.0`).
-        public var version: String
+        package var version: String
         /// The app id: the key of the rate-limit gate, and the node of the error configuration.
-        public var appID: String?
+        package var appID: String?
         /// The catalog that classifies errors (`ErrorCatalog.graph` by default); the provider's error
         /// configuration, when fetched, is merged over it.
-        public var catalog: ErrorCatalog
+        package var catalog: ErrorCatalog
         /// Where the token goes: the `Authorization` header by default, or the `access_token` query parameter.
-        public var tokenPlacement: Credential.Placement
+        package var tokenPlacement: Credential.Placement
         /// Responses larger than this are refused.
-        public var maximumResponseBodySize: Int
+        package var maximumResponseBodySize: Int
         /// Whether the provider's error configuration is fetched and merged over the standard catalog.
-        public var fetchesErrorConfiguration: Bool
+        package var fetchesErrorConfiguration: Bool
         /// How long a fetched error configuration is used (an hour, as the vendor SDK does).
-        public var errorConfigurationLifetime: TimeInterval
+        package var errorConfigurationLifetime: TimeInterval
         /// The token that reads the error configuration (an app or client token), if not the user's.
-        public var errorConfigurationToken: String?
+        package var errorConfigurationToken: String?
         /// Server code only: computes `appsecret_proof` for a token with the app secret it holds. No client module
         /// stores a secret; this closure is where server code keeps it.
-        public var appSecretProof: (@Sendable (String) -> String)?
+        package var appSecretProof: (@Sendable (String) -> String)?
         /// The clock every wait and deadline of the client's requests runs on, and the error configuration's age is
         /// read from; replaceable in tests.
-        public var clock: PipelineClock
+        package var clock: PipelineClock
 
         /// Creates a configuration.
         public init(

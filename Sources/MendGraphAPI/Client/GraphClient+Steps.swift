@@ -3,7 +3,7 @@ import MendCore
 public import MendHTTP
 
 extension Array where Element == any ClientMiddleware {
-    /// A Graph client's usual steps, outermost first: `usage` (the provider's usage headers), then Mend's standard
+    /// A Graph client's usual steps, outermost first: the usage step (the provider's usage headers), then Mend's standard
     /// steps with the Graph's token errors (``GraphClient/isTokenError(_:)``: 102, 190) as credential rejections,
     /// the configuration's token placement, and the app as the rate-limit key.
     ///
@@ -21,17 +21,18 @@ extension Array where Element == any ClientMiddleware {
     ///     override).
     ///   - retryPolicy: When and how often transient errors are retried (`RetryPolicy.never` turns retries off).
     ///   - retryBudget: The budget retries are paid from.
-    ///   - usage: The usage step (pass one with `slowDownAbove` to space requests out before a throttle).
+    ///   - slowDownAbove: Above this share (0…1) of any usage counter the provider reports, requests are delayed (up
+    ///     to five seconds at 100 %) so that the app never calls into a throttle; `nil` never delays.
     ///   - logging: What the steps log (nothing by default).
     public static func graph(
         for configuration: GraphClient.Configuration,
         credentials: (any CredentialProvider)?,
         retryPolicy: RetryPolicy = RetryPolicy(),
         retryBudget: RetryBudget = RetryBudget(),
-        usage: GraphUsageStep = GraphUsageStep(),
+        slowDownAbove: Double? = nil,
         logging: LoggingBehaviors = []
     ) -> [any ClientMiddleware] {
-        [usage]
+        [GraphUsageStep(slowDownAbove: slowDownAbove)]
             + .standard(
                 credentialProvider: credentials, credentialPlacement: configuration.tokenPlacement,
                 isCredentialRejection: GraphClient.isTokenError,

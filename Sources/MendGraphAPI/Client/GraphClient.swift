@@ -17,9 +17,9 @@ public import MendHTTP
 /// ```
 public final class GraphClient: Sendable {
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The pipeline the client sends through.
-    public let client: APIClient
+    package let client: APIClient
     let usage: GraphUsageStep?
     let errorConfiguration: ErrorConfigurationCache
 
@@ -88,7 +88,7 @@ public final class GraphClient: Sendable {
 
     /// The catalog errors are classified with now: the provider's error configuration merged over
     /// ``Configuration-swift.struct/catalog`` while it is fresh, else that catalog.
-    public var catalog: ErrorCatalog {
+    package var catalog: ErrorCatalog {
         errorConfiguration.catalog(now: configuration.clock.now()) ?? configuration.catalog
     }
 
@@ -177,7 +177,7 @@ public final class GraphClient: Sendable {
     // MARK: Error configuration
 
     /// Fetches the provider's error configuration (`ios_sdk_error_categories` on the app node) and merges it over
-    /// the configured catalog, for ``Configuration-swift.struct/errorConfigurationLifetime``. Failures keep the
+    /// the configured catalog, for `errorConfigurationLifetime`. Failures keep the
     /// configured catalog and are returned.
     @discardableResult
     public func refreshErrorConfiguration() async throws -> ErrorCatalog {
@@ -223,10 +223,10 @@ public final class GraphClient: Sendable {
 /// read the Graph way.
 public struct GraphResponse: Sendable {
     /// The response as the pipeline returned it.
-    public var response: APIResponse
+    package var response: APIResponse
 
     /// Wraps a pipeline response.
-    public init(_ response: APIResponse) { self.response = response }
+    package init(_ response: APIResponse) { self.response = response }
 
     /// The HTTP status.
     public var status: Int { response.head.status.code }

@@ -6,19 +6,19 @@ public struct GraphErrorEnvelope: Sendable, Hashable {
     /// `message` (or, in legacy bodies, `error_reason`, then `error_msg`).
     public var message: String?
     /// `type`: `OAuthException`, `GraphMethodException`, `GraphBatchException`, …
-    public var type: String?
+    package var type: String?
     /// `code`.
     public var code: Int
     /// `error_subcode`.
-    public var subcode: Int?
+    package var subcode: Int?
     /// `error_user_title`: already localized for the user.
-    public var userTitle: String?
+    package var userTitle: String?
     /// `error_user_msg`: already localized for the user.
-    public var userMessage: String?
+    package var userMessage: String?
     /// `fbtrace_id`: the support reference.
-    public var traceID: String?
+    package var traceID: String?
     /// `is_transient`: when true, the error is transient whatever its code.
-    public var isTransient: Bool
+    package var isTransient: Bool
 
     /// Reads the envelope from a parsed body, or returns `nil` when the body is not a Graph error.
     public init?(json: JSONValue) {

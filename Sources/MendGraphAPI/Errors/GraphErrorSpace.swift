@@ -144,6 +144,6 @@ extension MendError.Subcode {
 
 extension ErrorCatalog {
     /// The catalog of a Graph client: `ErrorCatalog.core` with the Graph space. A provider's error configuration
-    /// is merged over it (``GraphClient/Configuration-swift.struct/catalog``).
+    /// is merged over it (`catalog`).
     public static let graph = ErrorCatalog.core.adding(.graph)
 }

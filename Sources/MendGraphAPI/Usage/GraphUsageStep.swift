@@ -26,7 +26,7 @@ final class UsageTracker: Sendable {
 
 /// The usage step (Graph): keeps the latest usage headers of every response, errors included, and, above
 /// `slowDownAbove` of any counter, delays requests so that the app never calls into a throttle.
-public struct GraphUsageStep: ClientMiddleware {
+package struct GraphUsageStep: ClientMiddleware {
     let tracker = UsageTracker()
     let slowDownAbove: Double?
     let maximumDelay: Duration
@@ -36,16 +36,16 @@ public struct GraphUsageStep: ClientMiddleware {
     /// - Parameters:
     ///   - slowDownAbove: Above this share (0…1) of any usage counter, requests are delayed; `nil` never delays.
     ///   - maximumDelay: The longest delay (at 100 % usage).
-    public init(slowDownAbove: Double? = nil, maximumDelay: Duration = .seconds(5)) {
+    package init(slowDownAbove: Double? = nil, maximumDelay: Duration = .seconds(5)) {
         self.slowDownAbove = slowDownAbove
         self.maximumDelay = maximumDelay
     }
 
     /// The latest usage the provider reported.
-    public var latestUsage: GraphUsage? { tracker.usage }
+    package var latestUsage: GraphUsage? { tracker.usage }
 
     /// Delays when close to the limit, sends, and records the usage headers.
-    public func intercept(
+    package func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

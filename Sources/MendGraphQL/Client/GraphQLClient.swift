@@ -29,11 +29,11 @@ public final class GraphQLClient: Sendable {
     }
 
     /// The endpoint (`https://api.example/graphql`).
-    public let endpoint: URL
+    package let endpoint: URL
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The pipeline.
-    public let client: APIClient
+    package let client: APIClient
 
     /// Creates a client that sends through `steps`, outermost first.
     ///
@@ -239,17 +239,17 @@ extension GraphQLClient {
     /// client's steps' business.
     public struct Configuration: Sendable {
         /// Whether queries go out as GET (cacheable); mutations always use POST.
-        public var usesGETForQueries: Bool
+        package var usesGETForQueries: Bool
         /// The default error policy (requests may override it).
-        public var errorPolicy: ErrorPolicy
+        package var errorPolicy: ErrorPolicy
         /// Maps `extensions.code` to catalog codes; extend it with your server's codes.
-        public var classifier: GraphQLErrorClassifier
+        package var classifier: GraphQLErrorClassifier
         /// Responses larger than this are refused.
-        public var maximumResponseBodySize: Int
+        package var maximumResponseBodySize: Int
         /// The time one operation may take, retries included; `nil` for the transport's default.
-        public var timeout: Duration?
+        package var timeout: Duration?
         /// The clock every wait and deadline of the client's operations runs on; replaceable in tests.
-        public var clock: PipelineClock
+        package var clock: PipelineClock
 
         /// Creates a configuration.
         public init(

@@ -3,7 +3,7 @@ public import MendCore
 /// A GraphQL operation: its text, variables and name, and whether it is a query or a mutation.
 public struct GraphQLOperation: Sendable, Hashable {
     /// Query, mutation or subscription.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// Reads: retried when transient, sent with GET when the client prefers it.
         case query
         /// Writes: never retried unless the operation opts in.
@@ -41,7 +41,7 @@ public struct GraphQLOperation: Sendable, Hashable {
     /// When the text does not say for certain — a syntax error, several operations and no name, a name that matches
     /// none — the kind is ``Kind/mutation``: the operation is sent by POST and never retried once the server may
     /// have processed it. A write is never mistaken for a read.
-    public var kind: Kind {
+    package var kind: Kind {
         GraphQLDocumentScanner.kind(of: text, operationName: operationName) ?? .mutation
     }
 

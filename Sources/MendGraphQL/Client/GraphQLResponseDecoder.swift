@@ -17,7 +17,7 @@ public struct GraphQLResponseDecoder: ErrorDecoder {
     public var errorSpaces: [ErrorSpace] { [.graphQL] }
 
     /// Maps `extensions.code` to catalog codes.
-    public var classifier: GraphQLErrorClassifier
+    package var classifier: GraphQLErrorClassifier
 
     /// Creates the decoder.
     public init(classifier: GraphQLErrorClassifier = GraphQLErrorClassifier()) {

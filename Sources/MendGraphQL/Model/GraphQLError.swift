@@ -2,7 +2,7 @@ public import MendCore
 
 /// One entry of a GraphQL response's `errors` list, as the GraphQL specification's "Response" section shapes it.
 ///
-/// Every key the server sent is kept: the known ones as properties, any others in ``otherFields``.
+/// Every key the server sent is kept: the known ones as properties, any others in `otherFields`.
 public struct GraphQLError: Sendable, Hashable {
     /// A line and column in the operation's text (1-based).
     public struct Location: Sendable, Hashable {
@@ -11,7 +11,7 @@ public struct GraphQLError: Sendable, Hashable {
         /// The column, from 1.
         public var column: Int
         /// Creates a location.
-        public init(line: Int, column: Int) {
+        package init(line: Int, column: Int) {
             self.line = line
             self.column = column
         }
@@ -42,10 +42,10 @@ public struct GraphQLError: Sendable, Hashable {
     /// The `extensions` map, where servers put `code` and more.
     public var extensions: [String: JSONValue]
     /// Every other top-level key of the error object (the specification reserves none, but servers add them).
-    public var otherFields: [String: JSONValue]
+    package var otherFields: [String: JSONValue]
 
     /// Creates an error.
-    public init(
+    package init(
         message: String, locations: [Location] = [], path: [PathSegment]? = nil,
         extensions: [String: JSONValue] = [:], otherFields: [String: JSONValue] = [:]
     ) {
@@ -57,7 +57,7 @@ public struct GraphQLError: Sendable, Hashable {
     }
 
     /// Reads an error object; returns `nil` when `json` is not an object with a string `message`.
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         guard var members = json.objectValue, let message = members.removeValue(forKey: "message")?.stringValue else {
             return nil
         }

@@ -4,12 +4,12 @@ public import MendCore
 ///
 /// The standard mapping comes from the catalog's GraphQL rows (`UNAUTHENTICATED` → recoverable re-authentication,
 /// `FORBIDDEN` → recoverable permission, `BAD_USER_INPUT` / `GRAPHQL_VALIDATION_FAILED` → other,
-/// `INTERNAL_SERVER_ERROR` → transient, …). Apps extend it with ``mapping``: their own codes to catalog codes.
+/// `INTERNAL_SERVER_ERROR` → transient, …). Apps extend it with `mapping`: their own codes to catalog codes.
 public struct GraphQLErrorClassifier: Sendable {
     /// Extra `extensions.code` values and the catalog code each maps to; these win over the catalog's wire names.
-    public var mapping: [String: MendError.Code]
+    package var mapping: [String: MendError.Code]
     /// The catalog.
-    public var catalog: ErrorCatalog
+    package var catalog: ErrorCatalog
 
     /// Creates a classifier.
     public init(mapping: [String: MendError.Code] = [:], catalog: ErrorCatalog = .graphQL) {
@@ -18,7 +18,7 @@ public struct GraphQLErrorClassifier: Sendable {
     }
 
     /// The catalog code for a GraphQL error's code string.
-    public func code(for wireCode: String?) -> MendError.Code {
+    package func code(for wireCode: String?) -> MendError.Code {
         guard let wireCode else { return .GraphQL.unknown }
         if let mapped = mapping[wireCode] { return mapped }
         if let entry = catalog.entry(in: .graphQL, wireName: wireCode), let code = entry.codes?.lowerBound {

@@ -11,7 +11,7 @@ public struct GraphQLResponseBody: Sendable, Hashable {
     /// `errors`, in order.
     public var errors: [GraphQLError]
     /// `extensions`, if present.
-    public var extensions: [String: JSONValue]?
+    package var extensions: [String: JSONValue]?
 
     /// Why a body is not a GraphQL response.
     public enum ShapeError: Error, Sendable, Hashable, CustomStringConvertible {

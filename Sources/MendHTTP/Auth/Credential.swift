@@ -20,9 +20,9 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The secret itself. Read it only to send it.
     public let token: String
     /// Where the token goes.
-    public var placement: Placement
+    package var placement: Placement
     /// An identifier of the credential that is safe to log and compare (not the token), if the issuer gave one.
-    public var identifier: String?
+    var identifier: String?
 
     /// Creates a credential.
     public init(token: String, placement: Placement = .bearerHeader, identifier: String? = nil) {
@@ -43,7 +43,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 /// The one way an API client gets and renews its credential.
 ///
-/// ``AuthorizationStep`` asks for the current credential before each request; when the server rejects it (the
+/// The pipeline's authorization step asks for the current credential before each request; when the server rejects it (the
 /// client's rejection rule matches the error, such as a 401 or the Graph API's 190), the step calls
 /// ``invalidate(_:because:)``, then ``refreshCredential(rejected:error:)``, and replays the request once with what that
 /// returns. A second rejection is returned to the caller, never looped.
@@ -76,7 +76,7 @@ extension CredentialProvider {
 }
 
 /// A fixed credential, for scripts, servers and tests: it is attached until the server rejects it, then forgotten
-/// (the rejecting error is kept in ``invalidation``) until ``set(_:)`` gives a new one. It never refreshes: a
+/// (the rejecting error is kept in `invalidation`) until ``set(_:)`` gives a new one. It never refreshes: a
 /// rejection fails the request.
 ///
 /// ```swift
@@ -91,12 +91,12 @@ public final class StaticCredential: CredentialProvider {
     }
 
     /// Serves `credential`.
-    public init(_ credential: Credential?) {
+    package init(_ credential: Credential?) {
         state = Locked((credential, nil))
     }
 
     /// The error that invalidated the credential, if one did since the last ``set(_:)``.
-    public var invalidation: MendError? { state.withLock { $0.invalidation } }
+    package var invalidation: MendError? { state.withLock { $0.invalidation } }
 
     /// Replaces the credential (a new login), forgetting any invalidation.
     public func set(_ credential: Credential?) {

@@ -9,16 +9,16 @@ extension APIClient {
     /// (`.standard(credentialProvider:…)`).
     public struct Configuration: Sendable {
         /// The decoder that turns responses into errors (requests may override it).
-        public var errorDecoder: any ErrorDecoder
+        package var errorDecoder: any ErrorDecoder
         /// The catalog that classifies errors: `ErrorCatalog.core` by default, with the error decoder's own spaces
         /// (``ErrorDecoder/errorSpaces``) added when it lacks them.
-        public var catalog: ErrorCatalog
+        package var catalog: ErrorCatalog
         /// Responses larger than this are refused with `responseTooLarge`, without reading further.
-        public var maximumResponseBodySize: Int
+        package var maximumResponseBodySize: Int
         /// The header that carries the server's request id (`X-Request-Id`).
-        public var requestIDHeader: HTTPField.Name
+        package var requestIDHeader: HTTPField.Name
         /// The clock every wait and deadline of the client's requests runs on; replaceable in tests.
-        public var clock: PipelineClock
+        package var clock: PipelineClock
 
         /// Creates a configuration.
         public init(

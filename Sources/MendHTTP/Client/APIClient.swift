@@ -18,21 +18,21 @@ public import MendCore
 /// One client's steps own one retry budget and one rate-limit gate: share a client across the requests to one API.
 public final class APIClient: Sendable {
     /// The transport that carries requests.
-    public let transport: any HTTPTransport
+    package let transport: any HTTPTransport
     /// How responses are read and errors classified.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The steps every request goes through, outermost first.
-    public let steps: [any ClientMiddleware]
+    package let steps: [any ClientMiddleware]
     /// The logger (libraries log at debug level only).
-    public let logger: Logger
+    package let logger: Logger
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - transport: The transport (AsyncHTTPClient, URLSession, or an in-memory one in tests).
     ///   - configuration: How responses are read and errors classified.
-    ///   - steps: The pipeline, outermost first: `.standard(credentialProvider:…)` by default, or your own
-    ///     composition of ``AuthorizationStep``, ``RateLimitGateStep``, ``RetryStep``, ``LoggingStep`` and yours.
+    ///   - steps: The pipeline, outermost first: `.standard(credentialProvider:…)` (Mend's steps) by default; your own
+    ///     ``ClientMiddleware`` go before or after them.
     ///   - logger: Where the steps' logging goes. Nothing is logged by default.
     public init(
         transport: any HTTPTransport,
@@ -149,10 +149,10 @@ public final class APIClient: Sendable {
 /// An error of a type Mend does not know, kept (as text) as the underlying error of a transport failure.
 package struct UnexpectedFailure: Error, Sendable, CustomStringConvertible {
     /// The original error's description, redacted.
-    public var description: String
+    package var description: String
 
     /// Creates a failure from a description, which is redacted.
-    public init(description: String) {
+    package init(description: String) {
         self.description = Redactor.standard.redact(text: description)
     }
 }

@@ -14,10 +14,10 @@ public struct APIRequest: Sendable {
 
     /// The credential the authorization middleware applied, so that the request's own secret is redacted
     /// everywhere and a rejection can be tied to it.
-    public internal(set) var appliedCredential: Credential?
+    internal(set) var appliedCredential: Credential?
 
     /// Creates a request from its parts.
-    public init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
+    package init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
         self.head = head
         self.body = body
         self.options = options
@@ -56,28 +56,28 @@ public struct APIRequest: Sendable {
 /// How the pipeline treats one request.
 public struct RequestOptions: Sendable {
     /// An idempotency key: sent as `Idempotency-Key`, and it makes a non-idempotent request safe to retry.
-    public var idempotencyKey: String?
+    package var idempotencyKey: String?
     /// Overrides whether the request may be retried: `true` opts a non-idempotent request in; `false` never retries
     /// it, not even after a failure that proves the server never saw it (a single-use code); `nil`: idempotent
     /// methods, keyed requests, and failures that prove the request was never processed.
-    public var allowsRetry: Bool?
+    package var allowsRetry: Bool?
     /// What a rejection of the client's credential does: re-authenticate once and replay (the default), only
     /// invalidate the credential, or keep it.
-    public var credentialRejection: CredentialRejection
+    package var credentialRejection: CredentialRejection
     /// Whether the client's credential is attached.
-    public var attachesCredential: Bool
+    package var attachesCredential: Bool
     /// A credential to use instead of the provider's (a token override); never refreshed.
-    public var credentialOverride: Credential?
+    package var credentialOverride: Credential?
     /// The time the whole request may take, every attempt and wait included.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// The time one try may take (`nil`: what is left of ``timeout``, or the transport's default).
-    public var attemptTimeout: Duration?
+    package var attemptTimeout: Duration?
     /// The key of the rate-limit bucket the request counts against (`nil`: the client's default, the host).
-    public var rateLimitKey: String?
+    package var rateLimitKey: String?
     /// Whether a success must carry a JSON body.
-    public var expectsJSON: Bool
+    package var expectsJSON: Bool
     /// The decoder for this request's errors (`nil`: the client's).
-    public var errorDecoder: (any ErrorDecoder)?
+    package var errorDecoder: (any ErrorDecoder)?
 
     /// Creates options.
     public init(

@@ -13,7 +13,7 @@ public struct APIResponse: Sendable {
     public var attempts: Int
 
     /// Creates a response.
-    public init(head: HTTPResponse, body: Data, attempts: Int) {
+    package init(head: HTTPResponse, body: Data, attempts: Int) {
         self.head = head
         self.body = body
         self.attempts = attempts
@@ -73,7 +73,7 @@ public struct APIResponse: Sendable {
 }
 
 /// A decoding failure's description, kept as the underlying error of a `malformedResponse`.
-public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
+package struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     /// What did not decode, and where.
-    public var description: String
+    package var description: String
 }

@@ -16,11 +16,11 @@ public import Foundation
 /// receiver's wait for a person's browser; neither is the pipeline's.
 public struct PipelineClock: Sendable {
     /// Waits; must throw `CancellationError` when the task is cancelled.
-    public var sleep: @Sendable (Duration) async throws -> Void
+    package var sleep: @Sendable (Duration) async throws -> Void
     /// The current time.
-    public var now: @Sendable () -> Date
+    package var now: @Sendable () -> Date
     /// A uniform random number in `0 ..< 1`, for backoff jitter.
-    public var random: @Sendable () -> Double
+    package var random: @Sendable () -> Double
 
     /// Creates a clock.
     public init(

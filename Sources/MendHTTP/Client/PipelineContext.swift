@@ -8,9 +8,9 @@ public final class PipelineContext: Sendable {
     /// The client's logger.
     public let logger: Logger
     /// The client's clock: every step waits and reads the time through it.
-    public let clock: PipelineClock
+    package let clock: PipelineClock
     /// When the whole request must be done (on ``clock``), if it has a deadline.
-    public let deadline: Date?
+    package let deadline: Date?
     private let attemptCount = Locked<Int>(0)
 
     init(logger: Logger, clock: PipelineClock, deadline: Date?) {
@@ -20,7 +20,7 @@ public final class PipelineContext: Sendable {
     }
 
     /// How many times the request has been handed to the transport so far.
-    public var attempts: Int { attemptCount.current }
+    package var attempts: Int { attemptCount.current }
 
     /// Counts one more try and returns the new count.
     @discardableResult
@@ -31,7 +31,7 @@ public final class PipelineContext: Sendable {
         }
     }
 
-    /// The time left before the deadline on ``clock`` (`nil` when there is none; zero or less when it passed).
+    /// The time left before the deadline on `clock` (`nil` when there is none; zero or less when it passed).
     public var remaining: Duration? {
         deadline.map { .seconds($0.timeIntervalSince(clock.now())) }
     }

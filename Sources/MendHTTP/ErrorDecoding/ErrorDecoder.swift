@@ -12,7 +12,7 @@ public protocol ErrorDecoder: Sendable {
     func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError?
 
     /// The error spaces whose rows this decoder produces. A client adds them to its configured catalog when the
-    /// catalog lacks their domains (``APIClient/Configuration-swift.struct/catalog``).
+    /// catalog lacks their domains (`catalog`).
     var errorSpaces: [ErrorSpace] { get }
 }
 
@@ -46,13 +46,13 @@ public struct ErrorDecodingContext: Sendable {
     /// pays for it.
     var requestSecret: String?
     /// Whether a success must carry a JSON body (an API client's default) or may carry anything.
-    public var expectsJSON: Bool
+    package var expectsJSON: Bool
     /// Bodies larger than this are refused with `responseTooLarge` instead of being parsed.
     public var maximumBodySize: Int
     /// The header that carries the request id when the body has none (`X-Request-Id` by default).
-    public var requestIDHeader: HTTPField.Name
+    package var requestIDHeader: HTTPField.Name
     /// The current time, for `Retry-After` dates.
-    public var now: Date
+    package var now: Date
 
     /// Creates a context.
     public init(
@@ -74,7 +74,7 @@ public struct ErrorDecodingContext: Sendable {
 }
 
 /// The body of a response as an error decoder sees it.
-public enum DecodedBody: Sendable {
+package enum DecodedBody: Sendable {
     /// No bytes.
     case empty
     /// Valid JSON.
@@ -89,7 +89,7 @@ public enum DecodedBody: Sendable {
     case tooLarge(limit: Int)
 
     /// Classifies `body` within `limit` bytes.
-    public init(_ body: Data, limit: Int) {
+    package init(_ body: Data, limit: Int) {
         switch JSONValue.parse(body, maxBytes: limit) {
         case .success(let value): self = .json(value)
         case .failure(.empty): self = .empty
@@ -103,7 +103,7 @@ public enum DecodedBody: Sendable {
     }
 
     /// Classifies a success body within `limit` bytes by checking its structure only, without parsing it.
-    public init(validating body: Data, limit: Int) {
+    package init(validating body: Data, limit: Int) {
         switch JSONValue.validateStructure(body, maxBytes: limit) {
         case nil: self = .validJSON
         case .empty: self = .empty
@@ -117,7 +117,7 @@ public enum DecodedBody: Sendable {
     }
 
     /// Whether the body is (structurally) valid JSON.
-    public var isJSON: Bool {
+    package var isJSON: Bool {
         switch self {
         case .json, .validJSON: true
         default: false
@@ -125,7 +125,7 @@ public enum DecodedBody: Sendable {
     }
 
     /// The JSON value, if the body was JSON.
-    public var json: JSONValue? {
+    package var json: JSONValue? {
         if case .json(let value) = self { return value }
         return nil
     }

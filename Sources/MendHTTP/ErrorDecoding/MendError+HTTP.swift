@@ -7,7 +7,7 @@ extension MendError {
     ///
     /// 4xx and 5xx statuses without a catalog entry of their own are classified by their class (400, 500).
     /// `Retry-After` sets `MendError.Recovery.notBefore`; `detail` explains the body (an HTML page…).
-    public static func httpStatus(
+    package static func httpStatus(
         response: HTTPResponse, body: Data, decoded: DecodedBody, context: ErrorDecodingContext, detail: String? = nil
     ) -> MendError {
         let status = response.status.code

@@ -6,7 +6,7 @@ public import MendCore
 /// The authorization step: attaches the credential; when the server rejects it, does what the request's
 /// ``RequestOptions/credentialRejection`` says — invalidate it, or renew it through the ``CredentialProvider`` and
 /// replay once. A second failure is returned, never looped.
-public struct AuthorizationStep: ClientMiddleware {
+package struct AuthorizationStep: ClientMiddleware {
     let provider: (any CredentialProvider)?
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
@@ -21,7 +21,7 @@ public struct AuthorizationStep: ClientMiddleware {
     ///   - isRejection: Which errors mean that the server rejected the credential (default:
     ///     ``isAuthenticationRejection(_:)``; the Graph client counts its token errors).
     ///   - logging: Logs each re-authentication when it contains ``LoggingBehaviors/reauthentication``.
-    public init(
+    package init(
         provider: (any CredentialProvider)?, placement: Credential.Placement? = nil,
         isRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
         logging: LoggingBehaviors = []
@@ -33,12 +33,12 @@ public struct AuthorizationStep: ClientMiddleware {
     }
 
     /// A recoverable error whose recovery is to re-authenticate (a 401, an expired session).
-    public static func isAuthenticationRejection(_ error: MendError) -> Bool {
+    package static func isAuthenticationRejection(_ error: MendError) -> Bool {
         error.category == .recoverable && error.recovery.action == .reauthenticate
     }
 
     /// Attaches the credential and handles its rejection.
-    public func intercept(
+    package func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

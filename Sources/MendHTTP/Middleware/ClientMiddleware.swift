@@ -7,10 +7,10 @@ public import MendCore
 /// the way back.
 ///
 /// A client runs its steps in the order given, outermost first, then the transport and the error decoder. Mend's
-/// own steps are public values composed in the open; `.standard(credentialProvider:…)`
-/// is the usual order: ``AuthorizationStep`` (attach the credential; on its rejection invalidate it, renew it through
-/// its provider and replay once), ``RateLimitGateStep`` (hold requests to a throttled key), ``RetryStep`` (backoff, budget,
-/// deadline), ``LoggingStep`` (one line per try). Put your own steps where they belong in that list.
+/// own steps come as one list, `.standard(credentialProvider:…)`, in their order: authorization (attach the
+/// credential; on its rejection invalidate it, renew it through its provider and replay once), the rate-limit gate
+/// (hold requests to a throttled key), retry (backoff, budget, deadline), logging (one line per try). Put your own
+/// steps before or after that list.
 public protocol ClientMiddleware: Sendable {
     /// Handles `request`, calling `next` to continue down the pipeline (any number of times, or not at all).
     func intercept(
@@ -26,9 +26,9 @@ extension Array where Element == any ClientMiddleware {
     ///   - credentialProvider: Supplies, invalidates and renews the credential; `nil` sends requests without one.
     ///   - credentialPlacement: Where this API takes the token, whatever the credential says (`nil`: the
     ///     credential's own placement).
-    ///   - isCredentialRejection: Which errors mean that the server rejected the credential.
+    ///   - isCredentialRejection: Which errors mean that the server rejected the credential (`nil`: a recoverable error whose recovery is to re-authenticate, such as a 401).
     ///   - retryPolicy: When and how often to retry (``RetryPolicy/never`` turns retries off); its
-    ///     ``RetryPolicy/maximumHintedWait`` is also the longest rate-limit hold waited out.
+    ///     `maximumHintedWait` is also the longest rate-limit hold waited out.
     ///   - retryBudget: The budget retries are paid from.
     ///   - rateLimitGate: The rate-limit holds.
     ///   - rateLimitKey: The rate-limit bucket of a request that names none (default: its host).
@@ -36,7 +36,7 @@ extension Array where Element == any ClientMiddleware {
     public static func standard(
         credentialProvider: (any CredentialProvider)? = nil,
         credentialPlacement: Credential.Placement? = nil,
-        isCredentialRejection: @escaping @Sendable (MendError) -> Bool = AuthorizationStep.isAuthenticationRejection,
+        isCredentialRejection: (@Sendable (MendError) -> Bool)? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(),
         retryBudget: RetryBudget = RetryBudget(),
         rateLimitGate: RateLimitGate = RateLimitGate(),
@@ -45,7 +45,8 @@ extension Array where Element == any ClientMiddleware {
     ) -> [any ClientMiddleware] {
         [
             AuthorizationStep(
-                provider: credentialProvider, placement: credentialPlacement, isRejection: isCredentialRejection,
+                provider: credentialProvider, placement: credentialPlacement,
+                isRejection: isCredentialRejection ?? AuthorizationStep.isAuthenticationRejection,
                 logging: logging),
             RateLimitGateStep(
                 gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging),

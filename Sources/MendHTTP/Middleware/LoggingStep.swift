@@ -5,15 +5,15 @@ public import MendCore
 
 /// The logging step: logs each try at debug level: the redacted request line, the status and duration, or the classified error.
 /// Cancellation is logged at trace level as what it is, never as a failure. Headers and bodies are never logged.
-public struct LoggingStep: ClientMiddleware {
+package struct LoggingStep: ClientMiddleware {
     let behaviors: LoggingBehaviors
 
     /// Creates the step; it logs what `behaviors` contains of ``LoggingBehaviors/networkRequests`` and
     /// ``LoggingBehaviors/developerErrors``.
-    public init(behaviors: LoggingBehaviors) { self.behaviors = behaviors }
+    package init(behaviors: LoggingBehaviors) { self.behaviors = behaviors }
 
     /// Logs the try and its outcome.
-    public func intercept(
+    package func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

@@ -40,7 +40,7 @@ public final class RateLimitGate: Sendable {
     }
 
     /// Lifts every hold.
-    public func reset() {
+    package func reset() {
         holds.withLock { $0.removeAll() }
     }
 }
@@ -50,7 +50,7 @@ public final class RateLimitGate: Sendable {
 ///
 /// A hold longer than `maximumWait` (or than the request's deadline) is not waited out: the request fails at once
 /// with the throttle's error.
-public struct RateLimitGateStep: ClientMiddleware {
+package struct RateLimitGateStep: ClientMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (APIRequest) -> String
     let defaultWait: Duration
@@ -65,7 +65,7 @@ public struct RateLimitGateStep: ClientMiddleware {
     ///   - defaultWait: How long to hold a throttled key when the server gave no wait.
     ///   - maximumWait: The longest hold waited out (the retry policy's ``RetryPolicy/maximumHintedWait``).
     ///   - logging: Logs each hold when it contains ``LoggingBehaviors/rateLimits``.
-    public init(
+    package init(
         gate: RateLimitGate = RateLimitGate(),
         key: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
         defaultWait: Duration = .seconds(1), maximumWait: Duration = .seconds(60), logging: LoggingBehaviors = []
@@ -78,7 +78,7 @@ public struct RateLimitGateStep: ClientMiddleware {
     }
 
     /// Holds, sends, and closes the gate on a throttle.
-    public func intercept(
+    package func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

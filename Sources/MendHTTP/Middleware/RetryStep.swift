@@ -5,7 +5,7 @@ public import MendCore
 
 /// The retry step: retries transient failures as the ``RetryPolicy`` decides, paying each retry from a
 /// ``RetryBudget`` (share one budget across the requests of one API).
-public struct RetryStep: ClientMiddleware {
+package struct RetryStep: ClientMiddleware {
     let policy: RetryPolicy
     let budget: RetryBudget
     let behaviors: LoggingBehaviors
@@ -16,7 +16,7 @@ public struct RetryStep: ClientMiddleware {
     ///   - policy: When and how often to retry.
     ///   - budget: The budget each retry is paid from.
     ///   - logging: Logs each retry decision when it contains ``LoggingBehaviors/retries``.
-    public init(
+    package init(
         policy: RetryPolicy = RetryPolicy(), budget: RetryBudget = RetryBudget(), logging: LoggingBehaviors = []
     ) {
         self.policy = policy
@@ -25,7 +25,7 @@ public struct RetryStep: ClientMiddleware {
     }
 
     /// Sends, and retries while the policy says so.
-    public func intercept(
+    package func intercept(
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {

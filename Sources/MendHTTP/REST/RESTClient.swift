@@ -15,13 +15,13 @@ public import MendCore
 /// ```
 public struct RESTClient: Sendable {
     /// The pipeline the client sends through.
-    public let client: APIClient
+    package let client: APIClient
     /// The base URL that paths are resolved against.
-    public let baseURL: URL
+    package let baseURL: URL
     /// Encodes request bodies.
-    public let encoder: JSONEncoder
+    package let encoder: JSONEncoder
     /// Decodes response bodies.
-    public let decoder: JSONDecoder
+    package let decoder: JSONDecoder
 
     /// Creates a client over a new pipeline that decodes errors with ``RESTErrorDecoder``.
     public init(
@@ -39,7 +39,7 @@ public struct RESTClient: Sendable {
     }
 
     /// Creates a client over an existing pipeline.
-    public init(
+    package init(
         baseURL: URL, client: APIClient, encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()
     ) {
         self.baseURL = baseURL
@@ -58,7 +58,7 @@ public struct RESTClient: Sendable {
     ///
     /// - Parameters:
     ///   - method: The HTTP method.
-    ///   - path: The path relative to ``baseURL`` (`objects/note/42`).
+    ///   - path: The path relative to `baseURL` (`objects/note/42`).
     ///   - query: Query parameters.
     ///   - body: A JSON body to encode, if any.
     ///   - options: How the pipeline treats the request (an idempotency key makes a POST retryable).

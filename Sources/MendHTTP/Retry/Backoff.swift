@@ -8,9 +8,9 @@ import MendCore
 /// retry at once).
 public struct Backoff: Sendable, Hashable {
     /// The ceiling of the first retry's delay.
-    public var base: Duration
+    package var base: Duration
     /// The largest delay, whatever the attempt.
-    public var cap: Duration
+    package var cap: Duration
 
     /// Creates a backoff.
     public init(base: Duration = .milliseconds(200), cap: Duration = .seconds(20)) {
@@ -27,7 +27,7 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// The delay before retry `retry`, given a uniform random number in `0 ..< 1`.
-    public func delay(forRetry retry: Int, unitRandom: Double) -> Duration {
+    package func delay(forRetry retry: Int, unitRandom: Double) -> Duration {
         .seconds(ceiling(forRetry: retry).seconds * min(max(unitRandom, 0), 1))
     }
 }

@@ -4,23 +4,23 @@ import MendCore
 /// A per-client token bucket that caps retries at a fraction of successful traffic, plus a small floor, so that an
 /// outage never multiplies the load on the server.
 ///
-/// Every success deposits ``Configuration-swift.struct/ratio`` tokens (0.1 by default: retries may add at most
+/// Every success deposits `ratio` tokens (0.1 by default: retries may add at most
 /// 10 % to successful traffic); every retry withdraws one. The balance never exceeds
-/// ``Configuration-swift.struct/maximumBalance`` and starts at the floor; the floor also refills over time at
-/// ``Configuration-swift.struct/floorRefillPerSecond`` tokens a second, up to the floor, so that a client that
+/// `maximumBalance` and starts at the floor; the floor also refills over time at
+/// `floorRefillPerSecond` tokens a second, up to the floor, so that a client that
 /// only ever sees failures still retries a little. Under a 100 % outage, total retries are bounded by the floor
 /// plus the refill over the outage's length.
 public final class RetryBudget: Sendable {
     /// The budget's parameters.
     public struct Configuration: Sendable, Hashable {
         /// Tokens deposited per success.
-        public var ratio: Double
+        package var ratio: Double
         /// The starting balance, and the level the time-based refill restores.
-        public var floor: Double
+        package var floor: Double
         /// Tokens a second that the refill adds while the balance is below the floor.
-        public var floorRefillPerSecond: Double
+        package var floorRefillPerSecond: Double
         /// The largest balance.
-        public var maximumBalance: Double
+        package var maximumBalance: Double
 
         /// Creates a configuration.
         public init(
@@ -43,7 +43,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// The parameters.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let state: Locked<State>
 
     /// Creates a budget with a full floor.

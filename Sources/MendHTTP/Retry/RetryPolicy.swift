@@ -7,19 +7,19 @@ public import MendCore
 /// - the error is `transient` and the catalog allows automatic retries for it (a policy block of hours does not);
 /// - the request is safe to repeat: an idempotent method, an idempotency key, an explicit opt-in, or a failure that
 ///   proves the server never processed it (the connection was never made, or a 429);
-/// - attempts remain (``maximumAttempts`` counts the first try);
+/// - attempts remain (`maximumAttempts` counts the first try);
 /// - the retry budget has a token;
-/// - the wait fits before the deadline, and is no longer than ``maximumHintedWait`` when the server asked for it.
+/// - the wait fits before the deadline, and is no longer than `maximumHintedWait` when the server asked for it.
 ///
 /// The wait is the backoff delay (full jitter), or the server's hint (`Retry-After`, usage headers) when that is
 /// later.
 public struct RetryPolicy: Sendable, Hashable {
     /// The most tries of one request, the first included.
-    public var maximumAttempts: Int
+    package var maximumAttempts: Int
     /// The backoff between tries.
-    public var backoff: Backoff
+    package var backoff: Backoff
     /// The longest server-requested wait the pipeline sits out; a longer one is returned to the caller as is.
-    public var maximumHintedWait: Duration
+    package var maximumHintedWait: Duration
 
     /// Creates a policy.
     public init(maximumAttempts: Int = 3, backoff: Backoff = Backoff(), maximumHintedWait: Duration = .seconds(60)) {

@@ -6,7 +6,7 @@ public import Foundation
 /// server sends.
 public struct HTTPBody: Sendable {
     /// One chunk of a streamed body.
-    public typealias Chunk = ArraySlice<UInt8>
+    package typealias Chunk = ArraySlice<UInt8>
 
     enum Storage: Sendable {
         case buffered(Data)
@@ -20,16 +20,16 @@ public struct HTTPBody: Sendable {
     public init(_ data: Data) { storage = .buffered(data) }
 
     /// A buffered body from text (UTF-8).
-    public init(_ text: String) { storage = .buffered(Data(text.utf8)) }
+    package init(_ text: String) { storage = .buffered(Data(text.utf8)) }
 
     /// A streamed body. `expectedLength` is the `Content-Length`, when the server sent one.
-    public init(stream: AsyncThrowingStream<Chunk, any Error>, expectedLength: Int? = nil) {
+    package init(stream: AsyncThrowingStream<Chunk, any Error>, expectedLength: Int? = nil) {
         storage = .stream(stream, expectedLength: expectedLength)
     }
 
     /// A body that its transport reads itself: `collect(limit)` must stop reading once the body exceeds `limit`
     /// bytes and say so with ``Collected/tooLarge(prefix:limit:)``. It is called at most once.
-    public init(expectedLength: Int?, collect: @escaping @Sendable (_ limit: Int) async throws -> Collected) {
+    package init(expectedLength: Int?, collect: @escaping @Sendable (_ limit: Int) async throws -> Collected) {
         storage = .collector(expectedLength: expectedLength, collect: collect)
     }
 
@@ -37,7 +37,7 @@ public struct HTTPBody: Sendable {
     public static let empty = HTTPBody(Data())
 
     /// The declared length, if known before reading.
-    public var expectedLength: Int? {
+    package var expectedLength: Int? {
         switch storage {
         case .buffered(let data): data.count
         case .stream(_, let length): length

@@ -18,7 +18,7 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
     /// When the transaction started.
     public var createdAt: Date
 
-    /// Creates a transaction (``AuthorizationRequest/start(now:)`` makes fresh ones).
+    /// Creates a transaction (a login makes a fresh one for each attempt).
     public init(
         state: String, nonce: String, codeVerifier: String, redirectURI: URL, scopes: [String], isRerequest: Bool,
         createdAt: Date
@@ -33,7 +33,7 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
     }
 
     /// A description without secrets: no state, nonce or verifier.
-    public var redactedDescription: String {
+    package var redactedDescription: String {
         "AuthorizationTransaction(redirect: \(redirectURI.absoluteString), scopes: \(scopes.joined(separator: ",")))"
     }
 }
@@ -41,17 +41,17 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
 /// Builds the authorization request URL: PKCE S256, `state` and `nonce` per transaction, scopes,
 /// `response_type=code granted_scopes` for Facebook-compatible providers, and `auth_type=rerequest` to ask again for
 /// declined permissions.
-public struct AuthorizationRequest: Sendable {
+package struct AuthorizationRequest: Sendable {
     /// The provider.
-    public var provider: LoginProvider
+    package var provider: LoginProvider
     /// The redirect URI (a loopback `http://127.0.0.1:<port>/callback`, or an app's `fb<appid>://authorize`).
-    public var redirectURI: URL
+    package var redirectURI: URL
     /// The scopes to ask for.
-    public var scopes: [String]
+    package var scopes: [String]
     /// Ask again for permissions the user declined before.
-    public var rerequest: Bool
+    package var rerequest: Bool
     /// Extra query parameters (provider-specific).
-    public var additionalParameters: [String: String]
+    package var additionalParameters: [String: String]
 
     /// Creates a request.
     public init(
@@ -67,7 +67,7 @@ public struct AuthorizationRequest: Sendable {
     }
 
     /// Starts a transaction: fresh `state`, `nonce` and PKCE verifier, and the URL to open.
-    public func start(now: Date = Date()) -> (url: URL, transaction: AuthorizationTransaction) {
+    package func start(now: Date = Date()) -> (url: URL, transaction: AuthorizationTransaction) {
         let pkce = PKCE()
         let transaction = AuthorizationTransaction(
             state: RandomToken.make(), nonce: RandomToken.make(), codeVerifier: pkce.verifier, redirectURI: redirectURI,
@@ -76,7 +76,7 @@ public struct AuthorizationRequest: Sendable {
     }
 
     /// The URL for an existing transaction.
-    public func url(for transaction: AuthorizationTransaction) -> URL {
+    package func url(for transaction: AuthorizationTransaction) -> URL {
         url(for: transaction, challenge: PKCE(verifier: transaction.codeVerifier)?.challenge ?? "")
     }
 

@@ -2,30 +2,30 @@ public import Crypto
 public import Foundation
 
 /// Proof Key for Code Exchange (RFC 7636), S256 only: a verifier from the system's CSPRNG and its challenge.
-public struct PKCE: Sendable, Hashable {
+package struct PKCE: Sendable, Hashable {
     /// The verifier: 43–128 characters of base64url, from at least 256 bits of CSPRNG output. Sent only in the
     /// code exchange; never logged.
-    public let verifier: String
+    package let verifier: String
     /// `BASE64URL(SHA256(ASCII(verifier)))`, sent in the authorization request.
-    public let challenge: String
+    package let challenge: String
     /// Always `S256`: Mend never downgrades to `plain`.
-    public let method = "S256"
+    package let method = "S256"
 
     /// A fresh verifier of 32 random bytes (43 characters), from `SystemRandomNumberGenerator` (the OS CSPRNG).
-    public init() {
+    package init() {
         var generator = SystemRandomNumberGenerator()
         self.init(randomBytes: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// A verifier made from `randomBytes` (at least 32 bytes).
-    public init(randomBytes: [UInt8]) {
+    package init(randomBytes: [UInt8]) {
         precondition(randomBytes.count >= 32, "PKCE verifiers need at least 256 bits of entropy")
         self.init(verifier: Base64URL.encode(randomBytes))!
     }
 
     /// A given verifier (RFC 7636 test vectors, or one restored from a stored transaction); `nil` when it is not
     /// 43–128 characters of the unreserved set.
-    public init?(verifier: String) {
+    package init?(verifier: String) {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         guard (43...128).contains(verifier.count), verifier.allSatisfy(allowed.contains) else { return nil }
         self.verifier = verifier
@@ -33,22 +33,22 @@ public struct PKCE: Sendable, Hashable {
     }
 
     /// Whether `verifier` matches `challenge` (what a server checks).
-    public static func verify(verifier: String, challenge: String) -> Bool {
+    package static func verify(verifier: String, challenge: String) -> Bool {
         guard let pkce = PKCE(verifier: verifier) else { return false }
         return ConstantTime.equal(pkce.challenge, challenge)
     }
 }
 
 /// Base64url without padding (RFC 4648 §5), as OAuth and JOSE use it.
-public enum Base64URL {
+package enum Base64URL {
     /// Encodes bytes.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     /// Decodes text, with or without padding; `nil` when it is not base64url.
-    public static func decode(_ text: some StringProtocol) -> Data? {
+    package static func decode(_ text: some StringProtocol) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard !base64.contains("=") || base64.count % 4 == 0 else { return nil }
         while base64.count % 4 != 0 { base64 += "=" }

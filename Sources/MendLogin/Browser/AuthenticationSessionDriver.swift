@@ -6,18 +6,18 @@
     /// The ASWebAuthenticationSession adapter: it starts and cancels the system session and maps its errors. All
     /// the logic is in ``SystemBrowserPresenter``.
     @MainActor
-    public final class AuthenticationSessionDriver: NSObject, WebAuthenticationDriver {
+    final class AuthenticationSessionDriver: NSObject, WebAuthenticationDriver {
         private let anchor: @MainActor () -> ASPresentationAnchor?
         private var session: ASWebAuthenticationSession?
 
         /// A driver that presents from the window `anchor` returns.
-        public init(anchor: @escaping @MainActor () -> ASPresentationAnchor?) {
+        init(anchor: @escaping @MainActor () -> ASPresentationAnchor?) {
             self.anchor = anchor
         }
 
         /// Starts an ASWebAuthenticationSession for `request` (an `https` callback needs iOS 17.4, macOS 14.4 or
         /// visionOS 1.1; before, the session does not start).
-        public func start(
+        func start(
             _ request: WebAuthenticationRequest, completion: @escaping @Sendable (WebAuthenticationOutcome) -> Void
         ) -> Bool {
             // @Sendable: the system may call it off the main actor.
@@ -47,7 +47,7 @@
         }
 
         /// Cancels the running session.
-        public func cancel() {
+        func cancel() {
             session?.cancel()
             session = nil
         }
@@ -55,7 +55,7 @@
 
     extension AuthenticationSessionDriver: @preconcurrency ASWebAuthenticationPresentationContextProviding {
         /// The window the app gave, for the system to present the session from.
-        public func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+        func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
             // With no window, an empty anchor: the session then fails with presentationContextInvalid, which the
             // presenter reports as login/321.
             anchor() ?? ASPresentationAnchor()

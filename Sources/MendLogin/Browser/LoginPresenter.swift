@@ -62,18 +62,26 @@ public enum BrowserOpener: Sendable {
 
 /// Logs in through a browser and a loopback redirect receiver (RFC 8252 §7.3): for command-line and desktop apps.
 public struct LoopbackBrowserPresenter: LoginPresenter {
+    /// Which loopback address the presenter listens on.
+    public enum Address: Sendable {
+        /// `127.0.0.1`.
+        case ipv4
+        /// `[::1]`.
+        case ipv6
+    }
+
     /// How the login page is shown.
-    public var opener: BrowserOpener
+    package var opener: BrowserOpener
     /// The redirect's path.
-    public var path: String
+    package var path: String
     /// Which loopback address to listen on.
-    public var address: LoopbackRedirectReceiver.Address
+    package var address: Address
     /// How long to wait for the user.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// Creates a presenter.
     public init(
-        opener: BrowserOpener = .system, path: String = "/callback", address: LoopbackRedirectReceiver.Address = .ipv4,
+        opener: BrowserOpener = .system, path: String = "/callback", address: Address = .ipv4,
         timeout: Duration = .seconds(300)
     ) {
         self.opener = opener

@@ -24,23 +24,18 @@ public import MendCore
 /// - The descriptors are owned by the thread that serves them while it runs: ``close()`` wakes that thread, which
 ///   closes them on its way out, so a descriptor number is never closed under a running `poll` or `accept` (where
 ///   the system could already have reused it for another file or socket).
-public final class LoopbackRedirectReceiver: Sendable {
+package final class LoopbackRedirectReceiver: Sendable {
     /// Which loopback address to listen on.
-    public enum Address: Sendable {
-        /// `127.0.0.1`.
-        case ipv4
-        /// `[::1]`.
-        case ipv6
-    }
+    package typealias Address = LoopbackBrowserPresenter.Address
 
     /// The redirect URI to register with the authorization request: `http://127.0.0.1:<port>/<path>`.
-    public let redirectURI: URL
+    package let redirectURI: URL
     /// The path the redirect must arrive at.
-    public let path: String
+    package let path: String
     /// How long one connection may take to send its request head before it is dropped.
-    public let connectionTimeout: Duration
+    package let connectionTimeout: Duration
     /// How many connections are served at once; past that, the oldest is dropped.
-    public let maximumConnections: Int
+    package let maximumConnections: Int
 
     private let listener: Int32
     /// A pipe whose read end wakes the serving thread (its write end is written by ``close()``).
@@ -63,7 +58,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///   - address: The loopback address.
     ///   - connectionTimeout: How long one connection may take to send its request head.
     ///   - maximumConnections: How many connections are served at once.
-    public init(
+    package init(
         path: String = "/callback", address: Address = .ipv4, connectionTimeout: Duration = .seconds(10),
         maximumConnections: Int = 16
     ) throws(MendError) {
@@ -89,7 +84,7 @@ public final class LoopbackRedirectReceiver: Sendable {
 
     /// Stops listening (idempotent). A wait in progress ends with `CancellationError`; its thread closes the
     /// descriptors as it leaves.
-    public func close() {
+    package func close() {
         let serving = state.withLock { state in
             state.closing = true
             return state.serving
@@ -119,7 +114,7 @@ public final class LoopbackRedirectReceiver: Sendable {
     ///
     /// - Throws: `transport/timedOut` when nothing valid arrived within `timeout`; `CancellationError` when the task
     ///   is cancelled or ``close()`` was called. Either way the receiver is closed.
-    public func waitForRedirect(state: String, timeout: Duration = .seconds(300)) async throws -> String {
+    package func waitForRedirect(state: String, timeout: Duration = .seconds(300)) async throws -> String {
         // Real time on purpose, not the client's `PipelineClock`: it waits on sockets for a person's browser.
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let start = self.state.withLock { lifecycle -> Bool in

@@ -3,14 +3,14 @@ public import MendCore
 
 /// Where a system browser session hands the login back: a custom scheme (`fb1234://authorize`, the app's own), or
 /// an `https` URL of the app's associated domain.
-public enum WebAuthenticationCallback: Sendable, Hashable {
+package enum WebAuthenticationCallback: Sendable, Hashable {
     /// Any URL of this scheme (compared without case).
     case customScheme(String)
     /// An `https` URL on this host and path (an associated domain; iOS 17.4 and macOS 14.4 or later).
     case https(host: String, path: String)
 
     /// Whether `url` is a callback of this kind.
-    public func matches(_ url: URL) -> Bool {
+    package func matches(_ url: URL) -> Bool {
         switch self {
         case .customScheme(let scheme):
             return url.scheme?.lowercased() == scheme.lowercased()
@@ -25,17 +25,17 @@ public enum WebAuthenticationCallback: Sendable, Hashable {
 }
 
 /// One start of a system browser session, as a ``WebAuthenticationDriver`` receives it.
-public struct WebAuthenticationRequest: Sendable, Hashable {
+package struct WebAuthenticationRequest: Sendable, Hashable {
     /// The authorization URL to show.
-    public var url: URL
+    package var url: URL
     /// Where the session ends.
-    public var callback: WebAuthenticationCallback
+    package var callback: WebAuthenticationCallback
     /// Whether to keep no cookies from the system browser (no single sign-on, and nothing left behind).
-    public var prefersEphemeralSession: Bool
+    package var prefersEphemeralSession: Bool
 }
 
 /// How a system browser session ended, as a ``WebAuthenticationDriver`` reports it.
-public enum WebAuthenticationOutcome: Sendable, Hashable {
+package enum WebAuthenticationOutcome: Sendable, Hashable {
     /// It reached the callback, with this URL.
     case redirected(URL)
     /// The person closed it (Cancel): the login is cancelled, not failed.
@@ -52,7 +52,7 @@ public enum WebAuthenticationOutcome: Sendable, Hashable {
 /// presenter decides — URL, callback matching, error mapping, cancellation, a second start while one runs — is in
 /// ``SystemBrowserPresenter``, tested on every platform with a driver of the test's own; the driver only starts and
 /// cancels.
-public protocol WebAuthenticationDriver: AnyObject, Sendable {
+package protocol WebAuthenticationDriver: AnyObject, Sendable {
     /// Starts a session for `request`. `completion` must be called once, when it ends; it is not called when the
     /// session does not start.
     ///
@@ -80,11 +80,11 @@ public protocol WebAuthenticationDriver: AnyObject, Sendable {
 /// the session and throws `CancellationError`.
 public struct SystemBrowserPresenter: LoginPresenter {
     /// The redirect URI the authorization request names.
-    public let redirectURI: URL
+    package let redirectURI: URL
     /// Where the system session ends, derived from ``redirectURI``.
-    public let callback: WebAuthenticationCallback
+    package let callback: WebAuthenticationCallback
     /// Whether to keep no browser cookies (no single sign-on with the browser, nothing left behind).
-    public var prefersEphemeralSession: Bool
+    package var prefersEphemeralSession: Bool
     let makeDriver: @MainActor @Sendable () -> any WebAuthenticationDriver
     let gate = PresentationGate()
 
@@ -92,7 +92,7 @@ public struct SystemBrowserPresenter: LoginPresenter {
     ///
     /// - Throws: `login/321` when `redirectURI` cannot end a system browser session: `http`, no scheme, `https`
     ///   without a host.
-    public init(
+    package init(
         redirectURI: URL, prefersEphemeralSession: Bool = false,
         driver: @escaping @MainActor @Sendable () -> any WebAuthenticationDriver
     ) throws(MendError) {

@@ -42,9 +42,9 @@ public struct DeviceLogin: Sendable {
         /// How long the code can be entered, from ``DeviceLogin/start(scopes:)``.
         public var expiresIn: Duration
         /// The interval between polls the provider asked for.
-        public var interval: Duration
+        package var interval: Duration
         /// The scopes requested.
-        public var scopes: [String]
+        package var scopes: [String]
         /// The code the device polls with (`code`, RFC 8628 `device_code`).
         let deviceCode: String
 
@@ -66,10 +66,10 @@ public struct DeviceLogin: Sendable {
     }
 
     /// The provider.
-    public let provider: LoginProvider
+    package let provider: LoginProvider
     /// Validates the id_token of an OpenID Connect provider's answer (no nonce: device login sends none). When set,
     /// the answer must carry an id_token that passes; when `nil`, an id_token is not kept.
-    public var idTokenValidator: IDTokenValidator?
+    package var idTokenValidator: IDTokenValidator?
     let clientToken: String?
     let clientSecret: String?
     let transport: any HTTPTransport

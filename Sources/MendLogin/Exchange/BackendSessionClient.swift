@@ -13,27 +13,27 @@ public import MendHTTP
 /// One pipeline (`APIClient`) carries every call to the backend — one retry budget, one clock:
 /// - Code exchanges are never retried: a code is single-use.
 /// - Refreshes are retried by the pipeline's `RetryStep` with the **same** refresh token after a transport failure
-///   or a transient answer, each try bounded by ``RefreshPolicy/attemptTimeout``: `mend-server` answers a repeated
+///   or a transient answer, each try bounded by `attemptTimeout`: `mend-server` answers a repeated
 ///   refresh token with the same successor while that successor is unused and the grace window
 ///   (`MEND_REFRESH_REUSE_GRACE`, 60 s) lasts, so an answer lost after the server committed is recovered, never turned
-///   into a sign-out. The whole refresh (``RefreshPolicy/budget``) stays inside that window.
+///   into a sign-out. The whole refresh (`budget`) stays inside that window.
 /// - Revocation (RFC 7009) and logout are idempotent and retried like any idempotent call.
 ///
 /// Every wait (backoff, `Retry-After`) and deadline runs on the client's `PipelineClock`.
-public struct BackendSessionClient: CodeExchanger, Sendable {
+public struct BackendSessionClient: Sendable {
     /// How a refresh is attempted.
-    public struct RefreshPolicy: Sendable, Hashable {
+    package struct RefreshPolicy: Sendable, Hashable {
         /// The most attempts, the first included.
-        public var maximumAttempts: Int
+        package var maximumAttempts: Int
         /// How long one attempt may take.
-        public var attemptTimeout: Duration
+        package var attemptTimeout: Duration
         /// The longest pause before the second attempt; it doubles for each further one (full jitter: the pause is
         /// drawn between zero and it).
-        public var retryDelay: Duration
+        package var retryDelay: Duration
 
         /// Creates a policy (3 attempts of at most 9 s each, 0.5 s apart at first: about 30 s in all, inside the
         /// server's default 60 s grace window).
-        public init(
+        package init(
             maximumAttempts: Int = 3, attemptTimeout: Duration = .seconds(9), retryDelay: Duration = .milliseconds(500)
         ) {
             self.maximumAttempts = max(1, maximumAttempts)
@@ -42,7 +42,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
         }
 
         /// The longest a whole refresh can take: every attempt and pause. Keep it below the server's grace window.
-        public var budget: Duration {
+        package var budget: Duration {
             var total = attemptTimeout * maximumAttempts
             var pause = retryDelay
             for _ in 1..<maximumAttempts {
@@ -66,24 +66,36 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     /// configured for) with that provider's client secret.
     public var provider: String?
     /// The backend's base URL (`https://api.example.com`).
-    public let baseURL: URL
+    package let baseURL: URL
     /// How refreshes are attempted.
-    public let refreshPolicy: RefreshPolicy
+    package let refreshPolicy: RefreshPolicy
     /// The time one call other than a refresh may take (a validity check, a revocation with its retries).
-    public let requestTimeout: Duration
+    package let requestTimeout: Duration
     /// The one pipeline to the backend.
     let client: APIClient
 
     /// Creates a client for the backend at `baseURL`.
     ///
+    /// A refresh is tried up to three times, 9 seconds each, about 30 seconds in all: inside the 60 seconds
+    /// mend-server keeps a rotated refresh token valid. Any other call may take 30 seconds.
+    ///
     /// - Parameters:
     ///   - baseURL: The backend (`https://login.example.com`).
     ///   - transport: The transport.
-    ///   - refreshPolicy: How a refresh is attempted (and every retried call paced).
-    ///   - requestTimeout: The time a call other than a refresh may take.
     ///   - logger: Where the pipeline's logging goes.
     ///   - clock: The clock every wait and deadline runs on, and session times are read from.
     public init(
+        baseURL: URL, transport: any HTTPTransport,
+        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
+        clock: PipelineClock = .system
+    ) {
+        self.init(
+            baseURL: baseURL, transport: transport, refreshPolicy: RefreshPolicy(), requestTimeout: .seconds(30),
+            logger: logger, clock: clock)
+    }
+
+    /// Creates a client with its own refresh policy and request timeout (tests, tools).
+    package init(
         baseURL: URL, transport: any HTTPTransport, refreshPolicy: RefreshPolicy = RefreshPolicy(),
         requestTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -128,7 +140,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     }
 
     /// `POST /v1/session/refresh`: a rotated refresh token and a new access token. The pipeline retries it with the
-    /// same refresh token after transport failures and transient answers (see ``RefreshPolicy``).
+    /// same refresh token after transport failures and transient answers (see `RefreshPolicy`).
     public func refresh(_ session: Session) async throws -> Session {
         guard let refreshToken = session.refreshToken else {
             throw MendError.login(.Session.notRefreshable, "The session has no refresh token.")
@@ -146,7 +158,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
     /// `POST /v1/session/revoke` (RFC 7009): ends the session that `token` — a refresh token or an access token,
     /// however old — belongs to. Succeeds for a token that is unknown or already revoked; retried on transient
     /// failures (it is idempotent).
-    public func revoke(token: String) async throws {
+    package func revoke(token: String) async throws {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         var unreserved = CharacterSet.alphanumerics
@@ -163,7 +175,7 @@ public struct BackendSessionClient: CodeExchanger, Sendable {
 
     /// `POST /v1/session/logout`: ends the session at the backend with its refresh token (so an expired access token
     /// does not stop it) and, when asked, revokes the provider's permissions — which ends every session of the user.
-    public func logout(_ session: Session, revokeProviderPermissions: Bool = false) async throws {
+    package func logout(_ session: Session, revokeProviderPermissions: Bool = false) async throws {
         var body: [String: JSONValue] = ["revoke_provider_permissions": .bool(revokeProviderPermissions)]
         if let refreshToken = session.refreshToken { body["refresh_token"] = .string(refreshToken) }
         let credential =

@@ -1,9 +1,9 @@
 public import Foundation
 public import MendCore
 
-/// Turns an authorization code into a session. The exchange is never retried: a code is single-use, and a
-/// replayed code revokes what it issued.
-public protocol CodeExchanger: Sendable {
+/// Turns an authorization code into a session (every ``SessionAuthority`` does; tests give a `LoginManager` their
+/// own). The exchange is never retried: a code is single-use, and a replayed code revokes what it issued.
+package protocol CodeExchanger: Sendable {
     /// Exchanges `code` (with the transaction's PKCE verifier and redirect URI) for a session.
     ///
     /// - Parameters:

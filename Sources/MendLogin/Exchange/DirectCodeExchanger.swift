@@ -1,10 +1,11 @@
 public import Foundation
 import HTTPTypes
-public import Logging
+import Logging
 public import MendCore
 public import MendHTTP
 
-/// Exchanges codes directly with the provider as a public client, proving possession with the PKCE verifier (no
+/// The code exchange of a public client that logs in directly (``OIDCSessionAuthority``, MendFacebook's
+/// `FacebookSessionAuthority`): it exchanges codes with the provider, proving possession with the PKCE verifier (no
 /// secret: a client never holds one). Never retried.
 ///
 /// For a Facebook-compatible provider it then reads the user (`/me`) and the permissions (`/me/permissions`) with
@@ -13,31 +14,26 @@ public import MendHTTP
 /// With an ``idTokenValidator`` (OpenID Connect), the token response must carry an id_token that passes it — a
 /// response without one is `login/309` — and the session keeps it in ``Session/idToken``. Without a validator, an
 /// id_token in the response is dropped: nothing unvalidated is kept as if it had been checked.
-public struct DirectCodeExchanger: CodeExchanger, Sendable {
+package struct DirectCodeExchanger: Sendable {
     /// The provider.
-    public let provider: LoginProvider
+    let provider: LoginProvider
     let transport: any HTTPTransport
     let client: APIClient
     let now: @Sendable () -> Date
     /// Validates the id_token (OpenID Connect). When set, the token response must carry an id_token (ask for the
     /// `openid` scope) and the id_token must pass; when `nil`, an id_token in the response is ignored and not kept.
-    public var idTokenValidator: IDTokenValidator?
+    var idTokenValidator: IDTokenValidator?
 
-    /// Creates an exchanger.
-    public init(
-        provider: LoginProvider, transport: any HTTPTransport, idTokenValidator: IDTokenValidator? = nil,
-        logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
-        clock: PipelineClock = .system
+    /// Creates an exchanger that sends through `client` (the authority's one pipeline to the provider, which decodes
+    /// errors with the dialect's decoder) and reads the time on its clock.
+    package init(
+        provider: LoginProvider, transport: any HTTPTransport, client: APIClient, idTokenValidator: IDTokenValidator?
     ) {
         self.provider = provider
         self.transport = transport
-        self.now = clock.now
+        self.client = client
+        self.now = client.configuration.clock.now
         self.idTokenValidator = idTokenValidator
-        self.client = APIClient(
-            transport: transport,
-            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
-            steps: .standard(retryPolicy: .never),
-            logger: logger)
     }
 
     struct TokenResponse: Decodable {
@@ -57,7 +53,7 @@ public struct DirectCodeExchanger: CodeExchanger, Sendable {
     }
 
     /// Exchanges the code at the provider's token endpoint.
-    public func exchange(
+    package func exchange(
         code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
     )
         async throws -> Session

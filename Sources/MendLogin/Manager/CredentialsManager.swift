@@ -16,7 +16,7 @@ public import MendHTTP
 ///
 /// **What signs a user out** — only these:
 /// - ``logout(revoke:)``, here or in another process sharing the store (the store is then empty);
-/// - an answer that the ``authority`` says ends the session (``SessionAuthority/endsSession(_:)``: for `mend-server`
+/// - an answer that the `authority` says ends the session (``SessionAuthority/endsSession(_:)``: for `mend-server`
 ///   the `session/10`–`19` codes — logged out, revoked, reuse detected, provider access withdrawn, user deleted,
 ///   session expired), to a refresh, a validity check or a request.
 ///
@@ -28,14 +28,14 @@ public import MendHTTP
 /// again", and can hand out the provider's token of a backend session instead.
 public actor CredentialsManager {
     /// The store.
-    public let store: any TokenStore
+    package let store: any TokenStore
     /// The issuer's operations (the backend, or the provider).
-    public let authority: (any SessionAuthority)?
+    package let authority: (any SessionAuthority)?
     /// How often ``checkValidity(force:)`` really asks the issuer.
-    public let validityCheckInterval: TimeInterval
+    package let validityCheckInterval: TimeInterval
     /// How long a token must still be valid for requests and validity checks to use it without a refresh first
     /// (60 s; capped at half the token's lifetime, since no refresh gives more).
-    public let refreshMargin: TimeInterval
+    package let refreshMargin: TimeInterval
     private let now: @Sendable () -> Date
 
     private var session: Session?
@@ -252,7 +252,7 @@ public actor CredentialsManager {
         }
     }
 
-    /// Asks the issuer whether the session is still valid — at most once per ``validityCheckInterval`` unless
+    /// Asks the issuer whether the session is still valid — at most once per `validityCheckInterval` unless
     /// `force`. An access token that is expired or about to be is refreshed first; only an answer that ends the
     /// session (``SessionAuthority/endsSession(_:)``) signs the user out. A transient failure is thrown and changes
     /// nothing.
@@ -383,7 +383,7 @@ public actor CredentialsManager {
 }
 
 extension CredentialsManager: CredentialProvider {
-    /// The current token as a bearer credential (refreshed first when it expires within ``refreshMargin``); `nil`
+    /// The current token as a bearer credential (refreshed first when it expires within `refreshMargin`); `nil`
     /// when nobody is logged in.
     public func currentCredential() async throws -> Credential? {
         guard try await currentSession() != nil else { return nil }
@@ -416,7 +416,7 @@ extension CredentialsManager: CredentialProvider {
 
 extension CredentialsManager {
     /// The server rejected `credential`: signs the user out with the reason, if it is the current session's token and
-    /// the error ends the session — as its ``authority`` says, or, with none, for a provider's session, when only a
+    /// the error ends the session — as its `authority` says, or, with none, for a provider's session, when only a
     /// new login helps (a recoverable error whose recovery is to re-authenticate or to visit the provider). An
     /// expired or invalid backend access token does not end its session: it is refreshed.
     public func invalidate(_ credential: Credential, because error: MendError) async {

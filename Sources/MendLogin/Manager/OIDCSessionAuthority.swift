@@ -3,8 +3,8 @@ import HTTPTypes
 public import MendCore
 public import MendHTTP
 
-/// An OpenID Connect (or plain OAuth 2.0) provider's own session, for a public client that logged in directly
-/// (Google, any OIDC provider from discovery): refresh with the refresh token at the token endpoint, validity by the
+/// An OpenID Connect (or plain OAuth 2.0) provider's own session, for a public client that logs in directly
+/// (Google, any OIDC provider from discovery): the code exchange (PKCE, no secret), refresh with the refresh token at the token endpoint, validity by the
 /// userinfo endpoint, logout by RFC 7009 revocation.
 ///
 /// - Refresh: `grant_type=refresh_token` with the client id (a public client has no secret). A rotated refresh token
@@ -21,12 +21,14 @@ public import MendHTTP
 ///   `revoke` throws and the manager removes the session locally only.
 public struct OIDCSessionAuthority: SessionAuthority {
     /// The provider.
-    public let provider: LoginProvider
+    package let provider: LoginProvider
     /// Validates id_tokens that a refresh returns.
-    public let idTokenValidator: IDTokenValidator?
+    package let idTokenValidator: IDTokenValidator?
     /// The one pipeline to the provider: reads are retried once; a refresh and a revocation are not.
     let client: APIClient
     let now: @Sendable () -> Date
+    /// The code exchange, through the same pipeline (a code is never retried).
+    let exchanger: DirectCodeExchanger
 
     /// Creates an authority.
     ///
@@ -44,8 +46,20 @@ public struct OIDCSessionAuthority: SessionAuthority {
         self.now = clock.now
         client = APIClient(
             transport: transport,
-            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .login, clock: clock),
+            configuration: APIClient.Configuration(
+                errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
+        exchanger = DirectCodeExchanger(
+            provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator)
+    }
+
+    /// Exchanges the code at the token endpoint as a public client (the PKCE verifier, no secret). With an
+    /// `idTokenValidator`, the answer must carry an id_token that passes it (ask for the `openid` scope), or the login
+    /// fails with `login/309`; the session keeps it in ``Session/idToken``. Without one, an id_token is dropped.
+    public func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session {
+        try await exchanger.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 
     /// The session ends on `session/10`–`19` (an `invalid_grant` refresh is `session/16`) and on a refreshed

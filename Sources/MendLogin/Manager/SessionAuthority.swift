@@ -3,12 +3,27 @@ import HTTPTypes
 public import MendCore
 public import MendHTTP
 
-/// What the credentials manager needs from whoever issued the session: refreshing, checking and revoking it, and
-/// telling which of its answers mean that the session is over.
+/// Whoever issues the session: it turns a login's authorization code into a session, then refreshes, checks and
+/// revokes it, and tells which of its answers mean that the session is over. `LoginManager` exchanges codes through
+/// its credentials manager's authority; the manager refreshes through it.
+///
+/// Mend has three: ``BackendSessionClient`` (your mend-server: the default), ``OIDCSessionAuthority`` (an OpenID
+/// Connect provider, for a public client that logs in directly) and MendFacebook's `FacebookSessionAuthority`.
 ///
 /// The manager signs a user out only when ``endsSession(_:)`` says so of an answer — never because an access token
 /// expired, never on a transient failure.
 public protocol SessionAuthority: Sendable {
+    /// Exchanges `code` (with the transaction's PKCE verifier and redirect URI) for a session. Never retried: a code
+    /// is single-use, and a replayed code revokes what it issued.
+    ///
+    /// - Parameters:
+    ///   - code: The code from the redirect.
+    ///   - transaction: The login attempt (verifier, redirect URI, nonce).
+    ///   - granted: The scopes the redirect reported granted, if it did.
+    ///   - denied: The scopes the redirect reported denied, if it did.
+    func exchange(
+        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
+    ) async throws -> Session
     /// A fresh session from `session` (a rotated refresh token). Safe to call again with the same session after a
     /// lost answer where the issuer makes refresh idempotent (`mend-server` does).
     func refresh(_ session: Session) async throws -> Session
@@ -34,7 +49,7 @@ extension BackendSessionClient: SessionAuthority {
         _ = try await client.send(request)
     }
 
-    /// Revokes the session at the backend with its refresh token (RFC 7009, ``revoke(token:)``), which works
+    /// Revokes the session at the backend with its refresh token (RFC 7009, `revoke(token:)`), which works
     /// however old the access token is.
     public func revoke(_ session: Session) async throws {
         try await revoke(token: session.refreshToken ?? session.accessToken.tokenString)

@@ -18,7 +18,7 @@ public import MendHTTP
 /// - the session's own token is refreshed by the ``CredentialsManager`` first (sharing a refresh in flight, or
 ///   adopting one another process made) — a refresh that works never shows a login page;
 /// - when that cannot help — the session ended, nothing can refresh it (`session/18`), or the token is the
-///   provider's one that a backend session carries — the person logs in again through ``presenter``, once for any
+///   provider's one that a backend session carries — the person logs in again through `presenter`, once for any
 ///   number of concurrent rejections, and each request is replayed once with the new token.
 ///
 /// A cancelled login fails the waiting requests with the rejection's error; the next rejection asks again. The
@@ -36,13 +36,13 @@ public final class SessionCredentials: CredentialProvider {
     }
 
     /// The login that renews the session, storing it in its ``LoginManager/credentials``.
-    public let login: LoginManager
+    package let login: LoginManager
     /// The session's owner.
-    public let credentials: CredentialsManager
+    package let credentials: CredentialsManager
     /// What shows the login page when the session must be renewed by a new login.
-    public let presenter: any LoginPresenter
+    package let presenter: any LoginPresenter
     /// Which token is attached.
-    public let token: Token
+    package let token: Token
     private let relogin = CredentialRenewal()
 
     /// A provider of the current session's `token`, renewed by `login` through `presenter` when a refresh cannot

@@ -10,11 +10,11 @@ import _CryptoExtras
 /// - The signature: RS256 or ES256 only (never `none`, never HMAC), with a key from the provider's JWKS whose `kid`
 ///   the token names. A key whose `use` is not `sig`, or whose `alg` is not the token's, never verifies. The key set
 ///   is cached; an unknown `kid` fetches it again (the provider rotated its keys), but at most once per
-///   ``keyRefetchInterval``, and validations that need the key set at the same time share one fetch.
-/// - The claims: `iss` is the provider's; `aud` contains one of the accepted client ids (``clientIDs``: an app's web
+///   `keyRefetchInterval`, and validations that need the key set at the same time share one fetch.
+/// - The claims: `iss` is the provider's; `aud` contains one of the accepted client ids (`clientIDs`: an app's web
 ///   and native clients, or a backend accepting several apps), and when it names several audiences `azp` must be
-///   present; a present `azp` must be an accepted client id; `exp`, `nbf` and `iat` with ``leeway`` for clock skew
-///   (and `iat` no older than ``maximumAge``); `nonce` as the ``NonceRule`` says: equal to the one the authorization
+///   present; a present `azp` must be an accepted client id; `exp`, `nbf` and `iat` with `leeway` for clock skew
+///   (and `iat` no older than `maximumAge`); `nonce` as the `NonceRule` says: equal to the one the authorization
 ///   request sent, or — for Sign in with Apple and the vendor SDK's Limited Login, which put the SHA-256 of the app's
 ///   raw nonce in the token, in lowercase hex — equal to that hash of the raw nonce the app kept.
 ///
@@ -22,7 +22,7 @@ import _CryptoExtras
 /// the transport's error (retryable), not `login/309`.
 public actor IDTokenValidator {
     /// How the token's `nonce` must match.
-    public enum NonceRule: Sendable, Hashable {
+    package enum NonceRule: Sendable, Hashable {
         /// The token's nonce equals this (the code flow: the nonce the authorization request sent; Google's native
         /// sign-in).
         case exact(String)
@@ -56,34 +56,34 @@ public actor IDTokenValidator {
         /// `nonce`.
         public var nonce: String?
         /// `name`, if present.
-        public var name: String?
+        package var name: String?
         /// `email`, if present.
-        public var email: String?
+        package var email: String?
         /// `email_verified`, if present: a JSON boolean (Google, OIDC) or the strings `"true"` and `"false"` (Apple).
-        public var emailVerified: Bool?
+        package var emailVerified: Bool?
         /// Apple's `is_private_email` (a string or a boolean): the e-mail is a private-relay address.
-        public var isPrivateEmail: Bool?
+        package var isPrivateEmail: Bool?
         /// `azp`, if present.
-        public var authorizedParty: String?
+        package var authorizedParty: String?
         /// Google's `hd`: the Workspace domain of the account, if any.
-        public var hostedDomain: String?
+        package var hostedDomain: String?
     }
 
     /// The issuer id_tokens must name.
-    public let issuer: String
+    package let issuer: String
     /// The first of ``clientIDs``.
-    public var clientID: String { clientIDs[0] }
+    package var clientID: String { clientIDs[0] }
     /// The client ids one of which the audience must contain (never empty).
-    public let clientIDs: [String]
+    package let clientIDs: [String]
     /// Where the provider publishes its keys.
-    public let jwksURI: URL
+    package let jwksURI: URL
     /// The tolerance for clock skew on `exp`, `nbf` and `iat`.
-    public let leeway: TimeInterval
+    package let leeway: TimeInterval
     /// The oldest `iat` accepted.
-    public let maximumAge: TimeInterval
+    package let maximumAge: TimeInterval
     /// The shortest time between two fetches of the key set caused by an unknown `kid`: a token naming a key the
     /// provider does not have cannot make the validator fetch the key set on every validation.
-    public let keyRefetchInterval: TimeInterval
+    package let keyRefetchInterval: TimeInterval
     private let client: APIClient
     private let now: @Sendable () -> Date
     private var keys: [String: VerificationKey] = [:]
@@ -126,7 +126,7 @@ public actor IDTokenValidator {
     ///   - maximumAge: The oldest `iat` accepted.
     ///   - keyRefetchInterval: The shortest time between two fetches of the key set caused by an unknown `kid`.
     ///   - clock: The client's one clock (token times, key refetch interval, the key fetch's waits).
-    public init(
+    package init(
         issuer: String, clientIDs: [String], jwksURI: URL, transport: any HTTPTransport, leeway: TimeInterval = 60,
         maximumAge: TimeInterval = 600, keyRefetchInterval: TimeInterval = 60, clock: PipelineClock = .system
     ) {
@@ -166,7 +166,7 @@ public actor IDTokenValidator {
     }
 
     /// Validates `token`, its nonce matched by `nonceRule` (`nil`: not checked).
-    public func validate(_ token: String, nonceRule: NonceRule?) async throws -> Claims {
+    package func validate(_ token: String, nonceRule: NonceRule?) async throws -> Claims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let payloadData = Base64URL.decode(parts[1]),
@@ -267,7 +267,7 @@ public actor IDTokenValidator {
     }
 
     /// Fetches the key set again now, whatever ``keyRefetchInterval`` says (a fetch already in flight is shared).
-    public func refreshKeys() async throws {
+    package func refreshKeys() async throws {
         if let inFlightFetch {
             try await inFlightFetch.value
         } else {

@@ -9,7 +9,7 @@ public import MendHTTP
 /// A ``LoginProvider`` is a value: its endpoints and client id, and its ``LoginProvider/dialect``. Mend has two
 /// dialects: MendFacebook's `FacebookDialect` (Facebook and Mend's emulator) and ``OpenIDConnectDialect`` (Google, and any issuer
 /// ``LoginProvider/discover(issuer:clientID:transport:)`` reads). A provider that speaks neither is one more type that
-/// conforms; the authorization request, ``DirectCodeExchanger``, ``DeviceLogin`` and `mend login` then use it without
+/// conforms; the authorization request, the code exchange, ``DeviceLogin`` and `mend login` then use it without
 /// a change to theirs or to another provider's code.
 ///
 /// ```swift

@@ -91,7 +91,7 @@ extension MendError.Code {
         public static let notRefreshable = MendError.Code(.session, 18)
 
         /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
-        public static func endsSession(_ code: MendError.Code) -> Bool {
+        package static func endsSession(_ code: MendError.Code) -> Bool {
             code.domain == .session && (10..<20).contains(code.rawValue)
         }
     }

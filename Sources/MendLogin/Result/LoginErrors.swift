@@ -2,7 +2,7 @@ public import MendCore
 
 extension MendError {
     /// A login error (domain `login`, codes 300–310, with parity to the vendor SDK) with a developer message.
-    public static func login(
+    package static func login(
         _ code: MendError.Code, _ developerMessage: String, underlying: (any Error & Sendable)? = nil
     )
         -> MendError

@@ -16,7 +16,7 @@ public struct LoginResult: Sendable {
     public var declinedPermissions: Set<String>
 
     /// A successful login.
-    public init(session: Session, granted: Set<String>, declined: Set<String>) {
+    package init(session: Session, granted: Set<String>, declined: Set<String>) {
         self.session = session
         self.isCancelled = false
         self.cancellation = nil
@@ -25,7 +25,7 @@ public struct LoginResult: Sendable {
     }
 
     /// Why a login ended without a session. None of them is an error: handle them without an alert, or with the
-    /// calm message of ``messageKey``.
+    /// calm message of `messageKey`.
     public enum Cancellation: String, Sendable, Hashable, Codable {
         /// The person closed the dialog or pressed Cancel.
         case userCancelled
@@ -36,7 +36,7 @@ public struct LoginResult: Sendable {
 
         /// The localized message to show, if any: none for ``userCancelled`` (the person knows), and for the device
         /// cases the catalog's `deviceLoginDeclined` and `deviceCodeExpired`.
-        public var messageKey: MendError.MessageKey? {
+        package var messageKey: MendError.MessageKey? {
             switch self {
             case .userCancelled: nil
             case .declined: .deviceLoginDeclined

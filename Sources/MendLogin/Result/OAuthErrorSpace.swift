@@ -55,7 +55,7 @@ extension MendError.Code {
         public static let consentRequired = MendError.Code(.oauth, 43)
 
         /// The code of an OAuth `error` value, or `nil` for a value no standard names.
-        public static func code(forWireName name: String) -> MendError.Code? {
+        package static func code(forWireName name: String) -> MendError.Code? {
             ErrorSpace.oauth.entries.first { $0.wireName == name }.flatMap { entry in
                 entry.codes.map { MendError.Code(.oauth, $0.lowerBound) }
             }

@@ -27,7 +27,7 @@ public import MendCore
 ///   folder that others can write to or that another user owns, are refused (`login/320`) rather than trusted.
 public final class FileTokenStore: TokenStore {
     /// The session file.
-    public let url: URL
+    package let url: URL
     private let key: SymmetricKey?
     /// Called at each stage of a write (the crash-safety test kills the writer there).
     private let observeWrite: (@Sendable (WriteStage) -> Void)?
@@ -64,7 +64,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// `$XDG_STATE_HOME/mend`, or `~/.local/state/mend`.
-    public static func defaultDirectory() -> URL {
+    package static func defaultDirectory() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("mend")

@@ -10,7 +10,7 @@ public import MendCore
 ///   (`FileManager.default.containerURL(forSecurityApplicationGroupIdentifier:)`) and it holds an advisory lock file
 ///   there, so the processes take turns as processes sharing a ``FileTokenStore`` do. Without a container the lock is
 ///   process-local: the managers and tasks of one process take turns, other processes are not excluded.
-/// - The Keychain itself is reached through ``KeychainItemAccess``, the seam that tests replace (the logic above is
+/// - The Keychain itself is reached through a small internal seam that tests replace (the logic above is
 ///   the same on every platform and is tested on Linux through it).
 ///
 /// ```swift
@@ -21,13 +21,13 @@ public import MendCore
 /// ```
 public struct KeychainTokenStore: TokenStore {
     /// The Keychain service.
-    public let service: String
+    package let service: String
     /// The account name of the item.
-    public let account: String
+    package let account: String
     /// The access group, for sharing between an app and its extensions.
-    public let accessGroup: String?
+    package let accessGroup: String?
     /// The app-group container that holds the lock file, when the item is shared between processes.
-    public let sharedContainer: URL?
+    package let sharedContainer: URL?
     let keychain: any KeychainItemAccess
 
     /// Creates a store over `keychain` (the system Keychain by default, on Apple platforms).
@@ -38,7 +38,7 @@ public struct KeychainTokenStore: TokenStore {
     ///   - accessGroup: The access group an app shares with its extensions, if any.
     ///   - sharedContainer: The app-group container for the cross-process lock file (see the type's documentation).
     ///   - keychain: What reads and writes the item.
-    public init(
+    package init(
         service: String, account: String = "session", accessGroup: String? = nil, sharedContainer: URL? = nil,
         keychain: any KeychainItemAccess
     ) {
@@ -110,16 +110,16 @@ public struct KeychainTokenStore: TokenStore {
 }
 
 /// One Keychain item: a generic password named by service, account and access group.
-public struct KeychainItem: Sendable, Hashable {
+package struct KeychainItem: Sendable, Hashable {
     /// The service.
-    public var service: String
+    package var service: String
     /// The account.
-    public var account: String
+    package var account: String
     /// The access group, if any.
-    public var accessGroup: String?
+    package var accessGroup: String?
 
     /// Names an item.
-    public init(service: String, account: String, accessGroup: String? = nil) {
+    package init(service: String, account: String, accessGroup: String? = nil) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup
@@ -127,17 +127,17 @@ public struct KeychainItem: Sendable, Hashable {
 }
 
 /// A Keychain status other than success or "not found" (`OSStatus`).
-public struct KeychainFailure: Error, Sendable, Hashable {
+package struct KeychainFailure: Error, Sendable, Hashable {
     /// The status the Keychain answered (`errSecInteractionNotAllowed`, …).
-    public var status: Int32
+    package var status: Int32
 
     /// Creates a failure.
-    public init(status: Int32) { self.status = status }
+    package init(status: Int32) { self.status = status }
 }
 
 /// What ``KeychainTokenStore`` needs of a Keychain: the seam between the store's logic and the system's
 /// `SecItem` functions (`SystemKeychain` on Apple platforms), which tests replace with an item dictionary.
-public protocol KeychainItemAccess: Sendable {
+package protocol KeychainItemAccess: Sendable {
     /// The item's data, or `nil` when there is no item (`errSecItemNotFound`).
     func data(for item: KeychainItem) throws(KeychainFailure) -> Data?
     /// Creates or replaces the item's data.
@@ -150,9 +150,9 @@ public protocol KeychainItemAccess: Sendable {
     import Security
 
     /// The system Keychain, through `SecItemCopyMatching`, `SecItemUpdate`, `SecItemAdd` and `SecItemDelete`.
-    public struct SystemKeychain: KeychainItemAccess {
+    struct SystemKeychain: KeychainItemAccess {
         /// Creates the accessor.
-        public init() {}
+        init() {}
 
         private func query(_ item: KeychainItem) -> [String: Any] {
             var query: [String: Any] = [
@@ -164,7 +164,7 @@ public protocol KeychainItemAccess: Sendable {
         }
 
         /// `SecItemCopyMatching`.
-        public func data(for item: KeychainItem) throws(KeychainFailure) -> Data? {
+        func data(for item: KeychainItem) throws(KeychainFailure) -> Data? {
             var search = query(item)
             search[kSecReturnData as String] = true
             search[kSecMatchLimit as String] = kSecMatchLimitOne
@@ -176,7 +176,7 @@ public protocol KeychainItemAccess: Sendable {
         }
 
         /// `SecItemUpdate`, or `SecItemAdd` when there is no item (readable after the first unlock, this device only).
-        public func setData(_ data: Data, for item: KeychainItem) throws(KeychainFailure) {
+        func setData(_ data: Data, for item: KeychainItem) throws(KeychainFailure) {
             let attributes: [String: Any] = [
                 kSecValueData as String: data,
                 kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
@@ -189,7 +189,7 @@ public protocol KeychainItemAccess: Sendable {
         }
 
         /// `SecItemDelete`.
-        public func removeData(for item: KeychainItem) throws(KeychainFailure) {
+        func removeData(for item: KeychainItem) throws(KeychainFailure) {
             let status = SecItemDelete(query(item) as CFDictionary)
             guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainFailure(status: status) }
         }

@@ -16,7 +16,7 @@ import MendCore
 /// - Within a task that holds it, the lock is re-entrant: a store operation that takes the lock again inside a
 ///   locked region runs at once instead of waiting for itself. (Task-local: a task started inside the region
 ///   inherits the hold, so do not let one outlive the region.)
-/// - Waiting is bounded by ``timeout``; a wait that passes it throws `login/320` (the store is unavailable), which is
+/// - Waiting is bounded by `timeout`; a wait that passes it throws `login/320` (the store is unavailable), which is
 ///   retryable and never means "logged out".
 ///
 /// ```swift
@@ -25,11 +25,11 @@ import MendCore
 /// ```
 public struct StoreLock: Sendable {
     /// The lock's name within the process: stores that share a name exclude each other.
-    public let name: String
+    package let name: String
     /// The lock file that excludes other processes, or `nil` for a lock within this process only.
-    public let file: URL?
+    package let file: URL?
     /// How long to wait for the lock before giving up with `login/320`.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// The lock within the process, when it is owned rather than found by name.
     private let owned: AsyncLock?

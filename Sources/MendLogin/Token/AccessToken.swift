@@ -13,13 +13,13 @@ public struct AccessToken: Sendable, Hashable, Codable, CustomStringConvertible,
     /// The permissions the user declined.
     public var declinedPermissions: Set<String>
     /// The permissions that expired.
-    public var expiredPermissions: Set<String>
+    package var expiredPermissions: Set<String>
     /// When the token expires (`nil`: unknown or never).
     public var expirationDate: Date?
     /// When access to the user's data expires (90 days of inactivity on Facebook).
-    public var dataAccessExpirationDate: Date?
+    package var dataAccessExpirationDate: Date?
     /// When the token was issued or last refreshed.
-    public var refreshDate: Date
+    package var refreshDate: Date
 
     /// Creates a token.
     public init(
@@ -49,7 +49,7 @@ public struct AccessToken: Sendable, Hashable, Codable, CustomStringConvertible,
     }
 
     /// Whether data access has expired at `date`.
-    public func isDataAccessExpired(at date: Date = Date()) -> Bool {
+    package func isDataAccessExpired(at date: Date = Date()) -> Bool {
         dataAccessExpirationDate.map { $0 <= date } ?? false
     }
 
@@ -108,20 +108,20 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     /// The refresh token (backend sessions), rotated on every refresh. Never logged.
     public var refreshToken: String?
     /// When the refresh token expires.
-    public var refreshExpirationDate: Date?
+    package var refreshExpirationDate: Date?
     /// The user.
     public var user: User?
-    /// The id_token of an OpenID Connect login, present only when it was validated (``DirectCodeExchanger`` keeps it
+    /// The id_token of an OpenID Connect login, present only when it was validated (``OIDCSessionAuthority`` keeps it
     /// only with an ``IDTokenValidator``, after the token passed). Never logged.
     public var idToken: String?
     /// The provider's own access token, when the backend was configured to hand it to the app (for direct Graph
     /// calls). Never logged.
     public var providerAccessToken: String?
     /// A counter that grows with every refresh (to tell a stale refresh result from a current one).
-    public var generation: Int
+    package var generation: Int
     /// The issuer's id for the session as a whole — the refresh-token family that every refresh of one login
     /// continues (`session_id` from `mend-server`); `nil` when the issuer names none.
-    public var familyID: String?
+    package var familyID: String?
 
     /// Creates a session.
     public init(
@@ -142,7 +142,7 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
 
     /// Whether `other` is this very issue of the session: the same access token and the same refresh token (a
     /// refresh, here or in another process, makes a new issue).
-    public func isSameIssue(as other: Session) -> Bool {
+    package func isSameIssue(as other: Session) -> Bool {
         accessToken.tokenString == other.accessToken.tokenString && refreshToken == other.refreshToken
     }
 

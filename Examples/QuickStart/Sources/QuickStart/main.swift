@@ -16,18 +16,15 @@ guard arguments.count >= 3, let baseURL = URL(string: arguments[1]) else {
 }
 let transport = URLSessionTransport()
 let provider = LoginProvider.emulator(baseURL: baseURL, appID: arguments[2])  // .facebook(appID:) for the real one
-let authority: any SessionAuthority
-let exchanger: any CodeExchanger
-if arguments.count > 3, let backend = URL(string: arguments[3]) {
-    let client = BackendSessionClient(baseURL: backend, transport: transport)  // the default: your backend exchanges
-    authority = client
-    exchanger = client
-} else {
-    authority = FacebookSessionAuthority(provider: provider, transport: transport)
-    exchanger = DirectCodeExchanger(provider: provider, transport: transport)  // a public client with PKCE
-}
+// The default: your backend exchanges the code; without one, a public client exchanges it with PKCE.
+let authority: any SessionAuthority =
+    if arguments.count > 3, let backend = URL(string: arguments[3]) {
+        BackendSessionClient(baseURL: backend, transport: transport)
+    } else {
+        FacebookSessionAuthority(provider: provider, transport: transport)
+    }
 let credentials = CredentialsManager(store: FileTokenStore(name: "quickstart"), authority: authority)
-let login = LoginManager(provider: provider, exchanger: exchanger, credentials: credentials)
+let login = LoginManager(provider: provider, credentials: credentials)
 let presenter = LoopbackBrowserPresenter(opener: .system)
 // The Graph API takes the provider's token (a backend hands it out with MEND_RETURN_PROVIDER_TOKEN=true); when the
 // provider rejects it, SessionCredentials refreshes the session, else logs in again, and the call is replayed once.
