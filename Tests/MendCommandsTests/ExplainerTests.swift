@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MendCommands
 import MendCore
 import MendEmulator
@@ -103,5 +104,43 @@ struct ExplainerTests {
         let current = CatalogListing(catalog: .everySpace, locale: Locale(identifier: "en")).markdown()
         #expect(
             page == current, "docs/errors.md is stale: run `swift run mend errors list --markdown > docs/errors.md`")
+    }
+
+    /// A GraphQL response is a success only with a 2xx: the client's decoder and `mend explain` agree on every status
+    /// (graphql-over-http: a response with data comes with a 2xx; a 3xx or 4xx without errors is the status's error).
+    @Test(
+        "GraphQL: the client's decoder and mend explain agree, whatever the status and the shape",
+        arguments: [200, 204, 301, 304, 400, 404, 409, 429, 500, 503])
+    func graphQLDecoderAndExplainAgree(status: Int) throws {
+        let bodies = [
+            #"{"data":{"viewer":{"id":"1"}}}"#, #"{"data":null,"errors":[{"message":"Not found","path":["viewer"]}]}"#,
+            #"{"data":{"viewer":null},"errors":[{"message":"x","extensions":{"code":"FORBIDDEN"}}]}"#,
+        ]
+        for body in bodies {
+            let hasErrors = body.contains("\"errors\"")
+            let response = HTTPResponse(status: .init(code: status))
+            let context = ErrorDecodingContext(catalog: .everySpace, redactor: Redactor(), maximumBodySize: 1 << 20)
+            let decoded = GraphQLResponseDecoder().decodeError(
+                response: response, body: Data(body.utf8), context: context)
+            let explained: MendError.Code?
+            do {
+                explained = try explainer.explain(.init(body: Data(body.utf8), status: status, kind: .graphql)).error
+                    .code
+            } catch .notAnError {
+                explained = nil
+            }
+            if let decoded {
+                // The decoder lets a response with GraphQL errors through unless one of them stops the request; the
+                // explanation then names the response's errors. Either way both see an error at a failure status.
+                #expect(explained != nil, "status \(status), \(body): the decoder says \(decoded.code)")
+            } else if status >= 300 {
+                #expect(hasErrors, "status \(status), \(body): a success for the decoder")
+            } else {
+                #expect(explained == nil || hasErrors, "status \(status), \(body)")
+            }
+            if !hasErrors {
+                #expect((decoded?.code) == explained, "status \(status), \(body)")
+            }
+        }
     }
 }

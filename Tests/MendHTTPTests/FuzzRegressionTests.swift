@@ -32,4 +32,47 @@ struct FuzzRegressionTests {
         #expect(RetryAfter.date(from: "Fri Jan 15 08:05:00 2027", now: Self.now) == expected)
         #expect(RetryAfter.date(from: " 300 ", now: Self.now) == expected)
     }
+
+    /// The parser is Mend's own (no `DateFormatter` per call); Foundation's formatter is its oracle: the three forms of
+    /// 2,000 instants from 1951 to 2076 (the RFC 850 two-digit window around `now`) read back as the formatter does.
+    @Test("Retry-After: every HTTP-date form reads back the instant Foundation's formatter wrote")
+    func httpDatesAgreeWithFoundation() {
+        let forms = ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"]
+        let formatters = forms.map { format in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            return formatter
+        }
+        var seed: UInt64 = 0x2027_0115
+        for _ in 0..<2000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = Double(seed >> 33 % (125 * 365 * 86_400)) - 49 * 365 * 86_400
+            let instant = Date(timeIntervalSince1970: (Self.now.timeIntervalSince1970 + offset).rounded(.down))
+            for (form, formatter) in zip(forms, formatters) {
+                var text = formatter.string(from: instant)
+                if form.hasPrefix("EEE MMM d "), let space = text.lastIndex(of: " ") {
+                    // asctime pads a one-digit day with a space: `Sun Nov  6 08:49:37 1994`.
+                    let parts = text[..<space].split(separator: " ")
+                    if parts[2].count == 1 {
+                        text = "\(parts[0]) \(parts[1])  \(parts[2]) \(parts[3])" + text[space...]
+                    }
+                }
+                #expect(RetryAfter.httpDate(text, now: Self.now) == instant, "\(text)")
+            }
+        }
+    }
+
+    @Test(
+        "Retry-After: an impossible date, time or zone is no HTTP-date",
+        arguments: [
+            "Fri, 30 Feb 2027 08:05:00 GMT", "Fri, 15 Jan 2027 24:00:00 GMT", "Fri, 15 Jan 2027 08:60:00 GMT",
+            "Fri, 15 Jan 2027 08:05:00 PST", "Fri, 15 Jnu 2027 08:05:00 GMT", "Fry, 15 Jan 2027 08:05:00 GMT",
+            "Fri, 15 Jan 27 08:05:00 GMT", "Friday, 15-Jan-2027 08:05:00 GMT", "Fri Jan 15 08:05 2027",
+            "Fri, 15 Jan 2027 8:05:00 GMT", "Fri, 0 Jan 2027 08:05:00 GMT", "Fri, +1 Jan 2027 08:05:00 GMT",
+        ])
+    func impossibleHTTPDates(value: String) {
+        #expect(RetryAfter.httpDate(value, now: Self.now) == nil)
+    }
 }

@@ -67,7 +67,7 @@ struct AuthorizationResponseIssuerTests {
 
 /// A discovery document naming `issuer`, with every endpoint under `base`.
 private func document(
-    issuer: String?, base: String? = nil, issParameter: Bool? = nil, overrides: [String: String] = [:]
+    issuer: String?, base: String? = nil, issParameter: Bool? = nil, overrides: [String: String?] = [:]
 ) -> String {
     let root = base ?? issuer ?? providerIssuer
     var members: [String: JSONValue] = [
@@ -76,7 +76,7 @@ private func document(
     ]
     if let issuer { members["issuer"] = .string(issuer) }
     if let issParameter { members["authorization_response_iss_parameter_supported"] = .bool(issParameter) }
-    for (name, value) in overrides { members[name] = .string(value) }
+    for (name, value) in overrides { members[name] = value.map(JSONValue.string) }
     return JSONValue.object(members).jsonText()
 }
 
@@ -130,7 +130,8 @@ struct DiscoveryHardeningTests {
     func insecureEndpoint(name: String) async throws {
         let body = document(issuer: providerIssuer, overrides: [name: "http://issuer.example/\(name)"])
         let error = try await #require(throws: MendError.self) { try await discover(providerIssuer, serving: body) }
-        #expect(error.code == .Transport.malformedResponse, "\(error)")
+        #expect(error.code == .Login.invalidDiscoveryDocument, "\(error)")
+        #expect(error.category == .other && error.recovery.action == .fixConfiguration)
         let localhost = document(issuer: providerIssuer, overrides: [name: "http://localhost/\(name)"])
         await #expect(throws: MendError.self) { try await discover(providerIssuer, serving: localhost) }
     }
@@ -145,12 +146,21 @@ struct DiscoveryHardeningTests {
             let error = try await #require(throws: MendError.self) {
                 try await discover(url, serving: document(issuer: declared))
             }
-            #expect(error.code == .Login.invalidIDToken, "\(error)")
+            #expect(error.code == .Login.invalidDiscoveryDocument, "\(error)")
         }
         let error = try await #require(throws: MendError.self) {
             try await discover(url, serving: document(issuer: nil, base: providerIssuer))
         }
-        #expect(error.code == .Login.invalidIDToken, "a document without an issuer")
+        #expect(error.code == .Login.invalidDiscoveryDocument, "a document without an issuer")
+    }
+
+    @Test(
+        "A document without the authorization or the token endpoint is refused",
+        arguments: ["authorization_endpoint", "token_endpoint"])
+    func missingEndpoint(name: String) async throws {
+        let body = document(issuer: providerIssuer, overrides: [name: nil])
+        let error = try await #require(throws: MendError.self) { try await discover(providerIssuer, serving: body) }
+        #expect(error.code == .Login.invalidDiscoveryDocument, "\(error)")
     }
 
     @Test("From the issuer's URL, the document must name it (a trailing slash aside)")
@@ -174,7 +184,7 @@ struct DiscoveryEmulatorTests {
                     issuer: emulator.url("/.well-known/openid-configuration"), clientID: "client-1",
                     transport: AsyncHTTPClientTransport())
             }
-            #expect(error.code == .Login.invalidIDToken)
+            #expect(error.code == .Login.invalidDiscoveryDocument)
         }
     }
 

@@ -116,10 +116,11 @@ private func validator(
 }
 
 private func expectInvalid(
-    _ validator: IDTokenValidator, _ token: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ validator: IDTokenValidator, _ token: String, accessToken: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     do {
-        _ = try await validator.validate(token, nonce: "n0nce")
+        _ = try await validator.validate(token, nonce: "n0nce", accessToken: accessToken)
         Issue.record("the id_token was accepted", sourceLocation: sourceLocation)
     } catch let error as MendError {
         #expect(error.code == .Login.invalidIDToken, "\(error)", sourceLocation: sourceLocation)
@@ -146,6 +147,21 @@ struct IDTokenClaimHardeningTests {
             try key.token(claims(at: now, ["aud": several, "azp": .string(testClient)])), nonce: "n0nce")
         _ = try await validator.validate(try key.token(claims(at: now, ["azp": .string(testClient)])), nonce: "n0nce")
         _ = try await validator.validate(try key.token(claims(at: now)), nonce: "n0nce")
+    }
+
+    @Test("A present at_hash must be the access token's (Core §3.1.3.8); without one, or without a token, it passes")
+    func accessTokenHash() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let now = Date()
+        let hash = Base64URL.encode(SHA256.hash(data: Data("EAAtoken".utf8)).prefix(16))
+        let bound = try key.token(claims(at: now, ["at_hash": .string(hash)]))
+        _ = try await validator.validate(bound, nonce: "n0nce", accessToken: "EAAtoken")
+        await expectInvalid(validator, bound, accessToken: "EAAother")
+        await expectInvalid(validator, try key.token(claims(at: now, ["at_hash": .int(7)])), accessToken: "EAAtoken")
+        // at_hash is optional in the code flow, and an id_token sign-in has no access token to compare with.
+        _ = try await validator.validate(try key.token(claims(at: now)), nonce: "n0nce", accessToken: "EAAtoken")
+        _ = try await validator.validate(bound, nonce: "n0nce")
     }
 
     @Test("nbf in the future (beyond the leeway) is refused; within the leeway it passes")

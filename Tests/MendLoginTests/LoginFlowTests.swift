@@ -131,6 +131,23 @@ struct LoginFlowTests {
         }
     }
 
+    @Test("A credentials manager without an authority cannot exchange the code: login/301, nothing is stored")
+    func noAuthority() async throws {
+        try await withEmulator { emulator in
+            let store = InMemoryTokenStore()
+            let provider = LoginProvider.emulator(
+                baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+                version: emulator.emulator.configuration.graphVersion)
+            let login = LoginManager(provider: provider, credentials: CredentialsManager(store: store))
+            let error = try await #require(throws: MendError.self) {
+                try await login.logIn(presenter: presenter(.grantAll))
+            }
+            #expect(error.code == .Login.unknown)
+            #expect(error.developerMessage.contains("CredentialsManager(store:authority:)"))
+            #expect(try await store.read() == nil)
+        }
+    }
+
     @Test("A tampered PKCE verifier is refused by the provider; nothing is stored")
     func tamperedVerifier() async throws {
         struct Tampering: CodeExchanger {

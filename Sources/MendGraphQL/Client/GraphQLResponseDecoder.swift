@@ -6,7 +6,8 @@ public import MendHTTP
 /// The pipeline's error decoder for GraphQL: tells execution errors (no usable response) from GraphQL errors
 /// (a response with `errors`, returned with its data).
 ///
-/// - A 5xx, a non-JSON, truncated or oversized body, or JSON that is no GraphQL response is an execution error.
+/// - A 5xx, a non-JSON, truncated or oversized body, or JSON that is no GraphQL response is an execution error; so
+///   is a 3xx or 4xx whose response has no errors (data comes with a 2xx, graphql-over-http): its status's error.
 /// - A GraphQL response passes, errors and all — except when one of its errors calls for re-authentication
 ///   (`UNAUTHENTICATED`: nothing in the response can be trusted), or when it has no data and its most actionable
 ///   error is transient (`INTERNAL_SERVER_ERROR`). Then it becomes that error, so that the pipeline
@@ -46,7 +47,11 @@ public struct GraphQLResponseDecoder: ErrorDecoder {
             }
             return HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: context)
         }
-        guard !graphQLBody.errors.isEmpty else { return nil }
+        guard !graphQLBody.errors.isEmpty else {
+            // Data without errors is a success only with a 2xx (graphql-over-http); a 3xx or 4xx is its status's error.
+            return status < 300
+                ? nil : HTTPStatusErrorDecoder().decodeError(response: response, body: body, context: context)
+        }
         let classified = graphQLBody.errors.map { classifier.error(for: $0, redactor: context.redactor) }
         let leading: MendError
         if let reauthentication = classified.first(where: { $0.recovery.action == .reauthenticate }) {

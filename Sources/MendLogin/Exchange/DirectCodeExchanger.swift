@@ -86,7 +86,8 @@ package struct DirectCodeExchanger: Sendable {
                     "the token response carries none, though the exchanger validates id_tokens (ask for the openid "
                         + "scope)")
             }
-            let claims = try await idTokenValidator.validate(idToken, nonce: transaction.nonce)
+            let claims = try await idTokenValidator.validate(
+                idToken, nonce: transaction.nonce, accessToken: token.accessToken)
             user = Session.User(
                 id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
             validatedIDToken = idToken

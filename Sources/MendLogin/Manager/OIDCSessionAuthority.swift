@@ -101,7 +101,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
         // dropped, and the session keeps the one it had: the access token came in the same answer from the token
         // endpoint, and a sign-out would not make anything safer. One that names another user ends the session.
         if let newIDToken = response.idToken, let idTokenValidator,
-            let claims = try? await idTokenValidator.validate(newIDToken, nonceRule: nil)
+            let claims = try? await idTokenValidator.validate(
+                newIDToken, nonceRule: nil, accessToken: response.accessToken)
         {
             if let known = session.user?.id, known != claims.subject {
                 throw MendError.login(.Login.userMismatch, "The refreshed id_token names another user.")

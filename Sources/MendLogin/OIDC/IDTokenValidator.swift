@@ -159,14 +159,25 @@ public actor IDTokenValidator {
         onKeySetWait = observer
     }
 
-    /// Validates `token`; `nonce` is the one the authorization request sent (`nil`: the token's nonce is not
-    /// checked — only for tokens no request of this app asked for, such as a refresh's).
-    public func validate(_ token: String, nonce expectedNonce: String?) async throws -> Claims {
-        try await validate(token, nonceRule: expectedNonce.map(NonceRule.exact))
+    /// Validates `token`.
+    ///
+    /// - Parameters:
+    ///   - token: The id_token.
+    ///   - expectedNonce: The nonce the authorization request sent (`nil`: the token's nonce is not checked — only for
+    ///     tokens no request of this app asked for, such as a refresh's).
+    ///   - accessToken: The access token that came with the id_token: a present `at_hash` claim must be the left half
+    ///     of its SHA-256 (OpenID Connect Core §3.1.3.8); `nil` when there is none (an id_token sign-in).
+    public func validate(
+        _ token: String, nonce expectedNonce: String?, accessToken: String? = nil
+    ) async throws
+        -> Claims
+    {
+        try await validate(token, nonceRule: expectedNonce.map(NonceRule.exact), accessToken: accessToken)
     }
 
-    /// Validates `token`, its nonce matched by `nonceRule` (`nil`: not checked).
-    package func validate(_ token: String, nonceRule: NonceRule?) async throws -> Claims {
+    /// Validates `token`, its nonce matched by `nonceRule` (`nil`: not checked) and a present `at_hash` by
+    /// `accessToken`.
+    package func validate(_ token: String, nonceRule: NonceRule?, accessToken: String? = nil) async throws -> Claims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
             let payloadData = Base64URL.decode(parts[1]),
@@ -198,6 +209,13 @@ public actor IDTokenValidator {
             valid = false
         }
         guard valid else { throw Self.invalid("its signature does not verify") }
+        if let accessToken, let accessTokenHash = payload["at_hash"] {
+            // RS256 and ES256 both hash with SHA-256: at_hash is the base64url of its left 128 bits.
+            let expected = Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))
+            guard accessTokenHash.stringValue == expected else {
+                throw Self.invalid("its at_hash is not the access token's")
+            }
+        }
         return try claims(payload, nonceRule: nonceRule)
     }
 

@@ -17,9 +17,9 @@ extension LoginProvider {
     /// The provider's ``requiresAuthorizationResponseIssuer`` follows the document's
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     ///
-    /// - Throws: A classified error when the URL is not `https` (`transport/11`), when the document cannot be
-    ///   fetched, lacks the authorization or token endpoint, or names an `http` endpoint (`transport/7`), or when it
-    ///   names no issuer or another issuer than the one asked for (`login/309`).
+    /// - Throws: `transport/11` when the URL is not `https`; the fetch's classified error when the document cannot be
+    ///   fetched or is not JSON; `login/323` when the document names no issuer or another one than asked for, lacks
+    ///   the authorization or token endpoint, or names an `http` endpoint.
     public static func discover(
         issuer: URL, clientID: String, transport: any HTTPTransport
     ) async throws -> LoginProvider {
@@ -44,23 +44,22 @@ extension LoginProvider {
         let client = APIClient(transport: transport, steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         let document = try await client.send(APIRequest(method: .get, url: documentURL)).json()
         guard let declaredIssuer = document["issuer"]?.stringValue else {
-            throw MendError.login(.Login.invalidIDToken, "The discovery document names no issuer.")
+            throw MendError.login(.Login.invalidDiscoveryDocument, "The discovery document names no issuer.")
         }
         func withoutTrailingSlash(_ text: String) -> Substring {
             text.hasSuffix("/") ? text.dropLast() : Substring(text)
         }
         guard withoutTrailingSlash(declaredIssuer) == withoutTrailingSlash(expectedIssuer) else {
             throw MendError.login(
-                .Login.invalidIDToken,
+                .Login.invalidDiscoveryDocument,
                 "The discovery document names another issuer (\(declaredIssuer)) than \(expectedIssuer).")
         }
         guard let authorization = document["authorization_endpoint"]?.stringValue.flatMap(URL.init(string:)),
             let token = document["token_endpoint"]?.stringValue.flatMap(URL.init(string:))
         else {
-            throw MendError(
-                code: .Transport.malformedResponse,
-                developerMessage: "The discovery document lacks authorization_endpoint or token_endpoint.",
-                catalog: .login)
+            throw MendError.login(
+                .Login.invalidDiscoveryDocument,
+                "The discovery document lacks authorization_endpoint or token_endpoint.")
         }
         let jwks = document["jwks_uri"]?.stringValue.flatMap(URL.init(string:))
         let revocation = document["revocation_endpoint"]?.stringValue.flatMap(URL.init(string:))
@@ -73,10 +72,9 @@ extension LoginProvider {
         ] {
             guard let url else { continue }
             guard isSecure(url) else {
-                throw MendError(
-                    code: .Transport.malformedResponse,
-                    developerMessage: "The discovery document's \(name) is not https "
-                        + "(plain http is allowed only on 127.0.0.1 or [::1]).", catalog: .login)
+                throw MendError.login(
+                    .Login.invalidDiscoveryDocument,
+                    "The discovery document's \(name) is not https (plain http is allowed only on 127.0.0.1 or [::1]).")
             }
         }
         var provider = LoginProvider(

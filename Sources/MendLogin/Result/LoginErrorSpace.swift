@@ -43,6 +43,9 @@ extension MendError.Code {
         public static let presentationFailed = MendError.Code(.login, 321)
         /// 322 (Mend): a login was started while another one is on screen; the first one goes on.
         public static let loginInProgress = MendError.Code(.login, 322)
+        /// 323 (Mend): an OpenID Connect discovery document that cannot be trusted or used: it names no issuer or
+        /// another one than asked for, lacks the authorization or token endpoint, or names a plain-http endpoint.
+        public static let invalidDiscoveryDocument = MendError.Code(.login, 323)
         /// 330 (Mend): device login — the code was not entered yet; keep polling (the provider's 1349174, RFC 8628
         /// `authorization_pending`).
         public static let deviceAuthorizationPending = MendError.Code(.login, 330)
@@ -116,6 +119,7 @@ extension ErrorSpace {
         .row(.login, 320, "tokenStoreUnavailable", .transient, .retry, .generic, "Mend: the token store could not be read or written (locked keychain, unreadable file); retry. It never means logged out."),
         .row(.login, 321, "presentationFailed", .other, .fixConfiguration, .loginFailed, "Mend: the system browser session cannot be shown (no presentation anchor, one off screen) or cannot end at the redirect URI (http, no scheme)."),
         .row(.login, 322, "loginInProgress", .other, .none, .loginFailed, "Mend: a login was started while another one is on screen; the first one goes on."),
+        .row(.login, 323, "invalidDiscoveryDocument", .other, .fixConfiguration, .loginFailed, "Mend: the OpenID Connect discovery document names no issuer or another one than asked for (a possible mix-up), lacks the authorization or token endpoint, or names an endpoint that is not https. Check the issuer URL.", security: true),
         .row(.login, 330, "deviceAuthorizationPending", .transient, .retry, .deviceLoginPending, "Mend: device login — the code was not entered yet (1349174, authorization_pending); keep polling at the interval."),
         .row(.login, 331, "deviceSlowDown", .transient, .waitForRateLimit, .rateLimited, "Mend: device login — polled too often (1349172, slow_down); add 5 seconds to the interval for every later poll."),
         .row(.login, 332, "deviceLoginDeclined", .other, .none, .deviceLoginDeclined, "Mend: device login — the person declined (1349173, access_denied); a login returns a cancelled result."),
