@@ -43,7 +43,7 @@ extension Array where Element == any ClientMiddleware {
         rateLimitKey: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
         logging: LoggingBehaviors = []
     ) -> [any ClientMiddleware] {
-        [
+        let steps: [any ClientMiddleware] = [
             AuthorizationStep(
                 provider: credentialProvider, placement: credentialPlacement,
                 isRejection: isCredentialRejection ?? AuthorizationStep.isAuthenticationRejection,
@@ -51,7 +51,9 @@ extension Array where Element == any ClientMiddleware {
             RateLimitGateStep(
                 gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging),
             RetryStep(policy: retryPolicy, budget: retryBudget, logging: logging),
-            LoggingStep(behaviors: logging),
         ]
+        // The logging step logs nothing without these behaviours: it is left out rather than passed through per try.
+        let logsTries = !logging.isDisjoint(with: [.networkRequests, .developerErrors])
+        return logsTries ? steps + [LoggingStep(behaviors: logging)] : steps
     }
 }
