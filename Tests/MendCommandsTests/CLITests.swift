@@ -233,7 +233,7 @@ struct CLITests {
         #expect(text.stdout.contains("tokenExpired"))
         let json = try MendBinary.run(["errors", "list", "--json", "--domain", "login"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
-        #expect(rows.count == 19)
+        #expect(rows.count == 20)
         let markdown = try MendBinary.run(["errors", "list", "--markdown"])
         #expect(markdown.stdout.hasPrefix("# Mend error catalog"))
     }

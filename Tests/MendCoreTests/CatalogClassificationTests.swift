@@ -45,6 +45,7 @@ let expectedRows: [ExpectedRow] = [
     .init(.Login.tokenStoreUnavailable, "tokenStoreUnavailable", .transient, .retry),
     .init(.Login.presentationFailed, "presentationFailed", .other, .fixConfiguration),
     .init(.Login.loginInProgress, "loginInProgress", .other, .none),
+    .init(.Login.invalidDiscoveryDocument, "invalidDiscoveryDocument", .other, .fixConfiguration),
     .init(.Login.deviceAuthorizationPending, "deviceAuthorizationPending", .transient, .retry),
     .init(.Login.deviceSlowDown, "deviceSlowDown", .transient, .waitForRateLimit),
     .init(.Login.deviceLoginDeclined, "deviceLoginDeclined", .other, .none),
@@ -233,7 +234,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 19), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 20), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {

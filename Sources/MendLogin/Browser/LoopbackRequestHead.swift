@@ -2,7 +2,7 @@ import Foundation
 
 /// The loopback redirect receiver's reading of a request head, as pure functions (fuzzed by `Fuzz/`).
 ///
-/// ``parse(_:)`` is the rule ``LoopbackRedirectReceiver`` applies to the bytes a connection sent so far: the head is
+/// ``parse(_:)`` is the rule the loopback redirect receiver applies to the bytes a connection sent so far: the head is
 /// complete at its first empty line (CRLF or bare LF line ends, found in the raw bytes); only its request line is
 /// decoded (a header in Latin-1 does not spoil it), and must be exactly `GET <target> HTTP/1.x`, single spaces.
 ///

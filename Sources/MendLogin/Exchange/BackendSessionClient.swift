@@ -12,7 +12,7 @@ public import MendHTTP
 ///
 /// One pipeline (`APIClient`) carries every call to the backend — one retry budget, one clock:
 /// - Code exchanges are never retried: a code is single-use.
-/// - Refreshes are retried by the pipeline's `RetryStep` with the **same** refresh token after a transport failure
+/// - Refreshes are retried by the pipeline's retry step with the **same** refresh token after a transport failure
 ///   or a transient answer, each try bounded by `attemptTimeout`: `mend-server` answers a repeated
 ///   refresh token with the same successor while that successor is unused and the grace window
 ///   (`MEND_REFRESH_REUSE_GRACE`, 60 s) lasts, so an answer lost after the server committed is recovered, never turned

@@ -4,17 +4,16 @@ public import MendHTTP
 /// The logged-in user's credential for an API client: **refresh, else log in again**, as one `CredentialProvider`.
 ///
 /// ```swift
-/// let backend = BackendSessionClient(baseURL: backendURL, transport: transport)
-/// let login = LoginManager(
-///     provider: .facebook(appID: "1234567890"), exchanger: backend,
-///     credentials: CredentialsManager(store: FileTokenStore(), authority: backend))
+/// let credentials = CredentialsManager(
+///     store: FileTokenStore(), authority: BackendSessionClient(baseURL: backendURL, transport: transport))
+/// let login = LoginManager(provider: .facebook(appID: "1234567890"), credentials: credentials)
 /// let presenter = LoopbackBrowserPresenter()
 /// let graph = GraphClient(
 ///     transport: transport, credentials: SessionCredentials(login: login, presenter: presenter, token: .provider))
 /// ```
 ///
 /// When the API rejects the credential (its client's rejection rule: a 401, Graph 190), the pipeline's
-/// `AuthorizationStep` asks this provider for a fresh one:
+/// authorization step asks this provider for a fresh one:
 /// - the session's own token is refreshed by the ``CredentialsManager`` first (sharing a refresh in flight, or
 ///   adopting one another process made) — a refresh that works never shows a login page;
 /// - when that cannot help — the session ended, nothing can refresh it (`session/18`), or the token is the
