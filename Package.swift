@@ -48,6 +48,7 @@ let package = Package(
         // The `signed_request` verifier of MendServer, on its own so that the fuzzers (Fuzz/) reach it without the
         // server stack. Its API is `@_spi(MendFuzzing)`: not part of Mend's public API.
         .library(name: "MendSignedRequest", targets: ["MendSignedRequest"]),
+        .library(name: "MendClientTesting", targets: ["MendClientTesting"]),
         .library(name: "MendTesting", targets: ["MendTesting"]),
         .executable(name: "mend", targets: ["MendCLI"]),
         .executable(name: "mend-server", targets: ["MendServerMain"]),
@@ -189,15 +190,30 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The client test kit: the in-memory transport, a scripted loopback server, log capture, test clocks. No
+        // Hummingbird, PostgresKit, SQLiteKit, JWTKit or Graphiti in its closure (the dependency check says so), so a
+        // client-only test target builds without the server stack.
+        .target(
+            name: "MendClientTesting",
+            dependencies: [
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The server harness: the emulator and mend-server in a test, the fault proxy, built executables; it re-exports
+        // the client kit, so `import MendTesting` is still all a test needs.
         .target(
             name: "MendTesting",
             dependencies: [
-                "MendHTTP", "MendEmulator", "MendServer", "MendLogin",
+                "MendClientTesting", "MendHTTP", "MendEmulator", "MendServer", "MendLogin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -253,15 +269,19 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Client-only test targets (MendCoreTests, MendHTTPTests, MendGraphAPITests, MendGraphQLTests, MendLoginTests):
+        // the client modules and MendClientTesting, never the emulator or the server stack (the dependency check says
+        // so). Tests that need a live emulator or mend-server are in the *IntegrationTests targets.
         // MendCore's mechanism, tested with the real error spaces (declared in the client modules).
         .testTarget(
             name: "MendCoreTests",
-            dependencies: ["MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendEmulator"]
+            dependencies: ["MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendClientTesting"]
         ),
         .testTarget(
             name: "MendHTTPTests",
             dependencies: [
-                "MendHTTP", "MendTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession",
+                "MendHTTP", "MendClientTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession", "MendGraphAPI",
+                "MendLogin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -270,12 +290,34 @@ let package = Package(
         .testTarget(
             name: "MendGraphAPITests",
             dependencies: [
+                "MendGraphAPI", "MendClientTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "MendGraphQLTests",
+            dependencies: [
+                "MendGraphQL", "MendClientTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MendLoginTests",
+            dependencies: [
+                "MendLogin", "MendFacebook", "MendClientTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "MendGraphAPIIntegrationTests",
+            dependencies: [
                 "MendGraphAPI", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
-            name: "MendLoginTests",
+            name: "MendLoginIntegrationTests",
             dependencies: [
                 "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendGraphAPI", "MendSignedRequest",
@@ -294,9 +336,8 @@ let package = Package(
             path: "Tests/SessionTortureClient"
         ),
         .testTarget(
-            name: "MendGraphQLTests",
-            dependencies: ["MendGraphQL", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient"],
-            resources: [.copy("Fixtures")]
+            name: "MendGraphQLIntegrationTests",
+            dependencies: ["MendGraphQL", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient"]
         ),
         .testTarget(
             name: "MendEmulatorTests",
@@ -352,4 +393,25 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     target.swiftSettings = settings
+}
+
+// `MEND_CLIENT_TESTS=1 swift test`: the client modules, their transports, the client test kit and the client-only
+// test targets alone — no emulator, no mend-server, no Hummingbird or database drivers to build. The test command
+// builds the client tests this way once, which also proves that they import nothing they do not declare.
+if Context.environment["MEND_CLIENT_TESTS"] == "1" {
+    let client: Set<String> = [
+        "MendCore", "MendHTTP", "MendHTTPURLSession", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendGraphQL",
+        "MendLogin", "MendFacebook", "MendClientTesting",
+        "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
+    ]
+    let packages = ["swift-http-types", "swift-log", "swift-crypto", "async-http-client", "swift-nio"]
+    package.targets.removeAll { !client.contains($0.name) }
+    package.products.removeAll { product in
+        guard let library = product as? Product.Library else { return true }
+        return !library.targets.allSatisfy(client.contains)
+    }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+        return !packages.contains { location.hasSuffix("/\($0).git") }
+    }
 }

@@ -9,6 +9,11 @@ module reaches a forbidden package (SwiftNIO, Hummingbird, AsyncHTTPClient) or t
 MendEmulator, MendServing, MendTesting, or a client module it must stay independent of: MendLogin never reaches
 MendGraphAPI or MendFacebook), or a package outside the module's own allowed list.
 
+Also proves that the client test kit (MendClientTesting) and the client-only test targets build without the
+server stack: no MendServer, MendEmulator, MendServing or MendTesting, and no Hummingbird, PostgresKit, SQLiteKit,
+SQLKit, JWTKit, Graphiti or GraphQL in their closure (SwiftNIO and AsyncHTTPClient are allowed there: the loopback
+server and the live transport's tests use them).
+
 Also proves that the shipping executables (`mend`: MendCLI and MendCommands; `mend-server`: MendServerMain) never
 link MendTesting, even transitively.
 """
@@ -30,6 +35,14 @@ CLIENT_MODULES = {
     "MendGraphQL": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI"}),
     "MendLogin": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphAPI", "MendFacebook", "MendGraphQL"}),
     "MendFacebook": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphQL"}),
+}
+# The client test kit and the client-only test targets: what they must not reach (the server stack).
+CLIENT_TEST_TARGETS = [
+    "MendClientTesting", "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
+]
+SERVER_TARGETS = {"MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest"}
+SERVER_PACKAGES = {
+    "hummingbird", "postgres-kit", "sqlite-kit", "sql-kit", "jwt-kit", "graphiti", "graphql",
 }
 # The targets of the shipping executables, and the test support they must never link.
 SHIPPING_MODULES = ["MendCLI", "MendCommands", "MendServerMain"]
@@ -117,6 +130,20 @@ def main():
         if seen:
             print(f"{module}: depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
 
+    def check_server_packages(name, path):
+        for product in targets[name].get("product_dependencies", []):
+            package = product_package.get(product)
+            if package is None:
+                failures.append(" -> ".join(path + [f"{product} (unknown product)"]))
+                continue
+            for item in sorted(({package} | closure.get(package, set())) & SERVER_PACKAGES):
+                failures.append(" -> ".join(path + [f"{product} ({package})", item]))
+
+    for module in CLIENT_TEST_TARGETS:
+        seen = reach(module, SERVER_TARGETS, failures, check_server_packages)
+        if seen:
+            print(f"{module} (client tests): depends on {', '.join(sorted(seen - {module})) or 'no other target'}")
+
     shipping_failures = []
     for module in SHIPPING_MODULES:
         reach(module, TEST_ONLY_TARGETS, shipping_failures)
@@ -134,7 +161,8 @@ def main():
         return 1
     print(
         "client dependency check: passed (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer, MendEmulator or "
-        "MendServing); mend and mend-server do not link MendTesting"
+        "MendServing); the client test kit and client-only test targets reach no server stack; mend and mend-server do "
+        "not link MendTesting"
     )
     return 0
 

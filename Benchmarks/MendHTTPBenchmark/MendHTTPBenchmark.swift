@@ -186,14 +186,19 @@ enum MendHTTPBenchmark {
             }
             done.signal()
         }
+        // Detached: `main` is isolated to the main actor, which `done.wait()` blocks, so a task that inherited it
+        // would never start.
         if CommandLine.arguments.dropFirst().first == "count",
             #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
         {
-            Task(executorPreference: OneThreadExecutor()) { await body() }
+            // A task holds its executor preference unowned: the executor lives until the run is done.
+            let executor = OneThreadExecutor()
+            Task.detached(executorPreference: executor) { await body() }
+            withExtendedLifetime(executor) { done.wait() }
         } else {
-            Task { await body() }
+            Task.detached { await body() }
+            done.wait()
         }
-        done.wait()
     }
 
     static func run() async throws {

@@ -1,6 +1,6 @@
 import Foundation
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import MendHTTP
 import MendLogin
@@ -11,7 +11,7 @@ struct BridgingTests {
     static func sampleError() -> MendError {
         var error = MendError(
             code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "Session has expired",
-            catalog: .everySpace)
+            catalog: .everyClientSpace)
         error.referenceID = "AbCdEf123"
         error.httpStatus = 400
         error.response?.json = .object(["error": .object(["code": .int(190), "error_subcode": .int(463)])])
@@ -54,7 +54,7 @@ struct BridgingTests {
         let bridged = original as NSError
         // A fresh NSError, as one arriving from Objective-C code or an archive would be.
         let plain = NSError(domain: bridged.domain, code: bridged.code, userInfo: bridged.userInfo)
-        let restored = try #require(MendError(bridging: plain, catalog: .everySpace))
+        let restored = try #require(MendError(bridging: plain, catalog: .everyClientSpace))
         #expect(restored == original)
         #expect(restored.domain == .graph)
         #expect(restored.code == .Graph.accessTokenInvalid)
@@ -72,34 +72,34 @@ struct BridgingTests {
 
     @Test("Every login code keeps its domain through the bridge", arguments: 300...310)
     func loginCodes(code: Int) throws {
-        let error = MendError(code: MendError.Code(.login, code), catalog: .everySpace)
+        let error = MendError(code: MendError.Code(.login, code), catalog: .everyClientSpace)
         let plain = NSError(
             domain: (error as NSError).domain, code: (error as NSError).code, userInfo: (error as NSError).userInfo)
-        let restored = try #require(MendError(bridging: plain, catalog: .everySpace))
+        let restored = try #require(MendError(bridging: plain, catalog: .everyClientSpace))
         #expect(restored.code == MendError.Code(.login, code))
         #expect(restored.category == error.category)
     }
 
     @Test("Foreign NSErrors are not Mend errors")
     func foreignErrors() {
-        #expect(MendError(bridging: NSError(domain: NSURLErrorDomain, code: -1009), catalog: .everySpace) == nil)
-        #expect(MendError(bridging: NSError(domain: "dev.mend", code: 1), catalog: .everySpace) == nil)
-        #expect(MendError(bridging: CancellationError(), catalog: .everySpace) == nil)
+        #expect(MendError(bridging: NSError(domain: NSURLErrorDomain, code: -1009), catalog: .everyClientSpace) == nil)
+        #expect(MendError(bridging: NSError(domain: "dev.mend", code: 1), catalog: .everyClientSpace) == nil)
+        #expect(MendError(bridging: CancellationError(), catalog: .everyClientSpace) == nil)
     }
 
     @Test("Equality is by identity: domain, code and subcode")
     func equality() {
-        var a = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
+        var a = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everyClientSpace)
         let b = MendError(
             code: .Graph.accessTokenInvalid, subcode: .tokenExpired, developerMessage: "other text",
-            catalog: .everySpace)
+            catalog: .everyClientSpace)
         a.referenceID = "x"
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
-        #expect(a != MendError(code: .Graph.accessTokenInvalid, subcode: .passwordChanged, catalog: .everySpace))
+        #expect(a != MendError(code: .Graph.accessTokenInvalid, subcode: .passwordChanged, catalog: .everyClientSpace))
         #expect(
-            MendError(code: .REST.notFound, catalog: .everySpace)
-                != MendError(code: .HTTP.notFound, catalog: .everySpace))
+            MendError(code: .REST.notFound, catalog: .everyClientSpace)
+                != MendError(code: .HTTP.notFound, catalog: .everyClientSpace))
         #expect(a.matches(.Graph.accessTokenInvalid))
         #expect(a.matches(.Graph.accessTokenInvalid, .tokenExpired))
         #expect(!a.matches(.Graph.accessTokenInvalid, .passwordChanged))

@@ -1,5 +1,5 @@
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import MendGraphQL
 import MendHTTP
@@ -198,7 +198,7 @@ struct CatalogClassificationTests {
     @Test("Each documented code classifies as the references say", arguments: expectedRows)
     func classification(row: ExpectedRow) {
         let error = MendError(
-            code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everySpace)
+            code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everyClientSpace)
         #expect(error.name == row.name)
         #expect(error.category == row.category)
         #expect(error.recovery.action == row.recovery)
@@ -207,11 +207,11 @@ struct CatalogClassificationTests {
 
     @Test("Every catalog row is covered by the expected table, and resolves to itself")
     func everyRowIsCovered() {
-        for entry in ErrorCatalog.everySpace.entries {
+        for entry in ErrorCatalog.everyClientSpace.entries {
             guard let lower = entry.codes?.lowerBound else { continue }
             let error = MendError(
                 code: MendError.Code(entry.domain, lower),
-                subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everySpace)
+                subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everyClientSpace)
             #expect(error.name == entry.name, "\(entry.domain)/\(entry.codeText)/\(entry.subcodeText)")
             let covered = expectedRows.contains {
                 $0.code.domain == entry.domain && entry.codes?.contains($0.code.rawValue) == true
@@ -223,8 +223,8 @@ struct CatalogClassificationTests {
 
     @Test("Entry names are unique within a domain, and every domain has a default row")
     func namesAreUnique() {
-        for domain in ErrorCatalog.everySpace.domains {
-            let entries = ErrorCatalog.everySpace.entries(in: domain)
+        for domain in ErrorCatalog.everyClientSpace.domains {
+            let entries = ErrorCatalog.everyClientSpace.entries(in: domain)
             let named = entries.filter { $0.codes != nil }.map(\.name)
             #expect(Set(named).count == named.count, "duplicate names in \(domain)")
             #expect(entries.contains { $0.codes == nil && $0.subcode == nil }, "no default row in \(domain)")
@@ -238,7 +238,7 @@ struct CatalogClassificationTests {
             (.transport, 13),
         ])
     func counts(domain: MendError.Domain, count: Int) {
-        #expect(ErrorCatalog.everySpace.entries(in: domain).count == count)
+        #expect(ErrorCatalog.everyClientSpace.entries(in: domain).count == count)
     }
 
     @Test("Only the session-ended codes (10–19) end a session; 1–9 ask for a refresh")
@@ -257,10 +257,10 @@ struct CatalogClassificationTests {
 
     @Test("Temporarily blocked (368) is transient but never retried automatically")
     func policyBlockIsNotAutoRetried() {
-        let error = MendError(code: .Graph.temporarilyBlocked, catalog: .everySpace)
+        let error = MendError(code: .Graph.temporarilyBlocked, catalog: .everyClientSpace)
         #expect(error.category == .transient)
         #expect(!error.isAutomaticallyRetryable)
-        #expect(MendError(code: .Graph.appRateLimit, catalog: .everySpace).isAutomaticallyRetryable)
-        #expect(!MendError(code: .Graph.accessTokenInvalid, catalog: .everySpace).isAutomaticallyRetryable)
+        #expect(MendError(code: .Graph.appRateLimit, catalog: .everyClientSpace).isAutomaticallyRetryable)
+        #expect(!MendError(code: .Graph.accessTokenInvalid, catalog: .everyClientSpace).isAutomaticallyRetryable)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import Testing
 
@@ -45,10 +45,13 @@ struct CatalogLookupTests {
 
     @Test("Unknown codes and unknown domains get a generic row")
     func unknownCodes() {
-        #expect(MendError(code: MendError.Code(.graph, 424_242), catalog: .everySpace).name == "unknownGraphError")
         #expect(
-            MendError(code: .Graph.accessTokenInvalid, subcode: 999, catalog: .everySpace).name == "accessTokenInvalid")
-        let foreign = MendError(code: MendError.Code(MendError.Domain(rawValue: "payments"), 1), catalog: .everySpace)
+            MendError(code: MendError.Code(.graph, 424_242), catalog: .everyClientSpace).name == "unknownGraphError")
+        #expect(
+            MendError(code: .Graph.accessTokenInvalid, subcode: 999, catalog: .everyClientSpace).name
+                == "accessTokenInvalid")
+        let foreign = MendError(
+            code: MendError.Code(MendError.Domain(rawValue: "payments"), 1), catalog: .everyClientSpace)
         #expect(foreign.category == .other)
         #expect(foreign.name == "unknown")
         #expect(foreign.messageKey == .generic)
@@ -56,13 +59,13 @@ struct CatalogLookupTests {
 
     @Test("is_transient forces the transient category, keeping a rate-limit wait")
     func isTransientOverride() {
-        let invalid = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everySpace)
+        let invalid = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everyClientSpace)
         #expect(invalid.category == .transient)
         #expect(invalid.recovery.action == .retry)
-        let throttled = MendError(code: .Graph.appRateLimit, isTransient: true, catalog: .everySpace)
+        let throttled = MendError(code: .Graph.appRateLimit, isTransient: true, catalog: .everyClientSpace)
         #expect(throttled.recovery.action == .waitForRateLimit)
         let token = MendError(
-            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, isTransient: false, catalog: .everySpace)
+            code: .Graph.accessTokenInvalid, subcode: .tokenExpired, isTransient: false, catalog: .everyClientSpace)
         #expect(token.category == .recoverable)
     }
 
@@ -79,7 +82,8 @@ struct CatalogLookupTests {
 
     @Test("A provider configuration in the vendor's shape is merged over the defaults")
     func providerMerge() throws {
-        let merged = try ErrorCatalog.everySpace.merging(providerConfiguration: Data(Self.providerConfiguration.utf8))
+        let merged = try ErrorCatalog.everyClientSpace.merging(
+            providerConfiguration: Data(Self.providerConfiguration.utf8))
 
         let missing = MendError(code: .Graph.invalidParameter, subcode: .objectNotFound, catalog: merged)
         #expect(missing.category == .transient)
@@ -105,9 +109,9 @@ struct CatalogLookupTests {
         #expect(MendError(code: .Graph.invalidParameter, catalog: merged).category == .other)
         #expect(MendError(code: .Graph.unknown, catalog: merged).category == .transient)
         // The standard catalog itself is unchanged.
-        #expect(MendError(code: .Graph.duplicatePost, catalog: .everySpace).category == .other)
+        #expect(MendError(code: .Graph.duplicatePost, catalog: .everyClientSpace).category == .other)
         #expect(
-            MendError(code: .Graph.duplicatePost, catalog: .everySpace).recoverySuggestion(
+            MendError(code: .Graph.duplicatePost, catalog: .everyClientSpace).recoverySuggestion(
                 locale: Locale(identifier: "en"))
                 == "Check what you entered and try again.")
     }
@@ -120,20 +124,20 @@ struct CatalogLookupTests {
         #expect(
             MendError(
                 code: .Graph.capabilityMissing,
-                catalog: try ErrorCatalog.everySpace.merging(providerConfiguration: list)
+                catalog: try ErrorCatalog.everyClientSpace.merging(providerConfiguration: list)
             ).category == .transient)
 
         #expect(throws: ErrorCatalog.ConfigurationError.notJSON) {
-            try ErrorCatalog.everySpace.merging(providerConfiguration: Data("<html>".utf8))
+            try ErrorCatalog.everyClientSpace.merging(providerConfiguration: Data("<html>".utf8))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.everySpace.merging(providerConfiguration: .object(["data": .array([])]))
+            try ErrorCatalog.everyClientSpace.merging(providerConfiguration: .object(["data": .array([])]))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.everySpace.merging(providerConfiguration: .array([.string("transient")]))
+            try ErrorCatalog.everyClientSpace.merging(providerConfiguration: .array([.string("transient")]))
         }
         #expect(throws: ErrorCatalog.ConfigurationError.self) {
-            try ErrorCatalog.everySpace.merging(
+            try ErrorCatalog.everyClientSpace.merging(
                 providerConfiguration: .array([
                     .object(["name": .string("other"), "items": .array([.object(["code": .string("x")])])])
                 ]))

@@ -1,5 +1,5 @@
 import Foundation
-import MendEmulator
+import MendClientTesting
 import MendGraphAPI
 import MendHTTP
 import MendLogin
@@ -33,7 +33,7 @@ struct LocalizationTests {
         arguments: MendLocalization.supportedLanguages)
     func catalogKeysExist(language: String) throws {
         let table = try #require(MendLocalization.tables[language])
-        for entry in ErrorCatalog.everySpace.entries {
+        for entry in ErrorCatalog.everyClientSpace.entries {
             #expect(
                 table.messages[entry.messageKey] != nil, "\(language): no message \(entry.messageKey) for \(entry.name)"
             )
@@ -59,7 +59,7 @@ struct LocalizationTests {
 
     @Test("Languages differ from English where they should")
     func translated() {
-        let error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
+        let error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everyClientSpace)
         let messages = Set(
             MendLocalization.supportedLanguages.map { error.userMessage(locale: Locale(identifier: $0)) })
         #expect(messages.count == MendLocalization.supportedLanguages.count)
@@ -75,12 +75,12 @@ struct LocalizationTests {
             MendError.Code.Login.badChallengeString, .Login.invalidIDToken,
         ])
     func securityErrorsAreGeneric(code: MendError.Code) {
-        var error = MendError(code: code, developerMessage: "state abc123 != def456", catalog: .everySpace)
+        var error = MendError(code: code, developerMessage: "state abc123 != def456", catalog: .everyClientSpace)
         error.serverUserMessage = "The state parameter abc123 did not match"
         error.serverUserTitle = "CSRF detected"
         #expect(error.isSecuritySensitive)
         #expect(error.messageKey == .loginFailed)
-        let generic = MendError(code: .Login.unknown, catalog: .everySpace)
+        let generic = MendError(code: .Login.unknown, catalog: .everyClientSpace)
         for language in MendLocalization.supportedLanguages {
             let locale = Locale(identifier: language)
             #expect(error.userMessage(locale: locale) == generic.userMessage(locale: locale))
@@ -91,7 +91,7 @@ struct LocalizationTests {
 
     @Test("The server's own user title and message win for ordinary errors")
     func serverTextWins() {
-        var error = MendError(code: .Graph.duplicatePost, catalog: .everySpace)
+        var error = MendError(code: .Graph.duplicatePost, catalog: .everyClientSpace)
         error.serverUserTitle = "Doppelter Beitrag"
         error.serverUserMessage = "Du hast das bereits gepostet."
         #expect(error.userTitle(locale: Locale(identifier: "en")) == "Doppelter Beitrag")
@@ -100,7 +100,7 @@ struct LocalizationTests {
 
     @Test("The reference line is localized, and absent for errors that never reached the API")
     func referenceText() {
-        var error = MendError(code: .REST.updateConflict, catalog: .everySpace)
+        var error = MendError(code: .REST.updateConflict, catalog: .everyClientSpace)
         #expect(error.referenceText(locale: Locale(identifier: "en")) == nil)
         #expect(error.referenceIDOrNone == "-1")
         error.referenceID = "8f14e45f"

@@ -1,6 +1,6 @@
 import Foundation
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import Testing
 
@@ -22,7 +22,7 @@ final class RecordingAttempter: ErrorRecoveryAttempter {
 @Suite("RecoverableError")
 struct RecoveryTests {
     static func expiredToken(attempter: (any ErrorRecoveryAttempter)?) -> MendError {
-        var error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everySpace)
+        var error = MendError(code: .Graph.accessTokenInvalid, subcode: .tokenExpired, catalog: .everyClientSpace)
         error.recoveryAttempter = attempter
         return error
     }
@@ -43,7 +43,7 @@ struct RecoveryTests {
         #expect(!(await error.attemptRecovery(optionIndex: 1)))
         #expect(!(await error.attemptRecovery(optionIndex: 7)))
         #expect(!(await Self.expiredToken(attempter: nil).attemptRecovery(optionIndex: 0)))
-        var other = MendError(code: .Graph.duplicatePost, catalog: .everySpace)
+        var other = MendError(code: .Graph.duplicatePost, catalog: .everyClientSpace)
         other.recoveryAttempter = attempter
         #expect(!(await other.attemptRecovery(optionIndex: 0)))
         #expect(attempter.callCount == 0)

@@ -1,6 +1,6 @@
 import Foundation
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import Testing
 
@@ -35,7 +35,7 @@ struct RedactionTests {
         var error = MendError(
             code: .Graph.accessTokenInvalid,
             developerMessage: "GET /me?access_token=\(token) failed; Authorization: Bearer \(token); id_token \(jwt)",
-            catalog: .everySpace)
+            catalog: .everyClientSpace)
         error.response = ResponseExcerpt(
             status: 400,
             headers: [

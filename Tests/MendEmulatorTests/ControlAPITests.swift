@@ -4,6 +4,7 @@ import MendCore
 import MendEmulator
 import MendGraphAPI
 import MendHTTP
+import MendTesting
 import Testing
 
 /// The control API under `/_emulator/` and the fault kinds.
@@ -168,4 +169,11 @@ struct ControlAPITests {
             #expect(reply.json?["error"]?["code"]?.intValue == 2500)
         }
     }
+}
+
+/// The client test kit's catalog (for tests that build without the emulator) is the emulator's: the same spaces in the
+/// same order, row for row.
+@Test func theClientTestKitsCatalogIsEverySpace() {
+    #expect(ErrorCatalog.everyClientSpace.domains == ErrorCatalog.everySpace.domains)
+    #expect(ErrorCatalog.everyClientSpace.entries == ErrorCatalog.everySpace.entries)
 }

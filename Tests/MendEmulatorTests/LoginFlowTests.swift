@@ -148,7 +148,11 @@ struct LoginFlowTests {
         try await withEmulatorClient(.router) { client, emulator in
             let code = try #require(Redirect.query(try await client.login())["code"])
             let badSecret = try await exchange(client, code: code, extra: [("client_secret", "nope")])
+            // Facebook answers a wrong secret with code 1 and HTTP 400 (the client's mistake, not an outage).
+            #expect(badSecret.status == 400)
             #expect(badSecret.json?["error"]?["code"]?.intValue == 1)
+            #expect(badSecret.json?["error"]?["type"]?.stringValue == "OAuthException")
+            #expect(badSecret.json?["error"]?["is_transient"]?.boolValue == false)
             #expect(badSecret.json?["error"]?["message"]?.stringValue == "Error validating client secret.")
             let badRedirect = try await client.get(
                 "\(v)/oauth/access_token?"

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import MendClientTesting
 import MendCore
 import MendHTTP
-import MendTesting
 import Testing
 
 @testable import MendGraphQL

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendHTTP
 
 /// Builds a response for decoder tests.
@@ -16,7 +16,7 @@ let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)
 
 func decode(
     _ decoder: some ErrorDecoder, _ status: Int, _ body: String, headers: [(String, String)] = [],
-    context: ErrorDecodingContext = ErrorDecodingContext(catalog: .everySpace, now: fixedNow)
+    context: ErrorDecodingContext = ErrorDecodingContext(catalog: .everyClientSpace, now: fixedNow)
 ) -> MendError? {
     decoder.decodeError(response: response(status, headers), body: Data(body.utf8), context: context)
 }

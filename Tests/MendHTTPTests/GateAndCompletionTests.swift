@@ -1,11 +1,10 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendHTTP
 import MendLogin
-import MendTesting
 import Testing
 
 @Suite("Rate-limit gate")
@@ -117,7 +116,7 @@ struct CancellationTests {
         await reauth.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }.wait()
         let failedRefresh = makeClient(
             tokenCheckingTransport(),
-            provider: RotatingProvider(failure: MendError(code: .Login.passwordChanged, catalog: .everySpace)))
+            provider: RotatingProvider(failure: MendError(code: .Login.passwordChanged, catalog: .everyClientSpace)))
         await failedRefresh.send(APIRequest(method: .get, url: apiURL)) { calls.add(label($0)) }.wait()
         let slow = APIClient(
             transport: InMemoryTransport(replies: [.status(503, headers: [("Retry-After", "50")])]),

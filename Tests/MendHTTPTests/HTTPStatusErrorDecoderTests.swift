@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendHTTP
 import Testing
 
@@ -42,20 +42,20 @@ struct HTTPStatusErrorDecoderTests {
         #expect(decode(HTTPStatusErrorDecoder(), 200, #"{"id":"1"}"#) == nil)
         #expect(decode(HTTPStatusErrorDecoder(), 200, "true") == nil)
         #expect(decode(HTTPStatusErrorDecoder(), 204, "") == nil)
-        let lenient = ErrorDecodingContext(catalog: .everySpace, expectsJSON: false, now: fixedNow)
+        let lenient = ErrorDecodingContext(catalog: .everyClientSpace, expectsJSON: false, now: fixedNow)
         #expect(decode(HTTPStatusErrorDecoder(), 200, "<html></html>", context: lenient) == nil)
     }
 
     @Test("Oversized bodies are refused at the limit, with a bounded excerpt")
     func oversized() throws {
-        let context = ErrorDecodingContext(catalog: .everySpace, maximumBodySize: 1024, now: fixedNow)
+        let context = ErrorDecodingContext(catalog: .everyClientSpace, maximumBodySize: 1024, now: fixedNow)
         let body = String(repeating: "a", count: 10_000)
         let error = try #require(decode(HTTPStatusErrorDecoder(), 200, body, context: context))
         #expect(error.code == .Transport.responseTooLarge)
         #expect(error.response?.bodyByteCount == 10_000)
         #expect((error.response?.body?.count ?? 0) <= ResponseExcerpt.defaultBodyLimit)
         let lenient = ErrorDecodingContext(
-            catalog: .everySpace, expectsJSON: false, maximumBodySize: 1024, now: fixedNow)
+            catalog: .everyClientSpace, expectsJSON: false, maximumBodySize: 1024, now: fixedNow)
         #expect(decode(HTTPStatusErrorDecoder(), 200, body, context: lenient)?.code == .Transport.responseTooLarge)
     }
 
@@ -71,7 +71,7 @@ struct HTTPStatusErrorDecoderTests {
         let error = try #require(
             decode(
                 HTTPStatusErrorDecoder(), 503, "", headers: [("Retry-After", value)],
-                context: ErrorDecodingContext(catalog: .everySpace, now: now)))
+                context: ErrorDecodingContext(catalog: .everyClientSpace, now: now)))
         #expect(error.recovery.notBefore == now.addingTimeInterval(seconds))
     }
 

@@ -2,11 +2,11 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendHTTPURLSession
-import MendTesting
 import Testing
 
 /// The live transports, each tested against a real loopback server.

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
 import MendHTTP
-import MendTesting
 import Testing
 
 @Suite("Logging behaviours and redaction")

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
 import MendHTTP
-import MendTesting
 
 /// Records every wait instead of waiting.
 final class SleepRecorder: Sendable {

@@ -1,11 +1,10 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import MendHTTP
-import MendTesting
 import Testing
 
 @Suite("Pipeline: retries, bodies, deadlines")
@@ -89,7 +88,10 @@ struct PipelineTests {
             (.html(500, ""), .HTTP.internalServerError),
             (.html(503, "<html>Service Unavailable</html>"), .HTTP.serviceUnavailable),
             (.json(404, "not json at all"), .HTTP.notFound),
-            (.failure(MendError(code: .Transport.connectionLost, catalog: .everySpace)), .Transport.connectionLost),
+            (
+                .failure(MendError(code: .Transport.connectionLost, catalog: .everyClientSpace)),
+                .Transport.connectionLost
+            ),
             (.failure(URLError(.badURL)), MendError.Code.Transport.unclassified),
         ])
     func malformed(reply: InMemoryTransport.Reply, code: MendError.Code) async throws {
@@ -156,23 +158,23 @@ struct ServiceClassificationTests {
         #expect(response.attempts == 2)
 
         let json = try JSONValue.parse(Data(wire.utf8)).get()
-        let error = try #require(MendError(wireBody: json, catalog: .everySpace))
+        let error = try #require(MendError(wireBody: json, catalog: .everyClientSpace))
         #expect(error.category == .transient)
         #expect(error.isAutomaticallyRetryable)
         #expect(error.entry.override == .mendWire(category: .transient, recovery: .retry))
         // The row itself is untouched: a local error of the same code is still `other`, and never retried.
-        #expect(MendError(code: .Graph.invalidParameter, catalog: .everySpace).category == .other)
-        #expect(!MendError(code: .Graph.invalidParameter, catalog: .everySpace).isAutomaticallyRetryable)
+        #expect(MendError(code: .Graph.invalidParameter, catalog: .everyClientSpace).category == .other)
+        #expect(!MendError(code: .Graph.invalidParameter, catalog: .everyClientSpace).isAutomaticallyRetryable)
     }
 
     /// A row that forbids automatic retries (a policy block of hours) stays unretried even when a service says
     /// transient.
     @Test("A stated transient does not lift a row's ban on automatic retries")
     func statedTransientKeepsTheRowsBan() throws {
-        let entry = ErrorCatalog.everySpace.entry(code: .Graph.invalidParameter)
+        let entry = ErrorCatalog.everyClientSpace.entry(code: .Graph.invalidParameter)
         #expect(entry.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
         let banned = try #require(
-            ErrorCatalog.everySpace.entries.first { $0.category == .transient && !$0.isAutomaticallyRetryable })
+            ErrorCatalog.everyClientSpace.entries.first { $0.category == .transient && !$0.isAutomaticallyRetryable })
         #expect(!banned.overridden(by: .mendWire(category: .transient, recovery: .retry)).isAutomaticallyRetryable)
         #expect(banned.overridden(by: .providerTransient).isAutomaticallyRetryable)
     }

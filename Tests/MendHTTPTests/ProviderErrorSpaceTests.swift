@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import MendClientTesting
 import MendCore
 import MendHTTP
-import MendTesting
 import Testing
 
 // A provider's error space declared outside MendCore, with public API only — what a newcomer writes to teach Mend

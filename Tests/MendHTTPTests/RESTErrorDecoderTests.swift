@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendHTTP
 import Testing
 
@@ -55,7 +55,7 @@ struct RESTErrorDecoderTests {
         let error = try #require(
             decode(RESTErrorDecoder(), 404, #"{"message":"no"}"#, headers: [("X-Request-Id", "req-42")]))
         #expect(error.referenceID == "req-42")
-        var context = ErrorDecodingContext(catalog: .everySpace, now: fixedNow)
+        var context = ErrorDecodingContext(catalog: .everyClientSpace, now: fixedNow)
         context.requestIDHeader = .init("X-Correlation-Id")!
         let custom = try #require(
             decode(RESTErrorDecoder(), 404, "", headers: [("X-Correlation-Id", "c-7")], context: context))
@@ -81,7 +81,7 @@ struct RESTErrorDecoderTests {
         #expect(error.code == code)
         #expect(error.category == category)
         #expect(error.httpStatus == status)
-        #expect(error.name == ErrorCatalog.everySpace.entry(code: code).name)
+        #expect(error.name == ErrorCatalog.everyClientSpace.entry(code: code).name)
         #expect(error.referenceID == nil)
         #expect(error.referenceIDOrNone == "-1")
     }

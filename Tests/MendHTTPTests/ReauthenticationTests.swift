@@ -1,11 +1,10 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendHTTP
 import MendLogin
-import MendTesting
 import Testing
 
 /// Answers 401 to the first token and 200 to the refreshed one.
@@ -44,7 +43,7 @@ struct ReauthenticationTests {
     @Test("A refresh that fails fails every waiter with the refresh error")
     func refreshFails() async throws {
         let refreshError = MendError(
-            code: .Login.passwordChanged, developerMessage: "refresh rejected", catalog: .everySpace)
+            code: .Login.passwordChanged, developerMessage: "refresh rejected", catalog: .everyClientSpace)
         // The refresh ends only after all 50 requests were rejected (not after a fixed number of yields, which a slow
         // machine or the thread sanitizer outlasts).
         let transport = tokenCheckingTransport()

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Logging
+import MendClientTesting
 import MendCore
-import MendEmulator
 import MendGraphAPI
 import MendHTTP
 import Testing
@@ -31,7 +31,7 @@ struct RetryPolicyTests {
         _ code: MendError.Code, subcode: MendError.Subcode? = nil, attempts: Int = 1, repeatable: Bool = true,
         notBefore: TimeInterval? = nil, remaining: Duration? = nil, budget: Bool = true
     ) -> RetryPolicy.Situation {
-        var error = MendError(code: code, subcode: subcode, catalog: .everySpace)
+        var error = MendError(code: code, subcode: subcode, catalog: .everyClientSpace)
         error.notBefore = notBefore.map { now.addingTimeInterval($0) }
         return RetryPolicy.Situation(
             error: error, attempts: attempts, isRepeatable: repeatable, now: now, remaining: remaining,
@@ -73,7 +73,7 @@ struct RetryPolicyTests {
     @Test("is_transient makes an otherwise permanent Graph error retryable")
     func isTransient() {
         var situation = Self.situation(.Graph.invalidParameter)
-        situation.error = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everySpace)
+        situation.error = MendError(code: .Graph.invalidParameter, isTransient: true, catalog: .everyClientSpace)
         #expect(RetryPolicy().decide(situation) == .retry(after: .milliseconds(100)))
     }
 }

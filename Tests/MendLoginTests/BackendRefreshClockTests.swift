@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
+import MendClientTesting
 import MendCore
 import MendHTTP
 import MendLogin
-import MendTesting
 import Testing
 
 /// Records every wait instead of waiting.

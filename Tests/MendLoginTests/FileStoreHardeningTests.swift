@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MendClientTesting
 import MendCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MendClientTesting
 import MendCore
 import MendLogin
 import Testing
@@ -7,12 +8,6 @@ import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-func temporaryDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("mend-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
 
 func sampleSession(
     token: String = "EAAsampleTokenAAAAAAAAAAAAAAA1", generation: Int = 0, expiresIn: TimeInterval = 3600

@@ -1,4 +1,5 @@
 import Foundation
+import MendClientTesting
 import MendCore
 import MendLogin
 import Testing
@@ -134,7 +135,7 @@ struct StoreLockTests {
         let output = Pipe()
         holder.standardOutput = output
         try holder.run()
-        await MendExecutable.firstOutput(of: output)
+        await output.firstOutput()
         let markerSeen = try await store.withExclusiveAccess {
             FileManager.default.fileExists(atPath: marker.path)
         }

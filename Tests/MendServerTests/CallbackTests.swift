@@ -110,7 +110,7 @@ import Testing
             let session = try await stack.login()
             let valid = Self.signedRequest(issuedAt: stack.clock.now)
             let parts = valid.split(separator: ".")
-            let forgedPayload = MendLogin.Base64URL.encode(
+            let forgedPayload = Base64URL.encode(
                 Data(
                     #"{"algorithm":"HMAC-SHA256","issued_at":\#(Int(stack.clock.now.timeIntervalSince1970)),"user_id":"100000000000002"}"#
                         .utf8))

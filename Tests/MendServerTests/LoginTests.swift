@@ -31,7 +31,7 @@ import Testing
             // session_id is the family id: the access token's sid.
             let payload = try #require(
                 session["access_token"]?.stringValue?.split(separator: ".").dropFirst().first
-                    .flatMap { MendLogin.Base64URL.decode(String($0)) }
+                    .flatMap { Base64URL.decode(String($0)) }
                     .flatMap { try? JSONValue.parse($0).get() })
             #expect(session["session_id"]?.stringValue?.hasPrefix("ses_") == true)
             #expect(session["session_id"] == payload["sid"])
@@ -85,7 +85,7 @@ import Testing
     @Test func logsInWithPKCE() async throws {
         try await TestStack.run { stack in
             let verifier = String(repeating: "v", count: 20) + "-PKCE-verifier-of-enough-length"
-            let challenge = MendLogin.Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
+            let challenge = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
             let code = try await stack.emulator.authorizationCode(codeChallenge: challenge)
             let session = try await stack.client.post(
                 "/v1/login/code",

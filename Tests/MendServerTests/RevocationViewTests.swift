@@ -60,13 +60,13 @@ struct RevocationViewTests {
         let token = try await signer.sign(claims)
         #expect(try signer.verifyIgnoringExpiry(token).get() == claims)
 
-        let payload = MendSignedRequest.Base64URL.encode(try JSONEncoder().encode(claims))
+        let payload = Base64URL.encode(try JSONEncoder().encode(claims))
         let privateKey = try Curve25519.Signing.PrivateKey(
-            rawRepresentation: try #require(MendSignedRequest.Base64URL.decode(key.privateKey.value)))
+            rawRepresentation: try #require(Base64URL.decode(key.privateKey.value)))
         /// A token with this header, signed by k1's private key (a valid Ed25519 signature).
         func signed(_ header: String) throws -> String {
-            let input = MendSignedRequest.Base64URL.encode(Data(header.utf8)) + "." + payload
-            return input + "." + MendSignedRequest.Base64URL.encode(try privateKey.signature(for: Data(input.utf8)))
+            let input = Base64URL.encode(Data(header.utf8)) + "." + payload
+            return input + "." + Base64URL.encode(try privateKey.signature(for: Data(input.utf8)))
         }
         #expect(try signer.verifyIgnoringExpiry(signed(#"{"alg":"EdDSA","kid":"k1"}"#)).get() == claims)
         let refused: [(String, SessionSigner.Rejection)] = [
@@ -77,7 +77,7 @@ struct RevocationViewTests {
             (try signed(#"{"alg":"EdDSA","kid":"k1","crit":["exp"]}"#), .malformed),
             (try signed(#"{"alg":"none","kid":"k1"}"#), .badSignature),
             (
-                MendSignedRequest.Base64URL.encode(Data(#"{"alg":"none","kid":"k1"}"#.utf8)) + "." + payload + ".",
+                Base64URL.encode(Data(#"{"alg":"none","kid":"k1"}"#.utf8)) + "." + payload + ".",
                 .badSignature
             ),
             (token + ".x", .malformed),
@@ -92,7 +92,7 @@ struct RevocationViewTests {
         let parts = token.split(separator: ".")
         var tampered = claims
         tampered.subject = "someone-else"
-        let forged = "\(parts[0]).\(MendSignedRequest.Base64URL.encode(try JSONEncoder().encode(tampered))).\(parts[2])"
+        let forged = "\(parts[0]).\(Base64URL.encode(try JSONEncoder().encode(tampered))).\(parts[2])"
         #expect(signer.verifyIgnoringExpiry(forged) == .failure(.badSignature))
     }
 

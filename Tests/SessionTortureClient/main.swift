@@ -1,4 +1,4 @@
-// A client process for the session torture test (Tests/MendLoginTests/SessionTortureTests.swift): several
+// A client process for the session torture test (Tests/MendLoginIntegrationTests/SessionTortureTests.swift): several
 // CredentialsManagers in one process sharing one FileTokenStore, driven over standard input.
 //
 //   MendSessionTortureClient --state-directory DIR --backend URL --provider URL --app-id ID [--managers N]

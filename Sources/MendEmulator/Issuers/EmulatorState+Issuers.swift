@@ -682,12 +682,3 @@ enum PKCEProof {
         return ConstantTime.equal(method == "S256" ? EmulatorState.s256(verifier) : verifier, challenge)
     }
 }
-
-/// Comparison whose time does not depend on where two texts differ (secrets, PKCE proofs).
-enum ConstantTime {
-    static func equal(_ left: String, _ right: String) -> Bool {
-        let (a, b) = (Array(left.utf8), Array(right.utf8))
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MendCore
 
 extension EmulatorState {
     /// `GET /{version}/dialog/oauth`: validates, then shows the consent page (or answers at once in auto-consent).

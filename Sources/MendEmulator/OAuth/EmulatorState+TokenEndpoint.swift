@@ -113,7 +113,10 @@ extension EmulatorState {
             }
             if let bodySecret, bodySecret != app.secret {
                 return .failure(
-                    .graph(GraphFailure(code: 1, message: "Error validating client secret.", isTransient: false)))
+                    .graph(
+                        GraphFailure(
+                            code: 1, message: "Error validating client secret.", isTransient: false,
+                            status: .badRequest)))
             }
             return .success(ClientAuthentication(app: app, isAuthenticated: bodySecret != nil))
         }

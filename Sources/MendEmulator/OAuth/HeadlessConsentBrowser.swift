@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 public import Foundation
+import MendCore
 import NIOCore
 import NIOHTTP1
 
@@ -71,7 +72,7 @@ public struct HeadlessConsentBrowser: Sendable {
         var request = HTTPClientRequest(url: form.action)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: ConsentForm.encode(fields)))
+        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         _ = try await response.body.collect(upTo: 1 << 20)
         guard (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "location")
@@ -124,14 +125,6 @@ enum ConsentForm {
         }
         let resolved = URL(string: unescape(action), relativeTo: base)?.absoluteURL.absoluteString ?? action
         return Parsed(action: resolved, hiddenFields: hidden, checkedBoxes: boxes)
-    }
-
-    static func encode(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.map {
-            "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
-        }.joined(separator: "&")
     }
 
     private static func attribute(_ name: String, in tag: String) -> String? {

@@ -54,17 +54,3 @@ struct SigningKeyRing: Sendable {
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }
-
-/// Base64url without padding (RFC 4648 §5), as JWTs and PKCE use it.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-}

@@ -9,7 +9,7 @@ struct EmulatorState: Sendable {
     var random: SeededGenerator
     var clock: EmulatorClock
     var apps: [String: EmulatedApp]
-    var users: [String: UserRecord]
+    var users: [String: EmulatedUserState]
     var userOrder: [String]
     var posts: [String: [Post]]
     var tokens: [String: TokenRecord] = [:]
@@ -37,7 +37,7 @@ struct EmulatorState: Sendable {
         self.clock = EmulatorClock(start: start, mode: configuration.clockMode)
         self.apps = Dictionary(configuration.apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.users = Dictionary(
-            configuration.users.map { ($0.id, UserRecord(profile: $0, state: $0.state)) },
+            configuration.users.map { ($0.id, EmulatedUserState(profile: $0, state: $0.state)) },
             uniquingKeysWith: { first, _ in first })
         self.userOrder = configuration.users.map(\.id)
         self.autoConsent = configuration.autoConsent

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import MendCore
 
 /// A request as the emulator's handlers see it: independent of the HTTP server, so that batch items and tests use
 /// the same handlers.
@@ -112,36 +113,5 @@ public struct EmulatorRequest: Sendable {
             return FormEncoding.decode(String(decoding: body, as: UTF8.self))
         }
         return [:]
-    }
-}
-
-/// `application/x-www-form-urlencoded` encoding and decoding.
-enum FormEncoding {
-    /// Decodes `a=1&b=two+words` (the last value wins for a repeated name).
-    static func decode(_ text: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in text.split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = unescape(parts[0])
-            result[name] = parts.count > 1 ? unescape(parts[1]) : ""
-        }
-        return result
-    }
-
-    /// Encodes pairs in order.
-    static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-    }
-
-    static func unescape(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
-    }
-
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }

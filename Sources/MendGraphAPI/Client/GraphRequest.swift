@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import MendCore
 public import MendHTTP
 
 /// One Graph API call: a path, its parameters and fields, and how the client treats it.
@@ -61,22 +62,5 @@ public struct GraphRequest: Sendable, Hashable {
     var relativeURL: String {
         let query = FormEncoding.encode(method == .post ? [] : allParameters)
         return query.isEmpty ? relativePath : "\(relativePath)?\(query)"
-    }
-}
-
-/// `application/x-www-form-urlencoded` encoding (also used for query strings).
-enum FormEncoding {
-    static let allowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
-
-    static func encode(_ pairs: [(name: String, value: String)]) -> String {
-        pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
-    }
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

@@ -106,7 +106,7 @@ package struct AuthorizationStep: ClientMiddleware {
     }
 
     static func replacingQueryParameter(_ name: String, with value: String, in path: String) -> String {
-        let encodedValue = value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? value
+        let encodedValue = FormEncoding.escape(value)
         guard let questionMark = path.firstIndex(of: "?") else { return "\(path)?\(name)=\(encodedValue)" }
         let base = path[..<questionMark]
         let kept = path[path.index(after: questionMark)...].split(separator: "&").filter {
@@ -114,13 +114,4 @@ package struct AuthorizationStep: ClientMiddleware {
         }
         return base + "?" + (kept.map(String.init) + ["\(name)=\(encodedValue)"]).joined(separator: "&")
     }
-}
-
-extension CharacterSet {
-    /// Characters that may stand unescaped in a query parameter's value.
-    static let urlQueryValueAllowed: CharacterSet = {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&=+?#")
-        return allowed
-    }()
 }

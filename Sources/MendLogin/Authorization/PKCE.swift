@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import MendCore
 
 /// Proof Key for Code Exchange (RFC 7636), S256 only: a verifier from the system's CSPRNG and its challenge.
 package struct PKCE: Sendable, Hashable {
@@ -36,37 +37,6 @@ package struct PKCE: Sendable, Hashable {
     package static func verify(verifier: String, challenge: String) -> Bool {
         guard let pkce = PKCE(verifier: verifier) else { return false }
         return ConstantTime.equal(pkce.challenge, challenge)
-    }
-}
-
-/// Base64url without padding (RFC 4648 §5), as OAuth and JOSE use it.
-package enum Base64URL {
-    /// Encodes bytes.
-    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// Decodes text, with or without padding; `nil` when it is not base64url.
-    package static func decode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") || base64.count % 4 == 0 else { return nil }
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-}
-
-/// Comparisons whose time does not depend on where the inputs differ.
-package enum ConstantTime {
-    /// Whether `a` and `b` are equal, comparing every byte.
-    package static func equal(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        var difference = UInt8(left.count == right.count ? 0 : 1)
-        for index in 0..<max(left.count, right.count) {
-            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
-        }
-        return difference == 0
     }
 }
 

@@ -281,8 +281,7 @@ public struct DeviceLogin: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
-        let body = all.map { "\(DirectCodeExchanger.escape($0.name))=\(DirectCodeExchanger.escape($0.value ?? ""))" }
-            .joined(separator: "&")
+        let body = FormEncoding.encode(all.map { ($0.name, $0.value ?? "") })
         return APIRequest(
             method: .post, url: url, headers: headers, body: Data(body.utf8),
             options: RequestOptions(allowsRetry: false, attachesCredential: false))

@@ -161,9 +161,7 @@ public struct BackendSessionClient: Sendable {
     package func revoke(token: String) async throws {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
-        var unreserved = CharacterSet.alphanumerics
-        unreserved.insert(charactersIn: "-._~")
-        let encoded = "token=" + (token.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+        let encoded = FormEncoding.encode([("token", token)])
         let request = APIRequest(
             method: .post, url: baseURL.appendingPathComponent("v1/session/revoke"), headers: headers,
             body: Data(encoded.utf8),

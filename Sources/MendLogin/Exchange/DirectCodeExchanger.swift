@@ -65,7 +65,7 @@ package struct DirectCodeExchanger: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
-        let body = form.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+        let body = FormEncoding.encode(form)
         let response = try await client.send(
             APIRequest(
                 method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
@@ -108,11 +108,5 @@ package struct DirectCodeExchanger: Sendable {
         return Session(
             issuer: .provider, accessToken: accessToken, refreshToken: token.refreshToken, user: user,
             idToken: validatedIDToken)
-    }
-
-    static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

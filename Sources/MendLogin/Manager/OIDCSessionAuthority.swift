@@ -171,8 +171,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
-        let body = fields.map { "\(DirectCodeExchanger.escape($0.0))=\(DirectCodeExchanger.escape($0.1))" }
-            .joined(separator: "&")
+        let body = FormEncoding.encode(fields)
         return APIRequest(
             method: .post, url: url, headers: headers, body: Data(body.utf8),
             options: RequestOptions(allowsRetry: false, attachesCredential: false))

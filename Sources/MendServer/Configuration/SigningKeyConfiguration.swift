@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MendCore
 import MendSignedRequest
 
 /// A key that signs session access tokens: its key id (`kid`), algorithm, and private key.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MendCore
 import MendSignedRequest
 
 /// Random opaque values (refresh tokens, session ids, confirmation codes) and the hash they are stored by.

@@ -109,13 +109,13 @@ struct SessionSigner: Sendable {
         guard utf8.count <= 8192 else { return .failure(.malformed) }
         let parts = utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
-            let payload = Self.base64URLDecode(parts[1]), let signature = Self.base64URLDecode(parts[2])
+            let payload = Base64URL.decodeBytes(parts[1]), let signature = Base64URL.decodeBytes(parts[2])
         else { return .failure(.malformed) }
         let key: VerifyingKey
         if let known = knownHeaders[Substring(parts[0])] {
             key = known
         } else {
-            guard let headerBytes = Self.base64URLDecode(parts[0]),
+            guard let headerBytes = Base64URL.decodeBytes(parts[0]),
                 let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)), header.crit == nil
             else { return .failure(.malformed) }
             guard let kid = header.kid, let named = verifyingKeys[kid], header.alg == named.algorithm else {
@@ -130,35 +130,6 @@ struct SessionSigner: Sendable {
         }
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
         return .success(claims)
-    }
-
-    /// Strict base64url without padding (RFC 4648 §5) over bytes: `nil` for any other character, a length that
-    /// leaves 6 bits, or non-zero trailing bits.
-    static func base64URLDecode(_ text: Substring.UTF8View) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "_"): value = 63
-            default: return nil
-            }
-            accumulator = (accumulator << 6 | value) & 0x3FFF
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return output
     }
 
     /// A JWS header's fields that verification reads.

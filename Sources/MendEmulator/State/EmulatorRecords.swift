@@ -54,7 +54,7 @@ struct Grant: Sendable, Hashable {
 }
 
 /// A user's mutable state.
-struct UserRecord: Sendable {
+struct EmulatedUserState: Sendable {
     var profile: TestUser
     var state: TestUser.AccountState
     /// The event number of the last password change: tokens issued before it fail with 460.

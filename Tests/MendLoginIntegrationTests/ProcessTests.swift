@@ -40,17 +40,6 @@ enum MendExecutable {
         }
     }
 
-    /// Waits, on a thread of its own, until a process writes its first bytes to `pipe`.
-    static func firstOutput(of pipe: Pipe) async {
-        let reader = pipe.fileHandleForReading
-        await withCheckedContinuation { continuation in
-            Thread {
-                _ = reader.availableData
-                continuation.resume()
-            }.start()
-        }
-    }
-
     /// Waits for `process` to end on a thread of its own.
     static func wait(_ process: Process) async {
         await withCheckedContinuation { continuation in
@@ -121,7 +110,12 @@ struct ProcessTests {
             try JSONSerialization.data(withJSONObject: [
                 "provider": "facebook", "appID": "1", "backend": backend, "version": "v25.0",
             ]).write(to: directory.appendingPathComponent("profile.json"))
-            var expired = sampleSession(expiresIn: -1)
+            var expired = Session(
+                issuer: .backend,
+                accessToken: AccessToken(
+                    tokenString: "EAAsampleTokenAAAAAAAAAAAAAAA1", userID: "u1", permissions: ["email"],
+                    expirationDate: Date().addingTimeInterval(-1)),
+                refreshToken: "refresh-EAAsampleTokenAAAAAAAAAAAAAAA1", user: .init(id: "u1", name: "Ada"))
             expired.accessToken.refreshDate = Date().addingTimeInterval(-901)
             expired.familyID = "ses_1"
             try await FileTokenStore(url: directory.appendingPathComponent("session.json")).write(expired)

@@ -49,7 +49,7 @@ struct SessionCredentialsTests {
             try await withMendServer(configuration: configuration) { server in
                 let transport = AsyncHTTPClientTransport()
                 let (login, credentials, _) = backendLogin(emulator, server: server.baseURL, transport: transport)
-                let presenter = CountingPresenter(base: MendLoginTests.presenter(.grantAll))
+                let presenter = CountingPresenter(base: MendLoginIntegrationTests.presenter(.grantAll))
                 _ = try await login.logIn(presenter: presenter)
                 let first = try #require(try await credentials.currentSession())
                 let firstProviderToken = try #require(first.providerAccessToken)
@@ -88,7 +88,7 @@ struct SessionCredentialsTests {
             let transport = AsyncHTTPClientTransport()
             let (login, credentials, backend) = backendLogin(
                 stack.emulator, server: stack.server.baseURL, transport: transport)
-            let presenter = CountingPresenter(base: MendLoginTests.presenter(.grantAll))
+            let presenter = CountingPresenter(base: MendLoginIntegrationTests.presenter(.grantAll))
             _ = try await login.logIn(presenter: presenter)
             let api = APIClient(
                 transport: transport, configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login),

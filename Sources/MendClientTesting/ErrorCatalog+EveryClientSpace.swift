@@ -1,0 +1,14 @@
+public import MendCore
+import MendGraphAPI
+import MendGraphQL
+import MendHTTP
+import MendLogin
+
+extension ErrorCatalog {
+    /// Every error space that Mend's client modules declare (login, session, OAuth, Graph, REST, GraphQL, HTTP and
+    /// transport): the same spaces, in the same order, as MendEmulator's `ErrorCatalog.everySpace` (MendEmulatorTests
+    /// checks that they agree), for tests that build without the emulator.
+    public static let everyClientSpace = ErrorCatalog(spaces: [
+        .login, .session, .oauth, .graph, .rest, .graphQL, .http, .transport,
+    ])
+}

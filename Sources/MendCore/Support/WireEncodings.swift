@@ -1,0 +1,140 @@
+package import Foundation
+
+// The small wire encodings every Mend module needs, written once: base64url (JOSE, PKCE, signed_request), the
+// application/x-www-form-urlencoded form (token endpoints, query strings, Graph batches) and a constant-time
+// comparison (secrets, PKCE challenges). `package`: Mend's modules and tests use them; no app needs them.
+
+/// Base64url (RFC 4648 §5), as OAuth, JOSE and Facebook's `signed_request` use it: encoded without padding; decoded
+/// strictly.
+package enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Encodes bytes, without padding.
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.underestimatedCount * 4 / 3 + 3)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            accumulator = accumulator << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(alphabet[Int(accumulator >> UInt32(bits) & 0x3F)])
+            }
+            accumulator &= (1 << UInt32(bits)) - 1
+        }
+        if bits > 0 { output.append(alphabet[Int(accumulator << UInt32(6 - bits) & 0x3F)]) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes text: `nil` for a character outside the base64url alphabet (`+` and `/` included), a length that
+    /// leaves 6 bits, non-zero bits after the last byte (a second spelling of the same bytes), or padding that is
+    /// not one or two `=` completing the last quantum (padding is optional).
+    package static func decode(_ text: some StringProtocol) -> Data? {
+        decodeBytes(text.utf8).map { Data($0) }
+    }
+
+    /// ``decode(_:)`` over UTF-8 bytes, without Foundation: the fast path of token verification.
+    @inlinable
+    package static func decodeBytes<Text: Collection<UInt8>>(_ text: Text) -> [UInt8]? {
+        var length = text.count
+        var padding = 0
+        var index = text.endIndex
+        while padding < 2, index != text.startIndex {
+            let previous = text.index(index, offsetBy: -1)
+            guard text[previous] == UInt8(ascii: "=") else { break }
+            padding += 1
+            index = previous
+        }
+        if padding > 0 {
+            guard length % 4 == 0 else { return nil }
+            length -= padding
+        }
+        guard length % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(length * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text[text.startIndex..<index] {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            accumulator = (accumulator << 6 | value) & 0x3FFF
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
+    }
+}
+
+/// `application/x-www-form-urlencoded` (WHATWG URL §5; RFC 6749 Appendix B), also for query strings: names and values
+/// percent-encoded except the unreserved characters `A–Z a–z 0–9 - . _ ~`.
+package enum FormEncoding {
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Encodes pairs in order: `a=1&b=two%20words`.
+    package static func encode(_ pairs: some Sequence<(String, String)>) -> String {
+        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    /// Encodes named pairs in order.
+    package static func encode(_ pairs: [(name: String, value: String)]) -> String {
+        pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
+    }
+
+    /// Percent-encodes one name or value (every byte outside the unreserved characters, UTF-8).
+    package static func escape(_ text: some StringProtocol) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? String(text)
+    }
+
+    /// Decodes `a=1&b=two+words` into pairs in order (`+` is a space; an undecodable escape is kept as written).
+    package static func decodePairs(_ text: some StringProtocol) -> [(String, String)] {
+        text.split(separator: "&").compactMap { pair in
+            guard !pair.isEmpty else { return nil }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
+        }
+    }
+
+    /// Decodes into a dictionary (the last value wins for a repeated name).
+    package static func decode(_ text: some StringProtocol) -> [String: String] {
+        Dictionary(decodePairs(text), uniquingKeysWith: { _, last in last })
+    }
+
+    /// Decodes one name or value (`+` is a space).
+    package static func unescape(_ text: some StringProtocol) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// Comparisons whose time does not depend on where the inputs differ (secrets, PKCE challenges, signatures).
+package enum ConstantTime {
+    /// Whether `a` and `b` are equal, comparing every byte.
+    package static func equal(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+        equal(Array(a.utf8), Array(b.utf8))
+    }
+
+    /// Whether `a` and `b` are equal, comparing every byte of the longer one.
+    package static func equal(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        let left = Array(a)
+        let right = Array(b)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            difference |= (index < left.count ? left[index] : 0) ^ (index < right.count ? right[index] : 0)
+        }
+        return difference == 0
+    }
+}
