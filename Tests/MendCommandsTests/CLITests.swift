@@ -304,7 +304,11 @@ struct DemoInterruptTests {
         process.arguments = ["demo"]
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        // Standard error goes to a file that a failure shows (a crash's message lands there).
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("mend-demo-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         // Read until the emulator reports its address, then interrupt.
         var text = ""
@@ -315,7 +319,11 @@ struct DemoInterruptTests {
         }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
-        #expect([130, 0].contains(process.terminationStatus), "\(text)")
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(
+            [130, 0].contains(process.terminationStatus) && process.terminationReason == .exit,
+            "\(process.terminationReason == .uncaughtSignal ? "killed by signal" : "exit") \(process.terminationStatus)\n\(text)\n\(stderr)"
+        )
         // The progress lines, as they were before the demo wrapped them to 80 columns.
         let lines = text.replacingOccurrences(of: "\n    ", with: " ").split(separator: "\n")
         let ports = lines.compactMap { line -> Int? in

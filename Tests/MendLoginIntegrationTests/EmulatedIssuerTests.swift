@@ -114,14 +114,14 @@ struct EmulatedIssuerTests {
             provider.authorizationParameters = ["access_type": "offline"]
             let validator = IDTokenValidator(
                 issuer: try #require(provider.issuer), clientID: Self.googleIOS,
-                jwksURI: try #require(provider.jwksURI), transport: transport, clock: PipelineClock(now: { clock.now }))
+                jwksURI: try #require(provider.jwksURI), transport: transport, clock: clock.pipeline())
             let store = InMemoryTokenStore()
             let credentials = CredentialsManager(
                 store: store,
                 authority: OIDCSessionAuthority(
                     provider: provider, transport: transport, idTokenValidator: validator,
-                    clock: PipelineClock(now: { clock.now })),
-                clock: PipelineClock(now: { clock.now }))
+                    clock: clock.pipeline()),
+                clock: clock.pipeline())
             let login = LoginManager(
                 provider: provider, credentials: credentials, defaultScopes: ["openid", "email", "profile"])
             let first = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)

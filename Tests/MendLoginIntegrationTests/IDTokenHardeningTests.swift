@@ -112,7 +112,7 @@ private func validator(
 ) -> IDTokenValidator {
     IDTokenValidator(
         issuer: testIssuer, clientID: testClient, jwksURI: URL(string: "https://issuer.example/jwks")!,
-        transport: server.transport, keyRefetchInterval: keyRefetchInterval, clock: PipelineClock(now: { clock.now }))
+        transport: server.transport, keyRefetchInterval: keyRefetchInterval, clock: clock.pipeline())
 }
 
 private func expectInvalid(

@@ -36,7 +36,7 @@ struct LifecycleStack: Sendable {
         let clock = OffsetClock()
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.now = { clock.now }
+            configuration.clock = clock.pipeline()
             if lifetime == .short { configuration.accessTokenLifetime = .seconds(1) }
             try await withMendServer(configuration: configuration) { server in
                 try await body(
@@ -205,8 +205,8 @@ struct SessionManagerTests {
             store: store,
             authority: BackendSessionClient(
                 baseURL: proxy.baseURL, transport: AsyncHTTPClientTransport(), refreshPolicy: policy,
-                clock: PipelineClock(now: { clock.now })),
-            clock: PipelineClock(now: { clock.now }))
+                clock: clock.pipeline()),
+            clock: clock.pipeline())
     }
 
     /// Logs in through the emulator's consent page and the backend (behind the proxy), storing the session.
@@ -216,7 +216,7 @@ struct SessionManagerTests {
             version: stack.emulator.emulator.configuration.graphVersion)
         let exchanger = BackendSessionClient(
             baseURL: proxy.baseURL, transport: AsyncHTTPClientTransport(),
-            clock: PipelineClock(now: { stack.clock.now }))
+            clock: stack.clock.pipeline())
         let result = try await LoginManager(provider: provider, exchanger: exchanger, credentials: manager)
             .logIn(presenter: presenter(.grantAll))
         #expect(result.session?.familyID?.isEmpty == false)

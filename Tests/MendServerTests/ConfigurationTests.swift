@@ -38,7 +38,7 @@ import Testing
                 "MEND_GRAPH_VERSION": "v24.0", "MEND_REQUIRED_SCOPES": "email, user_friends",
                 "DATABASE_URL": "postgres://mend:pw@db.internal:5432/mend",
                 "MEND_SIGNING_KEYS": "\(key.environmentValue),\(ec.environmentValue)",
-                "MEND_ISSUER": "https://auth.example",
+                "MEND_ISSUER": "https://auth.example", "MEND_AUDIENCE": "https://api.example",
                 "MEND_ACCESS_TOKEN_TTL": "5m", "MEND_REFRESH_TOKEN_TTL": "7d", "MEND_REFRESH_REUSE_GRACE": "2s",
                 "MEND_RETURN_PROVIDER_TOKEN": "true", "MEND_LONG_LIVED_EXCHANGE": "false",
                 "MEND_RATE_LIMIT_LOGIN_IP": "5/min", "MEND_RATE_LIMIT_LOGIN_USER": "off",
@@ -60,6 +60,7 @@ import Testing
         #expect(configuration.signingKeys.map(\.keyID) == ["k1", "k0"])
         #expect(configuration.signingKeys.map(\.algorithm) == [.eddsa, .es256])
         #expect(configuration.issuer == "https://auth.example")
+        #expect(configuration.audience == "https://api.example")
         #expect(configuration.accessTokenLifetime == .seconds(300))
         #expect(configuration.refreshTokenLifetime == .seconds(7 * 86400))
         #expect(configuration.refreshReuseGrace == .seconds(2))
@@ -81,6 +82,31 @@ import Testing
         // Every variable read here is documented.
         let documented = Set(ServerConfiguration.environmentVariables.map(\.name))
         #expect(Set(environment.keys).isSubset(of: documented))
+    }
+
+    /// The variables docs/server.md's table lists, by the names in its first column (`A` / `B`, `A`, `B`, `A` (or `B`)).
+    static func documentedVariables() throws -> Set<String> {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/server.md"), encoding: .utf8)
+        let after = try #require(page.components(separatedBy: "## Environment variables").dropFirst().first)
+        let section = after.components(separatedBy: "\n## ").first ?? ""
+        var names = Set<String>()
+        for line in section.components(separatedBy: "\n") where line.hasPrefix("| `") {
+            let firstColumn = line.split(separator: "|", omittingEmptySubsequences: true).first ?? ""
+            for part in firstColumn.split(separator: "`") where part.allSatisfy({ $0.isUppercase || $0 == "_" }) {
+                names.insert(String(part))
+            }
+        }
+        return names
+    }
+
+    @Test func theDocumentedTableAndTheCodeNameTheSameVariables() throws {
+        let documented = try Self.documentedVariables()
+        let code = Set(ServerConfiguration.environmentVariables.map(\.name))
+        #expect(documented.subtracting(code) == ["MEND_DATABASE_URL"], "documented, but not in environmentVariables")
+        #expect(code.subtracting(documented).isEmpty, "in environmentVariables, but not in docs/server.md")
+        #expect(code.count >= 50)
     }
 
     @Test func theEnvironmentWinsOverTheFile() throws {

@@ -94,7 +94,7 @@ public final class LoginBackend: Sendable {
         let location = try DatabaseLocation.parse(configuration.databaseURL)
         let database = try await ServerDatabase.open(location, logger: logger)
         do {
-            let applied = try await Migrations.run(on: database, now: configuration.now())
+            let applied = try await Migrations.run(on: database, now: configuration.clock.now())
             logger.info(
                 "database ready",
                 metadata: [
@@ -102,11 +102,12 @@ public final class LoginBackend: Sendable {
                     "migrations_applied": .string(applied.map(String.init).joined(separator: ",")),
                 ])
             let signer = try await SessionSigner(
-                configuration: configuration.signingKeys, issuer: configuration.issuer, audience: configuration.appID)
+                configuration: configuration.signingKeys, issuer: configuration.issuer,
+                audience: configuration.accessTokenAudience)
             let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout)
             let provider = ProviderGateway(configuration: configuration, transport: transport)
             let validators = IDTokenValidators(
-                issuers: configuration.idTokenIssuers, transport: transport, now: configuration.now)
+                issuers: configuration.idTokenIssuers, transport: transport, clock: configuration.clock)
             let source: RevocationFeed.Source
             if case .postgres(let url) = location {
                 source = .postgres(try SQLPostgresConfiguration(url: url).coreConfiguration)
@@ -119,7 +120,7 @@ public final class LoginBackend: Sendable {
             let store = ServerStore(
                 database: database, cipher: TokenCipher(key: configuration.tokenEncryptionKey?.value),
                 revocations: view)
-            let now = configuration.now
+            let now = configuration.clock.now
             let feed = RevocationFeed(
                 view: view, store: store, source: source, logger: logger,
                 now: { Int64(now().timeIntervalSince1970) })
@@ -142,7 +143,7 @@ public final class LoginBackend: Sendable {
     }
 
     /// The current time, as unix seconds.
-    var now: Int64 { Int64(configuration.now().timeIntervalSince1970) }
+    var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
 
     /// The public keys of the session signing keys (`GET /.well-known/jwks.json`).
     public var jwks: JSONValue { signer.jwks }

@@ -1,4 +1,5 @@
 import Logging
+import MendHTTP
 import ServiceLifecycle
 
 /// Runs the provider-token validity check every ``ServerConfiguration/validityCheckInterval`` until graceful
@@ -8,6 +9,7 @@ struct ValidityCheckService: Service {
 
     func run() async throws {
         let interval = backend.configuration.validityCheckInterval
+        let clock = backend.configuration.clock
         guard interval > .zero else {
             try? await gracefulShutdown()
             return
@@ -15,7 +17,7 @@ struct ValidityCheckService: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 while true {
-                    try await Task.sleep(for: interval)
+                    try await clock.sleep(interval)
                     await backend.checkProviderTokens()
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MendCore
+import MendHTTP
 
 /// What one pass of the provider-token validity check did.
 public struct ValidityCheckReport: Sendable, Hashable {
@@ -70,7 +71,7 @@ extension LoginBackend {
             }
         }
         try? await store.purge(now: now, revocationRetention: revocations.retention)
-        try? await store.purgeRateLimits(now: configuration.now().timeIntervalSince1970)
+        try? await store.purgeRateLimits(now: configuration.clock.now().timeIntervalSince1970)
         logger.info(
             "validity check done",
             metadata: [

@@ -41,7 +41,7 @@ extension LoginBackend {
             throw ServerFailure.badRequest("signed_request is missing.")
         }
         switch SignedRequest.verify(
-            signedRequest, secret: configuration.appSecret.value, now: configuration.now(),
+            signedRequest, secret: configuration.appSecret.value, now: configuration.clock.now(),
             maximumAge: configuration.signedRequestMaxAge)
         {
         case .success(let payload):

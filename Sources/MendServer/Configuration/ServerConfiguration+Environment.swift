@@ -17,6 +17,7 @@ extension ServerConfiguration {
         ("DATABASE_URL", "sqlite:///path/file.sqlite, sqlite::memory: or postgres://user:pass@host:5432/db"),
         ("MEND_SIGNING_KEYS", "kid:EdDSA|ES256:base64url-key, comma-separated, the signing key first"),
         ("MEND_ISSUER", "the access tokens' iss (mend-server)"),
+        ("MEND_AUDIENCE", "the access tokens' aud (MEND_APP_ID)"),
         ("MEND_ACCESS_TOKEN_TTL", "access token lifetime (900s)"),
         ("MEND_REFRESH_TOKEN_TTL", "refresh token lifetime (30d)"),
         ("MEND_REFRESH_REUSE_GRACE", "how long a rotated refresh token answers its unused successor again (60s)"),
@@ -168,6 +169,7 @@ extension ServerConfiguration {
         }
         if let keys = value("MEND_SIGNING_KEYS") { self.signingKeys = try SigningKeyConfiguration.parse(list: keys) }
         if let issuer = value("MEND_ISSUER") { self.issuer = issuer }
+        if let audience = value("MEND_AUDIENCE") { self.audience = audience }
         if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { self.accessTokenLifetime = ttl }
         if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { self.refreshTokenLifetime = ttl }
         if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { self.refreshReuseGrace = grace }

@@ -1,5 +1,6 @@
 public import Foundation
 public import MendGraphAPI
+public import MendHTTP
 
 /// Everything `mend-server` needs to run: where it listens, the provider and the app's credentials, the redirect
 /// URIs it accepts, the database, the session signing keys and lifetimes, and its rate limits.
@@ -38,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     public var signingKeys: [SigningKeyConfiguration]
     /// The `iss` of session access tokens.
     public var issuer: String
+    /// The `aud` of session access tokens, which this server's resource checks accept (`nil`: the app id, as before
+    /// this setting existed). Give it a value of its own — the API's URL — so that the tokens do not name a provider's
+    /// app.
+    public var audience: String?
     /// How long an access token is valid (900 s by default).
     public var accessTokenLifetime: Duration
     /// How long a refresh token is valid (30 days by default).
@@ -85,8 +90,11 @@ public struct ServerConfiguration: Sendable {
     public var tokenEncryptionKey: Secret?
     /// The largest request body accepted.
     public var maximumBodySize: Int
-    /// The current time; replaceable in tests.
-    public var now: @Sendable () -> Date
+    /// The server's clock (MendHTTP's one clock): the time of every expiry, rate limit, signature and
+    /// `signed_request` check, the waits of its provider calls' retries and the background check's period. Replace
+    /// it in tests (`offsetClock.pipeline()`). The revocation feed's polling waits real time on purpose: it paces
+    /// reading the database and decides nothing.
+    public var clock: PipelineClock
     /// The providers whose id_tokens `POST /v1/login/id_token` accepts (none by default: the endpoint answers 400).
     public var idTokenIssuers: [IDTokenIssuer]
     /// More providers `POST /v1/login/code` logs in with (by their ``CodeLoginProvider/name``) and `DELETE /v1/me`
@@ -110,6 +118,7 @@ public struct ServerConfiguration: Sendable {
         self.databaseURL = databaseURL
         self.signingKeys = []
         self.issuer = "mend-server"
+        self.audience = nil
         self.accessTokenLifetime = .seconds(900)
         self.refreshTokenLifetime = .seconds(30 * 86400)
         self.refreshReuseGrace = .seconds(60)
@@ -127,10 +136,15 @@ public struct ServerConfiguration: Sendable {
         self.providerRetryBase = .milliseconds(200)
         self.tokenEncryptionKey = nil
         self.maximumBodySize = 64 * 1024
-        self.now = { Date() }
+        self.clock = .system
         self.idTokenIssuers = []
         self.codeLoginProviders = []
     }
+}
+
+extension ServerConfiguration {
+    /// The `aud` the session access tokens carry: ``audience``, or the app id without one.
+    var accessTokenAudience: String { audience ?? appID }
 }
 
 extension ServerConfiguration {

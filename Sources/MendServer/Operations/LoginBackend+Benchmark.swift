@@ -1,4 +1,5 @@
 import Foundation
+import MendHTTP
 import MendLogin
 
 /// What `MendServerBenchmark` (in this package) needs beyond the HTTP API: sessions in bulk, and the session check
@@ -8,7 +9,7 @@ extension LoginBackend {
     /// Opens `count` sessions for the user of `accessToken` (a valid session's token) and returns their access
     /// tokens: distinct sessions without as many provider logins.
     package func openSessions(count: Int, asUserOf accessToken: String) async throws -> [String] {
-        guard case .success(let claims) = signer.verify(accessToken, now: configuration.now()),
+        guard case .success(let claims) = signer.verify(accessToken, now: configuration.clock.now()),
             let user = try await store.user(id: claims.subject)
         else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
         var tokens: [String] = []
@@ -24,7 +25,7 @@ extension LoginBackend {
 
     /// Whether `token` is a valid access token (signature, issuer, audience, expiry): the verification alone.
     package func verifiesAccessToken(_ token: String) -> Bool {
-        if case .success = signer.verify(token, now: configuration.now()) { return true }
+        if case .success = signer.verify(token, now: configuration.clock.now()) { return true }
         return false
     }
 }

@@ -60,12 +60,12 @@ struct ServerFailure: Error, Sendable {
         ServerFailure(MendError(code: .REST.notFound, developerMessage: message, catalog: .server), status: .notFound)
     }
 
-    /// http/429 with `Retry-After`.
-    static func rateLimited(retryAfter seconds: Int, scope: String) -> ServerFailure {
+    /// http/429 with `Retry-After` (`now`: the server's clock).
+    static func rateLimited(retryAfter seconds: Int, scope: String, now: Date) -> ServerFailure {
         var error = MendError(
             code: .HTTP.tooManyRequests, developerMessage: "Too many requests (\(scope)); retry after \(seconds) s.",
             catalog: .server)
-        error.notBefore = Date().addingTimeInterval(TimeInterval(seconds))
+        error.notBefore = now.addingTimeInterval(TimeInterval(seconds))
         var headers = HTTPFields()
         headers[.retryAfter] = String(seconds)
         return ServerFailure(error, status: .tooManyRequests, headers: headers)

@@ -141,7 +141,7 @@ public struct ProviderCallContext: Sendable {
     init(backend: LoginBackend, logger: Logger) {
         self.backend = backend
         self.transport = backend.providerTransport
-        self.now = backend.configuration.now()
+        self.now = backend.configuration.clock.now()
         self.logger = logger
     }
 

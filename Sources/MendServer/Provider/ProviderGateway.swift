@@ -29,7 +29,7 @@ struct ProviderGateway: Sendable {
             maximumHintedWait: .seconds(5))
         let graph = GraphClient.Configuration(
             graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
-            appSecretProof: proof, clock: PipelineClock(now: configuration.now))
+            appSecretProof: proof, clock: configuration.clock)
         // Code exchanges are never retried (a code is single-use); reads retry transient failures.
         self.exchangeClient = GraphClient(
             transport: transport, configuration: graph, steps: .graph(for: graph, credentials: nil, retryPolicy: .never)

@@ -23,7 +23,7 @@ struct IDTokenValidators: Sendable {
     /// How the issuers' token keepers call their providers.
     let transport: any HTTPTransport
 
-    init(issuers: [IDTokenIssuer], transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+    init(issuers: [IDTokenIssuer], transport: any HTTPTransport, clock: PipelineClock) {
         self.transport = transport
         byName = Dictionary(
             uniqueKeysWithValues: issuers.map { issuer in
@@ -33,7 +33,7 @@ struct IDTokenValidators: Sendable {
                         issuer,
                         IDTokenValidator(
                             issuer: issuer.issuer, clientIDs: issuer.clientIDs, jwksURI: issuer.jwksURI,
-                            transport: transport, clock: PipelineClock(now: now))
+                            transport: transport, clock: clock)
                     )
                 )
             })
@@ -144,7 +144,7 @@ extension LoginBackend {
         let kept: KeptProviderToken?
         do {
             kept = try await keeper.exchange(
-                code: code, audience: audience, transport: idTokenValidators.transport, now: configuration.now())
+                code: code, audience: audience, transport: idTokenValidators.transport, now: configuration.clock.now())
         } catch let error as MendError where error.category == .transient {
             metrics.upstreamFailure(operation: "\(issuer.name) code exchange", error: error.shortDescription)
             logger.notice(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import MendCore
 import MendGraphAPI
+import MendHTTP
 import MendLogin
 
 extension LoginBackend {
@@ -169,14 +170,14 @@ extension LoginBackend {
         let wait: Int?
         if database.kind == .postgres {
             wait = try await store.takeRateLimitToken(
-                key: key, rule: rule, now: configuration.now().timeIntervalSince1970
+                key: key, rule: rule, now: configuration.clock.now().timeIntervalSince1970
             ).map { max(1, Int($0.rounded(.up))) }
         } else {
-            wait = await rateLimiter.check(key: key, rule: rule, now: configuration.now())
+            wait = await rateLimiter.check(key: key, rule: rule, now: configuration.clock.now())
         }
         if let wait {
             metrics.rateLimited(scope: scope)
-            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope)
+            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope, now: configuration.clock.now())
         }
     }
 }

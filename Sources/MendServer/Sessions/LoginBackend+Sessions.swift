@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendHTTP
 import MendLogin
 
 /// A session just opened, rotated or replayed: what the session response needs.
@@ -60,7 +61,8 @@ extension LoginBackend {
         let current = now
         return try await signer.sign(
             AccessTokenClaims(
-                issuer: configuration.issuer, audience: configuration.appID, subject: user.id, sessionID: session.id,
+                issuer: configuration.issuer, audience: configuration.accessTokenAudience, subject: user.id,
+                sessionID: session.id,
                 scope: session.scopes.joined(separator: " "), issuedAt: current, expiresAt: current + accessLifetime,
                 tokenID: OpaqueToken.make(bytes: 12)))
     }
@@ -228,7 +230,7 @@ extension LoginBackend {
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
         let claims: AccessTokenClaims
-        switch signer.verify(token, now: configuration.now()) {
+        switch signer.verify(token, now: configuration.clock.now()) {
         case .success(let verified): claims = verified
         case .failure(.expired):
             throw ServerFailure.session(

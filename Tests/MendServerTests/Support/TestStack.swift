@@ -107,7 +107,7 @@ struct TestStack: Sendable {
                 var configuration = ServerConfiguration.forEmulator(emulator)
                 configuration.databaseURL = url
                 configuration.rateLimits = .unlimited
-                configuration.now = { clock.now }
+                configuration.clock = clock.pipeline()
                 await configuration.useAppleCredentials(of: emulator)
                 configure(&configuration)
                 return try await withMendServer(configuration: configuration, logger: logger) { server in
@@ -265,7 +265,7 @@ func withTwoPostgresInstances(
             configuration.databaseURL = url
             configuration.rateLimits = .unlimited
             configuration.signingKeys = [.generate(keyID: "shared")]
-            configuration.now = { clock.now }
+            configuration.clock = clock.pipeline()
             configure(&configuration)
             try await withMendServer(configuration: configuration) { first in
                 try await withMendServer(configuration: configuration) { second in
