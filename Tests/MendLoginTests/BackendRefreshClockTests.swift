@@ -72,6 +72,36 @@ struct BackendRefreshClockTests {
         #expect(patient.all.isEmpty)
     }
 
+    @Test("A login the backend rate-limits holds logins only: the session's refresh and logout go through at once")
+    func aRateLimitedLoginHoldsNoOtherEndpoint() async throws {
+        // mend-server limits logins and refreshes separately (per address, per user): its 429 on a login says nothing
+        // about a refresh. The torture run saw a logout refused with http/429 after a rate-limited login.
+        let transport = InMemoryTransport { head, _ in
+            head.path?.hasPrefix("/v1/login/code") == true
+                ? .json(
+                    429, #"{"error":{"domain":"http","code":429,"message":"slow down"}}"#,
+                    headers: [("Retry-After", "30")])
+                : .json(200, Self.success)
+        }
+        let waits = Waits()
+        let client = BackendSessionClient(baseURL: Self.backend, transport: transport, clock: waits.clock)
+        let transaction = AuthorizationRequest(
+            provider: LoginProvider(
+                authorizationEndpoint: URL(string: "https://id.example.test/authorize")!,
+                tokenEndpoint: URL(string: "https://id.example.test/token")!, clientID: "app"),
+            redirectURI: URL(string: "http://127.0.0.1:4000/callback")!, scopes: ["openid"]
+        ).start().transaction
+        let limited = try await #require(throws: MendError.self) {
+            try await client.exchange(code: "code-1", transaction: transaction, granted: nil, denied: nil)
+        }
+        #expect(limited.code == .HTTP.tooManyRequests)
+        let refreshed = try await client.refresh(Self.session)
+        #expect(refreshed.accessToken.tokenString == "access-2")
+        try await client.revoke(token: "refresh-token-1")
+        #expect(transport.requestCount == 3, "the refresh and the revocation reached the backend")
+        #expect(waits.all.isEmpty, "nothing was held")
+    }
+
     @Test("A code exchange is never retried, not even after a failure that proves it never reached the server")
     func exchangeNeverRetried() async throws {
         let transport = InMemoryTransport(replies: [

@@ -108,7 +108,14 @@ public struct BackendSessionClient: Sendable {
         self.client = APIClient(
             transport: transport,
             configuration: .init(errorDecoder: MendServiceErrorDecoder(), catalog: .login, clock: clock),
-            steps: .standard(retryPolicy: refreshPolicy.retryPolicy), logger: logger)
+            steps: .standard(retryPolicy: refreshPolicy.retryPolicy, rateLimitKey: Self.endpoint), logger: logger)
+    }
+
+    /// The rate-limit bucket of a request: its endpoint (the path without the query). mend-server limits logins and
+    /// refreshes separately, so a 429 on a login must not hold the session's refresh or logout.
+    static func endpoint(_ request: APIRequest) -> String {
+        let path = request.head.path ?? "/"
+        return (request.head.authority ?? "") + path.prefix { $0 != "?" }
     }
 
     private func now() -> Date { client.configuration.clock.now() }
