@@ -27,6 +27,16 @@ struct BackendRefreshClockTests {
         refreshToken: "refresh-token-1", familyID: "family-1")
     static let success = #"{"access_token":"access-2","token_type":"Bearer","expires_in":900,"refresh_token":"r2"}"#
 
+    /// A login's transaction (its PKCE verifier and redirect URI), for a code exchange.
+    static func transaction() -> AuthorizationTransaction {
+        AuthorizationRequest(
+            provider: LoginProvider(
+                authorizationEndpoint: URL(string: "https://id.example.test/authorize")!,
+                tokenEndpoint: URL(string: "https://id.example.test/token")!, clientID: "app"),
+            redirectURI: URL(string: "http://127.0.0.1:4000/callback")!, scopes: ["openid"]
+        ).start().transaction
+    }
+
     @Test("Two transient answers, then the session: three tries with the same token, two waits, no real sleep")
     func retriesOnTheTestClock() async throws {
         let transport = InMemoryTransport(replies: [
@@ -85,12 +95,7 @@ struct BackendRefreshClockTests {
         }
         let waits = Waits()
         let client = BackendSessionClient(baseURL: Self.backend, transport: transport, clock: waits.clock)
-        let transaction = AuthorizationRequest(
-            provider: LoginProvider(
-                authorizationEndpoint: URL(string: "https://id.example.test/authorize")!,
-                tokenEndpoint: URL(string: "https://id.example.test/token")!, clientID: "app"),
-            redirectURI: URL(string: "http://127.0.0.1:4000/callback")!, scopes: ["openid"]
-        ).start().transaction
+        let transaction = Self.transaction()
         let limited = try await #require(throws: MendError.self) {
             try await client.exchange(code: "code-1", transaction: transaction, granted: nil, denied: nil)
         }
@@ -110,12 +115,7 @@ struct BackendRefreshClockTests {
         ])
         let waits = Waits()
         let client = BackendSessionClient(baseURL: Self.backend, transport: transport, clock: waits.clock)
-        let transaction = AuthorizationRequest(
-            provider: LoginProvider(
-                authorizationEndpoint: URL(string: "https://id.example.test/authorize")!,
-                tokenEndpoint: URL(string: "https://id.example.test/token")!, clientID: "app"),
-            redirectURI: URL(string: "http://127.0.0.1:4000/callback")!, scopes: ["openid"]
-        ).start().transaction
+        let transaction = Self.transaction()
         let error = try await #require(throws: MendError.self) {
             try await client.exchange(code: "single-use", transaction: transaction, granted: nil, denied: nil)
         }

@@ -91,7 +91,7 @@ package enum FormEncoding {
 
     /// Encodes named pairs in order.
     package static func encode(_ pairs: [(name: String, value: String)]) -> String {
-        pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
+        encode(pairs.lazy.map { ($0.name, $0.value) })
     }
 
     /// Percent-encodes one name or value (every byte outside the unreserved characters, UTF-8).
@@ -124,7 +124,7 @@ package enum FormEncoding {
 package enum ConstantTime {
     /// Whether `a` and `b` are equal, comparing every byte.
     package static func equal(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        equal(Array(a.utf8), Array(b.utf8))
+        equal(a.utf8, b.utf8)
     }
 
     /// Whether `a` and `b` are equal, comparing every byte of the longer one.
