@@ -142,9 +142,11 @@ func benchmarkSessionChecks(
 ) async throws -> Double {
     try await withFreshEmulator { emulator in
         var configuration = ServerConfiguration.forEmulator(emulator)
-        configuration.databaseURL = database.url
-        configuration.rateLimits = .unlimited
-        configuration.signingKeys = [.generate(keyID: "bench-\(algorithm.rawValue.lowercased())", algorithm: algorithm)]
+        configuration.storage.databaseURL = database.url
+        configuration.sessions.rateLimits = .unlimited
+        configuration.sessions.signingKeys = [
+            .generate(keyID: "bench-\(algorithm.rawValue.lowercased())", algorithm: algorithm)
+        ]
         return try await withMendServer(configuration: configuration) { server in
             let login = try await postJSON(
                 server.url("/v1/login/code").absoluteString, try await emulator.loginCodeBody().jsonText())
@@ -198,8 +200,8 @@ func benchmarkSessionChecks(
 func benchmarkLoginAndRefresh(database: (name: String, url: String)) async throws {
     try await withFreshEmulator { emulator in
         var configuration = ServerConfiguration.forEmulator(emulator)
-        configuration.databaseURL = database.url
-        configuration.rateLimits = .unlimited
+        configuration.storage.databaseURL = database.url
+        configuration.sessions.rateLimits = .unlimited
         try await withMendServer(configuration: configuration) { server in
             let concurrency = 16
             let logins = 480
@@ -263,9 +265,9 @@ func benchmarkLoginAndRefresh(database: (name: String, url: String)) async throw
 func benchmarkVerification() async throws {
     try await withFreshEmulator { emulator in
         var configuration = ServerConfiguration.forEmulator(emulator)
-        configuration.rateLimits = .unlimited
+        configuration.sessions.rateLimits = .unlimited
         let key = SigningKeyConfiguration.generate(keyID: "cost")
-        configuration.signingKeys = [key]
+        configuration.sessions.signingKeys = [key]
         try await withMendServer(configuration: configuration) { server in
             let login = try await postJSON(
                 server.url("/v1/login/code").absoluteString, try await emulator.loginCodeBody().jsonText())

@@ -45,7 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.notice(
                     "mend-server ready",
                     metadata: [
-                        "host": .string(configuration.host), "port": .stringConvertible(server.baseURL.port ?? 0),
+                        "host": .string(configuration.listening.host),
+                        "port": .stringConvertible(server.baseURL.port ?? 0),
                     ])
             }
         } catch {

@@ -14,11 +14,11 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration(
             appID: app.id, appSecret: Secret(app.secret), host: "127.0.0.1", port: 0, graphURL: emulator.baseURL,
             graphVersion: emulator.emulator.configuration.graphVersion, databaseURL: "sqlite::memory:")
-        configuration.allowedRedirectURIs = app.redirectURIs
-        configuration.validityCheckInterval = .zero
-        configuration.providerMaxAttempts = 1
-        configuration.providerTimeout = .seconds(5)
-        configuration.idTokenIssuers = idTokenIssuers(of: emulator)
+        configuration.sessions.allowedRedirectURIs = app.redirectURIs
+        configuration.providers.facebook?.validityCheckInterval = .zero
+        configuration.providers.maxAttempts = 1
+        configuration.providers.timeout = .seconds(5)
+        configuration.providers.idTokenIssuers = idTokenIssuers(of: emulator)
         return configuration
     }
 }
@@ -56,7 +56,7 @@ extension ServerConfiguration {
 }
 
 extension ServerConfiguration {
-    /// Gives the Apple issuer of `idTokenIssuers` the emulator's team key (team and key id of its Apple clients),
+    /// Gives the Apple issuer of `providers.idTokenIssuers` the emulator's team key (team and key id of its Apple clients),
     /// so that native Apple sign-ins keep a refresh token and account deletion revokes it at the emulated Apple.
     public mutating func useAppleCredentials(of emulator: RunningEmulator) async {
         let pem = await emulator.emulator.appleTeamKeyPEM()
@@ -65,7 +65,7 @@ extension ServerConfiguration {
                 $0.kind == .apple && $0.appleTeamID != nil && $0.appleKeyID != nil
             }), let teamID = client.appleTeamID, let keyID = client.appleKeyID
         else { return }
-        idTokenIssuers = idTokenIssuers.map { issuer in
+        providers.idTokenIssuers = providers.idTokenIssuers.map { issuer in
             guard issuer.name == "apple" else { return issuer }
             var apple = issuer
             apple.appleCredentials = AppleClientCredentials(
@@ -88,8 +88,8 @@ public func withMendServer<T>(
     configuration: ServerConfiguration, logger: Logger? = nil, _ body: (RunningMendServer) async throws -> T
 ) async throws -> T {
     var configuration = configuration
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
+    configuration.listening.host = "127.0.0.1"
+    configuration.listening.port = 0
     let logger = logger ?? Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() })
     let backend = try await LoginBackend.open(configuration: configuration, logger: logger)
     return try await backend.withRunningServer(body)

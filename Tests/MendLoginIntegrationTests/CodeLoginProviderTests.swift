@@ -96,7 +96,7 @@ struct CodeLoginProviderTests {
     ) async throws {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.codeLoginProviders = [Self.provider(emulator)]
+            configuration.providers.codeLogin = [Self.provider(emulator)]
             try await withMendServer(configuration: configuration) { server in
                 let transport = AsyncHTTPClientTransport()
                 var backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
@@ -176,17 +176,17 @@ struct CodeLoginProviderTests {
     func namesAreChecked() throws {
         var configuration = ServerConfiguration(
             appID: "1", appSecret: Secret("s"), databaseURL: "sqlite::memory:")
-        configuration.allowedRedirectURIs = ["http://127.0.0.1/callback"]
+        configuration.sessions.allowedRedirectURIs = ["http://127.0.0.1/callback"]
         let provider = UserinfoCodeLogin(
             clientID: "c", clientSecret: "s", tokenEndpoint: URL(string: "http://127.0.0.1/t")!,
             userinfoEndpoint: URL(string: "http://127.0.0.1/u")!, revocationEndpoint: URL(string: "http://127.0.0.1/r")!
         )
-        configuration.codeLoginProviders = [provider]
+        configuration.providers.codeLogin = [provider]
         try configuration.validate()
-        configuration.codeLoginProviders = [provider, provider]
+        configuration.providers.codeLogin = [provider, provider]
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        configuration.codeLoginProviders = []
-        configuration.idTokenIssuers = [
+        configuration.providers.codeLogin = []
+        configuration.providers.idTokenIssuers = [
             .google(clientIDs: ["c"], serverClient: nil)
         ]
         struct Named: CodeLoginProvider {
@@ -198,10 +198,10 @@ struct CodeLoginProviderTests {
             func revoke(_ token: KeptProviderToken, context: ProviderCallContext) async throws {}
         }
         for taken in ["facebook", "google", "", "Upper", "with space", String(repeating: "a", count: 33)] {
-            configuration.codeLoginProviders = [Named(name: taken)]
+            configuration.providers.codeLogin = [Named(name: taken)]
             #expect(throws: ConfigurationError.self, "\(taken)") { try configuration.validate() }
         }
-        configuration.codeLoginProviders = [Named(name: "github-2")]
+        configuration.providers.codeLogin = [Named(name: "github-2")]
         try configuration.validate()
     }
 }

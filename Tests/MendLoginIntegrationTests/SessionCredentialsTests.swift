@@ -45,7 +45,7 @@ struct SessionCredentialsTests {
     func graphReLogin() async throws {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.returnsProviderToken = true
+            configuration.providers.returnsProviderToken = true
             try await withMendServer(configuration: configuration) { server in
                 let transport = AsyncHTTPClientTransport()
                 let (login, credentials, _) = backendLogin(emulator, server: server.baseURL, transport: transport)

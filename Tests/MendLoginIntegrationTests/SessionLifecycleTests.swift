@@ -37,7 +37,7 @@ struct LifecycleStack: Sendable {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
             configuration.clock = clock.pipeline()
-            if lifetime == .short { configuration.accessTokenLifetime = .seconds(1) }
+            if lifetime == .short { configuration.sessions.accessTokenLifetime = .seconds(1) }
             try await withMendServer(configuration: configuration) { server in
                 try await body(
                     LifecycleStack(

@@ -219,10 +219,10 @@ struct TortureRun {
     func run() async throws -> Report {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.accessTokenLifetime = .seconds(Self.accessTokenLifetime)
+            configuration.sessions.accessTokenLifetime = .seconds(Self.accessTokenLifetime)
             // Two-second tokens refresh far more often than the default per-user limit expects of 15-minute ones.
-            configuration.rateLimits.refreshPerUser = nil
-            configuration.rateLimits.refreshPerAddress = nil
+            configuration.sessions.rateLimits.refreshPerUser = nil
+            configuration.sessions.rateLimits.refreshPerAddress = nil
             return try await withMendServer(configuration: configuration) { server in
                 let faults = FaultDice(seed: seed &+ 1, probability: Self.faultProbability)
                 return try await FaultProxy.withProxy(
@@ -263,7 +263,7 @@ struct TortureRun {
         defer { for process in processes { process.stop() } }
         var oracle = Oracle(
             server: server, store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
-            grace: server.backend.configuration.refreshReuseGrace)
+            grace: server.backend.configuration.sessions.refreshReuseGrace)
         var generator = SeededGenerator(seed: seed)
         let started = ContinuousClock.now
         let cli = CLI(directory: directory, emulator: emulator, backend: proxy.baseURL)

@@ -20,7 +20,7 @@ import Testing
 
     @Test(arguments: [nil, "https://api.example"])
     func accessTokensCarryTheConfiguredAudience(_ audience: String?) async throws {
-        try await TestStack.run(configure: { $0.audience = audience }) { stack in
+        try await TestStack.run(configure: { $0.sessions.audience = audience }) { stack in
             let session = try await stack.login()
             let token = try #require(session["access_token"]?.stringValue)
             #expect(try Self.audience(of: token) == (audience ?? stack.emulator.emulator.configuration.defaultApp.id))

@@ -168,7 +168,8 @@ import Testing
     }
 
     @Test func usesThePublicURLAndAcceptsJSON() async throws {
-        try await TestStack.run(configure: { $0.publicURL = URL(string: "https://auth.example/")! }) { stack in
+        try await TestStack.run(configure: { $0.listening.publicURL = URL(string: "https://auth.example/")! }) {
+            stack in
             let answer = try await stack.client.post(
                 "/v1/provider/data-deletion",
                 json: .object(["signed_request": .string(Self.signedRequest(userID: "7", issuedAt: stack.clock.now))])

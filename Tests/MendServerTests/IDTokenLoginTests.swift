@@ -209,10 +209,42 @@ struct IDTokenLoginTests {
         }
     }
 
+    @Test("A server without a Facebook app signs in with Google and refuses what only Facebook does")
+    func withoutFacebook() async throws {
+        try await TestStack.run(configure: { $0.providers.facebook = nil }) { stack in
+            let session = try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
+            let access = try #require(session["access_token"]?.stringValue)
+            let me = try await stack.client.get("/v1/me", bearer: access).json()
+            #expect(me["id"]?.stringValue == session["user"]?["id"]?.stringValue)
+            // The access token names the issuer as its audience: there is no app id to name.
+            let claims = try #require(access.split(separator: ".").dropFirst().first)
+            let payload = try #require(Base64URL.decode(claims))
+            #expect(try JSONValue.parse(payload).get()["aud"]?.stringValue == "mend-server")
+            // A code login names Facebook by default: not configured, so 400 before any provider call.
+            let body = try await stack.emulator.loginCodeBody(
+                scopes: ["public_profile"], grant: nil, redirectURI: "https://app.example/callback", userID: nil)
+            let code = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
+            #expect(code?.response?.status == 400)
+            let token = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/login/provider-token", json: .object(["provider_token": .string("EAAtoken")]))
+            }
+            #expect(token?.response?.status == 400)
+            let callback = await stack.client.failure {
+                try await stack.client.postForm(
+                    "/v1/provider/deauthorize",
+                    form: CallbackTests.form(CallbackTests.signedRequest(issuedAt: stack.clock.now)))
+            }
+            #expect(callback?.response?.status == 404)
+            let deleted = try await stack.client.delete("/v1/me", bearer: access).json()
+            #expect(deleted["deleted"] == .bool(true))
+        }
+    }
+
     @Test("An audience the server does not list is refused")
     func audience() async throws {
         try await TestStack.run(configure: { configuration in
-            configuration.idTokenIssuers = configuration.idTokenIssuers.map { issuer in
+            configuration.providers.idTokenIssuers = configuration.providers.idTokenIssuers.map { issuer in
                 var issuer = issuer
                 if issuer.name == "google" { issuer.clientIDs = ["another-app.apps.googleusercontent.com"] }
                 return issuer
@@ -290,9 +322,9 @@ struct IDTokenLoginTests {
     @Test("Any OpenID Connect issuer is one IDTokenIssuer value: its own name, nonce rule and clients")
     func genericIssuer() async throws {
         try await TestStack.run(configure: { configuration in
-            let google = configuration.idTokenIssuers.first { $0.name == "google" }!
+            let google = configuration.providers.idTokenIssuers.first { $0.name == "google" }!
             // The Google-like issuer under another name, as an app would add any provider in Swift.
-            configuration.idTokenIssuers.append(
+            configuration.providers.idTokenIssuers.append(
                 IDTokenIssuer(
                     name: "example", issuer: google.issuer, clientIDs: ["mend-ios.apps.googleusercontent.com"],
                     jwksURI: google.jwksURI, nonceHashing: .plain))
@@ -311,7 +343,7 @@ struct IDTokenLoginTests {
     @Test("A kept code whose answer has no id_token cannot be shown to be this sign-in's: refused, nothing written")
     func keptCodeWithoutIDToken() async throws {
         try await TestStack.run(configure: { configuration in
-            configuration.idTokenIssuers = configuration.idTokenIssuers.map { issuer in
+            configuration.providers.idTokenIssuers = configuration.providers.idTokenIssuers.map { issuer in
                 var issuer = issuer
                 if issuer.name == "google" { issuer.tokenKeeper = KeeperWithoutIDToken() }
                 return issuer

@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func returnsTheProviderTokenOnlyWhenConfigured() async throws {
-        try await TestStack.run(configure: { $0.returnsProviderToken = true }) { stack in
+        try await TestStack.run(configure: { $0.providers.returnsProviderToken = true }) { stack in
             let session = try await stack.login()
             let token = try #require(session["provider_token"]?.stringValue)
             #expect(token.hasPrefix("EAA"))
@@ -164,7 +164,7 @@ import Testing
             let again = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
             #expect(again?.developerMessage.contains("code_verifier is required") == true)
         }
-        try await TestStack.run(configure: { $0.requiresPKCE = false }) { stack in
+        try await TestStack.run(configure: { $0.sessions.requiresPKCE = false }) { stack in
             let code = try await stack.emulator.authorizationCode()
             let body = JSONValue.object(["code": .string(code), "redirect_uri": .string(Self.redirect)])
             let session = try await stack.client.post("/v1/login/code", json: body).json()
@@ -197,7 +197,8 @@ import Testing
     }
 
     @Test func refusesALoginMissingARequiredScope() async throws {
-        try await TestStack.run(configure: { $0.requiredScopes = ["email", "user_friends"] }) { stack in
+        try await TestStack.run(configure: { $0.providers.facebook?.requiredScopes = ["email", "user_friends"] }) {
+            stack in
             let error = await stack.client.failure { try await stack.login() }
             #expect(error?.code == .Graph.permissionMissing)
             #expect(error?.category == .recoverable)

@@ -20,9 +20,9 @@ import Testing
         var configuration = ServerConfiguration(
             appID: "111111111111111", appSecret: Secret("0123456789abcdef0123456789abcdef"), port: 0,
             graphURL: URL(string: "http://127.0.0.1:9")!, databaseURL: "sqlite::memory:")
-        configuration.allowedRedirectURIs = ["https://app.example/callback"]
-        configuration.validityCheckInterval = .zero
-        configuration.providerMaxAttempts = 1
+        configuration.sessions.allowedRedirectURIs = ["https://app.example/callback"]
+        configuration.providers.facebook?.validityCheckInterval = .zero
+        configuration.providers.maxAttempts = 1
         return configuration
     }
 
@@ -178,7 +178,7 @@ import Testing
 
     @Test func rateLimitsAnswer429WithRetryAfter() async throws {
         try await TestStack.run(configure: {
-            $0.rateLimits = .init(
+            $0.sessions.rateLimits = .init(
                 loginPerAddress: RateLimitRule(requests: 2, per: .seconds(60)), loginPerUser: nil,
                 refreshPerAddress: RateLimitRule(requests: 3, per: .seconds(60)), refreshPerUser: nil)
         }) { stack in
@@ -216,8 +216,8 @@ import Testing
     static func withOneRefreshPerAddress(_ body: (TestStack) async throws -> Void) async throws {
         try await TestStack.run(
             configure: {
-                $0.trustedProxyCount = 1
-                $0.rateLimits = .init(
+                $0.listening.trustedProxyCount = 1
+                $0.sessions.rateLimits = .init(
                     loginPerAddress: nil, loginPerUser: nil,
                     refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)), refreshPerUser: nil)
             }, body)
@@ -256,8 +256,8 @@ import Testing
 
     @Test func perUserLimitsCountTheUserNotTheAddress() async throws {
         try await TestStack.run(configure: {
-            $0.trustedProxyCount = 2
-            $0.rateLimits = .init(
+            $0.listening.trustedProxyCount = 2
+            $0.sessions.rateLimits = .init(
                 loginPerAddress: nil, loginPerUser: nil,
                 refreshPerAddress: RateLimitRule(requests: 1, per: .seconds(60)),
                 refreshPerUser: RateLimitRule(requests: 2, per: .seconds(60)))
@@ -284,7 +284,7 @@ import Testing
         let capture = LogCapture()
         var logger = capture.logger(label: "mend.server", level: .trace)
         logger.logLevel = .trace
-        try await TestStack.run(logger: logger, configure: { $0.returnsProviderToken = true }) { stack in
+        try await TestStack.run(logger: logger, configure: { $0.providers.returnsProviderToken = true }) { stack in
             let body = try await stack.emulator.loginCodeBody()
             let code = try #require(body["code"]?.stringValue)
             let verifier = try #require(body["code_verifier"]?.stringValue)

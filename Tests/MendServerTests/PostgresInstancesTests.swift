@@ -20,7 +20,7 @@ struct PostgresInstancesTests {
         try await withEmulator { emulator in
             try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
                 var configuration = ServerConfiguration.forEmulator(emulator)
-                configuration.databaseURL = url
+                configuration.storage.databaseURL = url
                 async let first = LoginBackend.open(configuration: configuration, logger: Self.silent)
                 async let second = LoginBackend.open(configuration: configuration, logger: Self.silent)
                 async let third = LoginBackend.open(configuration: configuration, logger: Self.silent)
@@ -88,7 +88,7 @@ struct PostgresInstancesTests {
 struct SharedRateLimitTests {
     @Test func twoInstancesTogetherAllowWhatOneRuleAllows() async throws {
         try await withTwoPostgresInstances(configure: {
-            $0.rateLimits.refreshPerAddress = RateLimitRule(requests: 4, per: .seconds(600))
+            $0.sessions.rateLimits.refreshPerAddress = RateLimitRule(requests: 4, per: .seconds(600))
         }) { _, first, second, clock in
             let clients = [ServerClient(first.baseURL), ServerClient(second.baseURL)]
             // Four refreshes in all, alternating instances: each is refused as unknown (401), none limited.

@@ -20,7 +20,10 @@ import Testing
             .json(200, #"{"access_token":"EAAshort","token_type":"bearer","expires_in":5183944}"#),
             .json(200, #"{"access_token":"EAAlong","token_type":"bearer","expires_in":5183944}"#),
         ])
-        let gateway = ProviderGateway(configuration: Self.configuration, transport: transport)
+        let configuration = Self.configuration
+        let gateway = try ProviderGateway(
+            app: #require(configuration.providers.facebook), providers: configuration.providers,
+            clock: configuration.clock, transport: transport)
         let verifier = String(repeating: "v", count: 43)
         _ = try await gateway.exchangeCode(
             "AQcode-123", redirectURI: "https://app.example/callback", codeVerifier: verifier)

@@ -56,7 +56,7 @@ struct RequestSchemaTests {
 
     @Test func theDocumentDescribesTheSchemasAndEveryErrorStatusWithoutADefault() {
         var configuration = ServerConfiguration(appID: "1", appSecret: Secret("s"))
-        configuration.allowedRedirectURIs = ["https://app.example/callback"]
+        configuration.sessions.allowedRedirectURIs = ["https://app.example/callback"]
         let document = OpenAPIDocument.make(configuration: configuration)
         let login = document["components"]?["schemas"]?["LoginRequest"]
         #expect(login?["properties"]?["code_verifier"]?["minLength"] == .int(43))

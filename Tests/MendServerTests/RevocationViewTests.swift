@@ -104,9 +104,9 @@ struct RevocationViewTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.databaseURL = "sqlite://" + directory.appendingPathComponent("mend.sqlite").path
-            configuration.rateLimits = .unlimited
-            configuration.signingKeys = [.generate(keyID: "kept")]
+            configuration.storage.databaseURL = "sqlite://" + directory.appendingPathComponent("mend.sqlite").path
+            configuration.sessions.rateLimits = .unlimited
+            configuration.sessions.signingKeys = [.generate(keyID: "kept")]
             let access = try await withMendServer(configuration: configuration) { server in
                 let client = ServerClient(server.baseURL)
                 let session = try await client.post("/v1/login/code", json: try await emulator.loginCodeBody()).json()

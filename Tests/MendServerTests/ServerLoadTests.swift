@@ -59,11 +59,11 @@ struct ServerLoadTests {
                     _ = try await emulator.emulator.injectFault(rule)
                 }
                 var configuration = ServerConfiguration.forEmulator(emulator)
-                configuration.databaseURL = url
-                configuration.rateLimits = .unlimited
-                configuration.signingKeys = [.generate(keyID: "load")]
-                configuration.providerTimeout = .seconds(1)
-                configuration.accessTokenLifetime = .seconds(60)
+                configuration.storage.databaseURL = url
+                configuration.sessions.rateLimits = .unlimited
+                configuration.sessions.signingKeys = [.generate(keyID: "load")]
+                configuration.providers.timeout = .seconds(1)
+                configuration.sessions.accessTokenLifetime = .seconds(60)
                 try await withMendServer(configuration: configuration) { first in
                     try await withMendServer(configuration: configuration) { second in
                         try await run(emulator: emulator, servers: [first, second])

@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func anOldTokenAfterTheGraceIsReuse(_ database: TestDatabase) async throws {
         try await TestStack.run(database: database) { stack in
-            #expect(stack.server.backend.configuration.refreshReuseGrace == .seconds(60))
+            #expect(stack.server.backend.configuration.sessions.refreshReuseGrace == .seconds(60))
             let first = try await stack.login()
             let second = try await stack.client.refresh(first["refresh_token"])
             // The successor is unused, but the grace is over.
@@ -183,10 +183,11 @@ import Testing
             // A token that is not valid: session/2 (refresh, never sign out).
             let foreign = try await SessionSigner(
                 configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
-                audience: stack.server.backend.configuration.appID
+                audience: stack.server.backend.configuration.providers.facebook!.appID
             ).sign(
                 AccessTokenClaims(
-                    issuer: "mend-server", audience: stack.server.backend.configuration.appID, subject: "u",
+                    issuer: "mend-server", audience: stack.server.backend.configuration.providers.facebook!.appID,
+                    subject: "u",
                     sessionID: "ses_x", scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
             for bad in ["garbage", access + "x", String(access.dropLast(4)), foreign] {
                 let error = await stack.client.failure { try await stack.client.get("/v1/session", bearer: bad) }
@@ -264,7 +265,7 @@ import Testing
     }
 
     @Test func logoutCanRevokeTheProviderPermissions() async throws {
-        try await TestStack.run(configure: { $0.returnsProviderToken = true }) { stack in
+        try await TestStack.run(configure: { $0.providers.returnsProviderToken = true }) { stack in
             let session = try await stack.login()
             let other = try await stack.login()
             let providerToken = try #require(session["provider_token"]?.stringValue)
@@ -369,10 +370,10 @@ import Testing
             let session = try await stack.login()
             let foreign = try await SessionSigner(
                 configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
-                audience: stack.server.backend.configuration.appID
+                audience: stack.server.backend.configuration.providers.facebook!.appID
             ).sign(
                 AccessTokenClaims(
-                    issuer: "mend-server", audience: stack.server.backend.configuration.appID,
+                    issuer: "mend-server", audience: stack.server.backend.configuration.providers.facebook!.appID,
                     subject: session["user"]!["id"]!.stringValue!, sessionID: session["session_id"]!.stringValue!,
                     scope: "", issuedAt: 0, expiresAt: Int64.max / 2, tokenID: "j"))
             for token in ["mrt_unknown", "garbage", String(repeating: "x", count: 10_000), foreign] {
@@ -479,7 +480,8 @@ import Testing
         var emulatorConfiguration = EmulatorConfiguration()
         emulatorConfiguration.apps[0].requiresAppSecretProof = true
         try await TestStack.run(
-            emulatorConfiguration: emulatorConfiguration, configure: { $0.profileMaxAge = .seconds(60) }
+            emulatorConfiguration: emulatorConfiguration,
+            configure: { $0.providers.facebook?.profileMaxAge = .seconds(60) }
         ) { stack in
             let session = try await stack.login()
             let access = try #require(session["access_token"]?.stringValue)
@@ -508,7 +510,7 @@ import Testing
     }
 
     @Test func meServesTheStoredProfileWhenTheProviderIsDown() async throws {
-        try await TestStack.run(configure: { $0.profileMaxAge = .seconds(60) }) { stack in
+        try await TestStack.run(configure: { $0.providers.facebook?.profileMaxAge = .seconds(60) }) { stack in
             let session = try await stack.login()
             stack.clock.advance(by: 61)
             try await stack.emulator.inject(error: "graph/2", path: "/me")
@@ -521,10 +523,10 @@ import Testing
         let old = SigningKeyConfiguration.generate(keyID: "old", algorithm: .es256)
         let new = SigningKeyConfiguration.generate(keyID: "new")
         var oldAccess = ""
-        try await TestStack.run(database: .sqlite, configure: { $0.signingKeys = [old] }) { stack in
+        try await TestStack.run(database: .sqlite, configure: { $0.sessions.signingKeys = [old] }) { stack in
             oldAccess = try #require(try await stack.login()["access_token"]?.stringValue)
         }
-        try await TestStack.run(configure: { $0.signingKeys = [new, old] }) { stack in
+        try await TestStack.run(configure: { $0.sessions.signingKeys = [new, old] }) { stack in
             let jwks = try await stack.client.get("/.well-known/jwks.json").json()
             #expect(jwks["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue } == ["new", "old"])
             let access = try #require(try await stack.login()["access_token"]?.stringValue)

@@ -13,7 +13,7 @@ import Testing
     @Test func gracefulShutdownFinishesTheRequestsInFlight() async throws {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.rateLimits = .unlimited
+            configuration.sessions.rateLimits = .unlimited
             let baseURL = try await withMendServer(configuration: configuration) { server in
                 let client = ServerClient(server.baseURL)
                 let fault = try await emulator.inject(

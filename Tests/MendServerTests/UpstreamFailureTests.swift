@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func aTimeoutIsTransient() async throws {
-        try await TestStack.run(configure: { $0.providerTimeout = .milliseconds(500) }) { stack in
+        try await TestStack.run(configure: { $0.providers.timeout = .milliseconds(500) }) { stack in
             try await stack.emulator.inject(FaultRule(kind: .delay, path: "/debug_token", delayMilliseconds: 3000))
             let error = try #require(await stack.client.failure { try await stack.login() })
             #expect(error.code == .Transport.timedOut)
@@ -96,7 +96,7 @@ import Testing
         "A code whose exchange had no answer stays claimed (the provider may have used it): the same code is refused, not sent again",
         arguments: [FaultRule.Kind.delay, .drop, .connectionLost])
     func anAmbiguousExchangeFailureKeepsTheCodeClaimed(_ kind: FaultRule.Kind) async throws {
-        try await TestStack.run(configure: { $0.providerTimeout = .milliseconds(400) }) { stack in
+        try await TestStack.run(configure: { $0.providers.timeout = .milliseconds(400) }) { stack in
             try await stack.emulator.inject(
                 FaultRule(kind: kind, path: "/oauth/access_token", delayMilliseconds: 2000, times: 1))
             let body = try await stack.emulator.loginCodeBody()

@@ -13,7 +13,9 @@ import Testing
 @Suite struct ValidityCheckTests {
     @Test(arguments: TestDatabase.available)
     func invalidTokensEndTheUsersSessionsWithTheReason(_ database: TestDatabase) async throws {
-        try await TestStack.run(database: database, configure: { $0.validityCheckInterval = .seconds(86400) }) {
+        try await TestStack.run(
+            database: database, configure: { $0.providers.facebook?.validityCheckInterval = .seconds(86400) }
+        ) {
             stack in
             let alice = try await stack.login()
             let bob = try await stack.login(userID: "100000000000002")

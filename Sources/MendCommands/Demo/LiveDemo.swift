@@ -45,11 +45,11 @@ struct LiveDemo {
                 appID: app.id, appSecret: Secret(app.secret), host: "127.0.0.1", port: 0, graphURL: emulator.baseURL,
                 graphVersion: emulator.emulator.configuration.graphVersion,
                 databaseURL: "sqlite://\(directory.appendingPathComponent("mend.sqlite").path)")
-            serverConfiguration.allowedRedirectURIs = app.redirectURIs
-            serverConfiguration.validityCheckInterval = .zero
-            serverConfiguration.providerMaxAttempts = 1
-            serverConfiguration.providerTimeout = .seconds(5)
-            serverConfiguration.returnsProviderToken = true
+            serverConfiguration.sessions.allowedRedirectURIs = app.redirectURIs
+            serverConfiguration.providers.facebook?.validityCheckInterval = .zero
+            serverConfiguration.providers.maxAttempts = 1
+            serverConfiguration.providers.timeout = .seconds(5)
+            serverConfiguration.providers.returnsProviderToken = true
             let backend = try await LoginBackend.open(
                 configuration: serverConfiguration,
                 logger: Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -36,8 +36,9 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: ApplicationConfiguration(
-            address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            address: .hostname(configuration.listening.host, port: configuration.listening.port), serverName: nil),
         services: [DatabaseLifecycleService(backend: backend), ValidityCheckService(backend: backend)],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.listening.port)
+        },
         logger: backend.logger)
 }

@@ -22,9 +22,11 @@ public final class LoginBackend: Sendable {
 
     let database: ServerDatabase
     let store: ServerStore
-    let provider: ProviderGateway
+    /// The Graph API calls of the configured Facebook app (`nil` without one): its logins, the validity check, the
+    /// profile refresh, the revocation of its permissions.
+    let facebook: ProviderGateway?
     /// Every provider `POST /v1/login/code` logs in with and `DELETE /v1/me` revokes at, by name: Facebook, the
-    /// configured issuers and the app's own ``ServerConfiguration/codeLoginProviders``.
+    /// configured issuers and the app's own ``ServerConfiguration/Providers/codeLogin``.
     let providers: [String: any CodeLoginProvider]
     /// How providers are called (the configured timeout).
     var providerTransport: any HTTPTransport { idTokenValidators.transport }
@@ -42,17 +44,15 @@ public final class LoginBackend: Sendable {
 
     private init(
         configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger, database: ServerDatabase,
-        store: ServerStore, revocationFeed: RevocationFeed, provider: ProviderGateway,
+        store: ServerStore, revocationFeed: RevocationFeed, facebook: ProviderGateway?,
         idTokenValidators: IDTokenValidators, signer: SessionSigner
     ) {
         var providers: [String: any CodeLoginProvider] = [:]
         for (name, entry) in idTokenValidators.byName {
             providers[name] = IssuerCodeLogin(issuer: entry.issuer, validator: entry.validator)
         }
-        for custom in configuration.codeLoginProviders { providers[custom.name] = custom }
-        providers["facebook"] = FacebookCodeLogin(
-            gateway: provider, requiredScopes: configuration.requiredScopes,
-            exchangesForLongLivedToken: configuration.exchangesForLongLivedToken)
+        for custom in configuration.providers.codeLogin { providers[custom.name] = custom }
+        if let facebook { providers["facebook"] = FacebookCodeLogin(gateway: facebook) }
         self.providers = providers
         self.configuration = configuration
         self.metrics = metrics
@@ -62,15 +62,15 @@ public final class LoginBackend: Sendable {
         self.revocations = store.revocations
         self.revocationFeed = revocationFeed
         self.revocationFeedTask = Task { await revocationFeed.run() }
-        self.provider = provider
+        self.facebook = facebook
         self.idTokenValidators = idTokenValidators
         self.signer = signer
-        self.redactor = Redactor.standard.adding(secrets: [configuration.appSecret.value])
+        self.redactor = Redactor.standard.adding(secrets: facebook.map { [$0.appSecret.value] } ?? [])
     }
 
     /// How long the revocation view keeps an ending: the access-token lifetime plus five minutes of clock skew.
     static func revocationRetention(_ configuration: ServerConfiguration) -> Int64 {
-        Int64(configuration.accessTokenLifetime.seconds) + 300
+        Int64(configuration.sessions.accessTokenLifetime.seconds) + 300
     }
 
     /// Opens the database, runs the migrations, and prepares the signing keys and the provider client.
@@ -86,12 +86,14 @@ public final class LoginBackend: Sendable {
     ) async throws -> LoginBackend {
         var configuration = configuration
         try configuration.validate()
-        if configuration.signingKeys.isEmpty {
+        if configuration.sessions.signingKeys.isEmpty {
             logger.warning(
                 "MEND_SIGNING_KEYS is not set: using a new random signing key; sessions end when the server stops")
-            configuration.signingKeys = [.generate(keyID: "ephemeral-\(OpaqueToken.alphanumeric(8).lowercased())")]
+            configuration.sessions.signingKeys = [
+                .generate(keyID: "ephemeral-\(OpaqueToken.alphanumeric(8).lowercased())")
+            ]
         }
-        let location = try DatabaseLocation.parse(configuration.databaseURL)
+        let location = try DatabaseLocation.parse(configuration.storage.databaseURL)
         let database = try await ServerDatabase.open(location, logger: logger)
         do {
             let applied = try await Migrations.run(on: database, now: configuration.clock.now())
@@ -102,12 +104,15 @@ public final class LoginBackend: Sendable {
                     "migrations_applied": .string(applied.map(String.init).joined(separator: ",")),
                 ])
             let signer = try await SessionSigner(
-                configuration: configuration.signingKeys, issuer: configuration.issuer,
+                configuration: configuration.sessions.signingKeys, issuer: configuration.sessions.issuer,
                 audience: configuration.accessTokenAudience)
-            let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providerTimeout)
-            let provider = ProviderGateway(configuration: configuration, transport: transport)
+            let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providers.timeout)
+            let facebook = configuration.providers.facebook.map {
+                ProviderGateway(
+                    app: $0, providers: configuration.providers, clock: configuration.clock, transport: transport)
+            }
             let validators = IDTokenValidators(
-                issuers: configuration.idTokenIssuers, transport: transport, clock: configuration.clock)
+                issuers: configuration.providers.idTokenIssuers, transport: transport, clock: configuration.clock)
             let source: RevocationFeed.Source
             if case .postgres(let url) = location {
                 source = .postgres(try SQLPostgresConfiguration(url: url).coreConfiguration)
@@ -118,7 +123,7 @@ public final class LoginBackend: Sendable {
                 retention: revocationRetention(configuration),
                 freshness: database.kind == .sqlite ? .always : .stale)
             let store = ServerStore(
-                database: database, cipher: TokenCipher(key: configuration.tokenEncryptionKey?.value),
+                database: database, cipher: TokenCipher(key: configuration.storage.tokenEncryptionKey?.value),
                 revocations: view)
             let now = configuration.clock.now
             let feed = RevocationFeed(
@@ -128,7 +133,7 @@ public final class LoginBackend: Sendable {
             if source.isInProcess { try await feed.catchUp(full: true) }
             return LoginBackend(
                 configuration: configuration, metrics: metrics, logger: logger, database: database, store: store,
-                revocationFeed: feed, provider: provider, idTokenValidators: validators, signer: signer)
+                revocationFeed: feed, facebook: facebook, idTokenValidators: validators, signer: signer)
         } catch {
             await database.close()
             throw error

@@ -2,13 +2,13 @@ import Logging
 import MendHTTP
 import ServiceLifecycle
 
-/// Runs the provider-token validity check every ``ServerConfiguration/validityCheckInterval`` until graceful
-/// shutdown.
+/// Runs the provider-token validity check (and the purge of what expired) every
+/// ``FacebookApp/validityCheckInterval`` until graceful shutdown; daily without a Facebook app.
 struct ValidityCheckService: Service {
     let backend: LoginBackend
 
     func run() async throws {
-        let interval = backend.configuration.validityCheckInterval
+        let interval = backend.validityCheckInterval
         let clock = backend.configuration.clock
         guard interval > .zero else {
             try? await gracefulShutdown()

@@ -21,13 +21,17 @@ public struct ValidityCheckReport: Sendable, Hashable {
 }
 
 extension LoginBackend {
+    /// The period of the validity check and purge: the Facebook app's, else daily (there is no token to check, only
+    /// what expired to purge).
+    var validityCheckInterval: Duration { facebook?.app.validityCheckInterval ?? .seconds(86400) }
+
     /// Re-checks every stored provider token not checked within half the interval (all of them when `force`) with
     /// `debug_token`; an invalid one ends the user's sessions, with the provider's reason. Also purges expired
     /// tokens, sessions and old login codes.
     @discardableResult
     public func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
         var report = ValidityCheckReport()
-        let horizon = force ? now + 1 : now - Int64(configuration.validityCheckInterval.seconds / 2)
+        let horizon = force ? now + 1 : now - Int64(validityCheckInterval.seconds / 2)
         var visited: Set<String> = []
         while !Task.isCancelled {
             let due: [UserRecord]
@@ -41,12 +45,11 @@ extension LoginBackend {
             if due.isEmpty { break }
             for user in due {
                 visited.insert(user.id)
-                guard let token = user.providerToken else { continue }
+                guard let token = user.providerToken, let facebook else { continue }
                 report.checked += 1
                 do {
-                    let inspection = try await provider.inspect(token)
-                    switch inspection.verdict(appID: configuration.appID, requiredScopes: configuration.requiredScopes)
-                    {
+                    let inspection = try await facebook.inspect(token)
+                    switch inspection.verdict(appID: facebook.appID, requiredScopes: facebook.app.requiredScopes) {
                     case .success:
                         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: nil)
                         metrics.validityCheck(outcome: "valid")

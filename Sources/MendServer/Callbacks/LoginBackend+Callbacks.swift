@@ -11,13 +11,13 @@ extension LoginBackend {
     /// (signature, algorithm, age, or seen before: a replay within its window). Call ``remember(_:)`` with the result
     /// once the callback has been handled: a callback that failed half-way may come again from the provider.
     func acceptedCallback(_ signedRequest: String?) async throws -> AcceptedCallback {
-        let payload = try verifiedCallback(signedRequest)
+        let (payload, app) = try verifiedCallback(signedRequest)
         // The payload part is covered by the signature, so its digest names the request whatever the signature's
         // encoding; it is remembered until the request would be refused as too old.
         let encodedPayload = signedRequest?.split(separator: ".", maxSplits: 1).last.map(String.init) ?? ""
         let accepted = AcceptedCallback(
             payload: payload, digest: OpaqueToken.hash(encodedPayload),
-            expiresAt: payload.issuedAt + Int64(configuration.signedRequestMaxAge.components.seconds)
+            expiresAt: payload.issuedAt + Int64(app.signedRequestMaxAge.components.seconds)
                 + SignedRequest.clockSkew)
         guard try await !store.hasSeenSignedRequest(digest: accepted.digest, now: now) else {
             metrics.validityCheck(outcome: "signed_request_rejected")
@@ -35,17 +35,21 @@ extension LoginBackend {
         try await store.rememberSignedRequest(digest: callback.digest, expiresAt: callback.expiresAt, now: now)
     }
 
-    /// Verifies a callback's `signed_request`, or throws 400 (malformed) / 401 (signature, algorithm, age).
-    func verifiedCallback(_ signedRequest: String?) throws -> SignedRequest.Payload {
+    /// Verifies a callback's `signed_request` with the Facebook app's secret, or throws 400 (malformed) / 401
+    /// (signature, algorithm, age), or 404 without a Facebook app.
+    func verifiedCallback(_ signedRequest: String?) throws -> (SignedRequest.Payload, FacebookApp) {
+        guard let app = facebook?.app else {
+            throw ServerFailure.notFound("No Facebook app is configured here (MEND_APP_ID): it has no callbacks.")
+        }
         guard let signedRequest, !signedRequest.isEmpty else {
             throw ServerFailure.badRequest("signed_request is missing.")
         }
         switch SignedRequest.verify(
-            signedRequest, secret: configuration.appSecret.value, now: configuration.clock.now(),
-            maximumAge: configuration.signedRequestMaxAge)
+            signedRequest, secret: app.appSecret.value, now: configuration.clock.now(),
+            maximumAge: app.signedRequestMaxAge)
         {
         case .success(let payload):
-            return payload
+            return (payload, app)
         case .failure(let rejection):
             metrics.validityCheck(outcome: "signed_request_rejected")
             switch rejection {

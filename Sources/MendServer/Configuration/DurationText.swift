@@ -17,9 +17,14 @@ enum DurationText {
         throw ConfigurationError("\(name) '\(text)' is not a duration (900, 900s, 15m, 12h, 30d, 250ms)")
     }
 
+    /// `250ms`, `900s`, `1h`, `24h`, `30d`: days from two days on, hours from one hour on, where they are whole.
     static func format(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+        guard milliseconds % 1000 == 0 else { return "\(milliseconds)ms" }
+        let seconds = milliseconds / 1000
+        if seconds >= 2 * 86400, seconds % 86400 == 0 { return "\(seconds / 86400)d" }
+        if seconds >= 3600, seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+        return "\(seconds)s"
     }
 }
 

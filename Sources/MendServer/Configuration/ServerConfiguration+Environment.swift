@@ -1,70 +1,191 @@
 public import Foundation
 import MendCore
 
+/// One variable `mend-server` reads (also a key of its JSON file): its name, the names it also answers to, its
+/// default and what it sets.
+public struct EnvironmentVariable: Sendable, Hashable {
+    /// The name (`MEND_HOST`).
+    public var name: String
+    /// Older or conventional names that mean the same (`MEND_DATABASE_URL` for `DATABASE_URL`).
+    public var aliases: [String]
+    /// The default as an operator reads it, in Markdown: a value in backticks (`` `127.0.0.1` ``), or words
+    /// (`required`, `none`, `from the request`).
+    public var defaultValue: String
+    /// What it sets, in Markdown (names and values in backticks).
+    public var meaning: String
+
+    init(_ name: String, aliases: [String] = [], default defaultValue: String, _ meaning: String) {
+        self.name = name
+        self.aliases = aliases
+        self.defaultValue = defaultValue
+        self.meaning = meaning
+    }
+}
+
 extension ServerConfiguration {
-    /// The variables ``load(environment:)`` reads, with what each sets (also the keys of the JSON file).
-    public static let environmentVariables: [(name: String, meaning: String)] = [
-        ("MEND_CONFIG_FILE", "a JSON file whose object holds any of these names; the environment wins over it"),
-        ("MEND_HOST", "listen address (127.0.0.1)"),
-        ("MEND_PORT", "listen port (8080; 0 picks a free one)"),
-        ("MEND_APP_ID", "the provider app id (required)"),
-        ("MEND_APP_SECRET", "the provider app secret (required, or MEND_APP_SECRET_FILE)"),
-        ("MEND_APP_SECRET_FILE", "a file holding the app secret"),
-        ("MEND_GRAPH_URL", "the Graph API base URL (https://graph.facebook.com)"),
-        ("MEND_GRAPH_VERSION", "the Graph API version (v25.0)"),
-        ("MEND_REQUIRED_SCOPES", "comma-separated scopes every login must grant (none)"),
-        ("MEND_REDIRECT_URIS", "comma-separated redirect URIs accepted at login (required)"),
-        ("DATABASE_URL", "sqlite:///path/file.sqlite, sqlite::memory: or postgres://user:pass@host:5432/db"),
-        ("MEND_SIGNING_KEYS", "kid:EdDSA|ES256:base64url-key, comma-separated, the signing key first"),
-        ("MEND_ISSUER", "the access tokens' iss (mend-server)"),
-        ("MEND_AUDIENCE", "the access tokens' aud (MEND_APP_ID)"),
-        ("MEND_ACCESS_TOKEN_TTL", "access token lifetime (900s)"),
-        ("MEND_REFRESH_TOKEN_TTL", "refresh token lifetime (30d)"),
-        ("MEND_REFRESH_REUSE_GRACE", "how long a rotated refresh token answers its unused successor again (60s)"),
-        ("MEND_RETURN_PROVIDER_TOKEN", "true: the login response carries provider_token (false)"),
-        ("MEND_LONG_LIVED_EXCHANGE", "false: keep the short-lived provider token (true)"),
-        ("MEND_RATE_LIMIT_LOGIN_IP", "login limit per client address (30/60s; off)"),
-        ("MEND_RATE_LIMIT_LOGIN_USER", "login limit per user (10/60s; off)"),
-        ("MEND_RATE_LIMIT_REFRESH_IP", "refresh limit per client address (120/60s; off)"),
-        ("MEND_RATE_LIMIT_REFRESH_USER", "refresh limit per user (30/60s; off)"),
-        (
-            "MEND_TRUSTED_PROXIES",
-            "the number of trusted proxies in front: the client address is X-Forwarded-For's entry that many places from the right (0: ignored)"
-        ),
-        ("MEND_REQUIRE_PKCE", "false: accept code logins without code_verifier, for confidential clients only (true)"),
-        ("MEND_TRUST_FORWARDED_FOR", "true: the same as MEND_TRUSTED_PROXIES=1 (kept for existing deployments)"),
-        ("MEND_PUBLIC_URL", "public base URL for the data-deletion status link (from the request)"),
-        ("MEND_VALIDITY_CHECK_INTERVAL", "how often stored provider tokens are re-checked (24h; 0 turns it off)"),
-        ("MEND_PROFILE_MAX_AGE", "age after which GET /v1/me refreshes the profile (1h)"),
-        ("MEND_SIGNED_REQUEST_MAX_AGE", "oldest signed_request accepted (1h)"),
-        ("MEND_PROVIDER_TIMEOUT", "timeout of one provider call (10s)"),
-        ("MEND_PROVIDER_MAX_ATTEMPTS", "tries of an idempotent provider call on a transient error (3)"),
-        ("MEND_TOKEN_ENCRYPTION_KEY", "base64 32-byte AES-GCM key that encrypts stored provider tokens (none)"),
-        ("MEND_MAX_BODY_SIZE", "largest request body in bytes (65536)"),
-        ("MEND_APPLE_CLIENT_IDS", "Sign in with Apple: bundle ids and service ids whose id_tokens are accepted (off)"),
-        ("MEND_APPLE_ISSUER", "Apple's issuer (https://appleid.apple.com)"),
-        ("MEND_APPLE_JWKS_URL", "Apple's key set (https://appleid.apple.com/auth/keys)"),
-        ("MEND_APPLE_TEAM_ID", "Apple team id: with the key below, native Apple sign-ins keep a token to revoke (off)"),
-        ("MEND_APPLE_KEY_ID", "the key id of the Sign in with Apple private key"),
-        ("MEND_APPLE_PRIVATE_KEY_FILE", "the Sign in with Apple private key (.p8, PEM)"),
-        ("MEND_GOOGLE_CLIENT_IDS", "Google Sign-In: OAuth client ids whose id_tokens are accepted (off)"),
-        ("MEND_GOOGLE_ISSUER", "Google's issuer (https://accounts.google.com)"),
-        ("MEND_GOOGLE_JWKS_URL", "Google's key set (https://www.googleapis.com/oauth2/v3/certs)"),
-        (
-            "MEND_GOOGLE_SERVER_CLIENT_ID",
-            "the server's web client id: with its secret, native Google sign-ins keep a token to revoke (off)"
-        ),
-        ("MEND_GOOGLE_SERVER_CLIENT_SECRET", "that web client's secret"),
-        ("MEND_GOOGLE_TOKEN_URL", "Google's token endpoint (https://oauth2.googleapis.com/token)"),
-        ("MEND_GOOGLE_REVOCATION_URL", "Google's revocation endpoint (https://oauth2.googleapis.com/revoke)"),
-        ("MEND_LIMITED_LOGIN", "true: accept Limited Login id_tokens for MEND_APP_ID (false)"),
-        ("MEND_LIMITED_LOGIN_ISSUER", "Limited Login's issuer (https://www.facebook.com)"),
-        (
-            "MEND_LIMITED_LOGIN_JWKS_URL",
-            "Limited Login's key set (https://www.facebook.com/.well-known/oauth/openid/jwks/)"
-        ),
-        ("MEND_LOG_LEVEL", "trace, debug, info, notice, warning, error (info); read by mend-server"),
-    ]
+    /// The variables ``load(environment:)`` reads, in the order `docs/server.md` lists them. The defaults are read
+    /// from the groups' initializers, where each is written once.
+    public static let environmentVariables: [EnvironmentVariable] = {
+        let listening = Listening(), storage = Storage(), sessions = Sessions(), providers = Providers()
+        let facebook = FacebookApp(appID: "", appSecret: Secret("")), limits = sessions.rateLimits
+        let apple = IDTokenIssuer.apple(clientIDs: []), google = IDTokenIssuer.google(clientIDs: [])
+        let googleServer = ClientSecretTokenKeeper.google(clientID: "", clientSecret: Secret(""))
+        let limitedLogin = IDTokenIssuer.limitedLogin(appID: "")
+        func value(_ text: some CustomStringConvertible) -> String { "`\(text)`" }
+        func duration(_ duration: Duration) -> String { value(DurationText.format(duration)) }
+        func limit(_ rule: RateLimitRule?) -> String { value(rule.map(\.description) ?? "off") }
+        typealias Variable = EnvironmentVariable
+        return [
+            Variable(
+                "MEND_CONFIG_FILE", default: "none",
+                "a JSON object of any of these names (strings, numbers, booleans, lists); the environment wins over it"),
+            Variable("MEND_HOST", default: value(listening.host), "listen address (`0.0.0.0` in a container)"),
+            Variable("MEND_PORT", default: value(listening.port), "listen port (`0`: a free one)"),
+            Variable(
+                "MEND_APP_ID", default: "none",
+                "the Facebook app id: Facebook logins, their `debug_token` checks and `signed_request` callbacks "
+                    + "(required unless `MEND_APPLE_CLIENT_IDS` or `MEND_GOOGLE_CLIENT_IDS` names another provider)"),
+            Variable("MEND_APP_SECRET", default: "with `MEND_APP_ID`, required", "the Facebook app secret"),
+            Variable(
+                "MEND_APP_SECRET_FILE", default: "none", "a file holding the app secret (instead of `MEND_APP_SECRET`)"),
+            Variable(
+                "MEND_GRAPH_URL", default: value(facebook.graphURL.absoluteString),
+                "the Facebook Graph API base URL (the emulator's in tests)"),
+            Variable("MEND_GRAPH_VERSION", default: value(facebook.graphVersion), "the Graph API version"),
+            Variable("MEND_REQUIRED_SCOPES", default: "none", "comma-separated scopes every Facebook login must grant"),
+            Variable(
+                "MEND_REDIRECT_URIS", default: "required",
+                "comma-separated redirect URIs accepted at login (exact; loopback `http` on any port)"),
+            Variable(
+                "DATABASE_URL", aliases: ["MEND_DATABASE_URL"], default: value(storage.databaseURL),
+                "`sqlite:///path/file.sqlite`, `sqlite::memory:` or `postgres://user:pass@host:5432/db` (see Storage)"),
+            Variable(
+                "MEND_SIGNING_KEYS", default: "a random key",
+                "`kid:EdDSA|ES256:base64url-32-bytes`, comma-separated, the signing key first "
+                    + "(`mend-server generate-key [EdDSA|ES256]`)"),
+            Variable("MEND_ISSUER", default: value(sessions.issuer), "`iss` of the access tokens"),
+            Variable(
+                "MEND_AUDIENCE", default: "`MEND_APP_ID`, else `MEND_ISSUER`",
+                "`aud` of the access tokens (give it your API's URL so that tokens do not name the provider's app)"),
+            Variable("MEND_ACCESS_TOKEN_TTL", default: duration(sessions.accessTokenLifetime), "access token lifetime"),
+            Variable(
+                "MEND_REFRESH_TOKEN_TTL", default: duration(sessions.refreshTokenLifetime),
+                "refresh token (and idle session) lifetime"),
+            Variable(
+                "MEND_REFRESH_REUSE_GRACE", default: duration(sessions.refreshReuseGrace),
+                "how long a rotated refresh token answers its unused successor again (at least a client's whole "
+                    + "refresh attempt with retries)"),
+            Variable(
+                "MEND_RETURN_PROVIDER_TOKEN", default: value(providers.returnsProviderToken),
+                "`true`: the login response carries the provider's token as `provider_token`"),
+            Variable(
+                "MEND_LONG_LIVED_EXCHANGE", default: value(facebook.exchangesForLongLivedToken),
+                "`false`: keep the short-lived Facebook token instead of exchanging it for a long-lived one"),
+            Variable(
+                "MEND_RATE_LIMIT_LOGIN_IP", default: limit(limits.loginPerAddress),
+                "logins per client address (`off`: no limit)"),
+            Variable("MEND_RATE_LIMIT_LOGIN_USER", default: limit(limits.loginPerUser), "logins per provider user"),
+            Variable(
+                "MEND_RATE_LIMIT_REFRESH_IP", default: limit(limits.refreshPerAddress), "refreshes per client address"),
+            Variable("MEND_RATE_LIMIT_REFRESH_USER", default: limit(limits.refreshPerUser), "refreshes per user"),
+            Variable(
+                "MEND_REQUIRE_PKCE", default: value(sessions.requiresPKCE),
+                "code logins must carry `code_verifier` (RFC 7636 S256); `false` accepts logins without it, for a "
+                    + "server whose clients are all confidential"),
+            Variable(
+                "MEND_TRUSTED_PROXIES", default: value(listening.trustedProxyCount),
+                "the number of trusted proxies in front of the server: the client address is the `X-Forwarded-For` "
+                    + "entry that many places from the right (entries further left are written by the client and "
+                    + "never trusted); `0` ignores the header, and a request with fewer entries is keyed by its peer"),
+            Variable(
+                "MEND_TRUST_FORWARDED_FOR", default: value(false),
+                "`true` is `MEND_TRUSTED_PROXIES=1` (kept for existing deployments; before, it took the *first* "
+                    + "entry, which the client controls)"),
+            Variable("MEND_PUBLIC_URL", default: "from the request", "base URL of the data-deletion status link"),
+            Variable(
+                "MEND_VALIDITY_CHECK_INTERVAL", default: duration(facebook.validityCheckInterval),
+                "how often stored Facebook tokens are re-checked with `debug_token` (`0`: never)"),
+            Variable(
+                "MEND_PROFILE_MAX_AGE", default: duration(facebook.profileMaxAge),
+                "age after which `GET /v1/me` refreshes the Facebook profile"),
+            Variable(
+                "MEND_SIGNED_REQUEST_MAX_AGE", default: duration(facebook.signedRequestMaxAge),
+                "oldest `signed_request` accepted"),
+            Variable("MEND_PROVIDER_TIMEOUT", default: duration(providers.timeout), "timeout of one provider call"),
+            Variable(
+                "MEND_PROVIDER_MAX_ATTEMPTS", default: value(providers.maxAttempts),
+                "tries of an idempotent provider call on a transient error"),
+            Variable(
+                "MEND_TOKEN_ENCRYPTION_KEY", default: "none",
+                "base64 32-byte AES-GCM key that encrypts stored provider tokens"),
+            Variable(
+                "MEND_MAX_BODY_SIZE", default: value(listening.maximumBodySize),
+                "largest request body, in bytes (at least 1024)"),
+            Variable(
+                "MEND_APPLE_CLIENT_IDS", default: "none",
+                "Sign in with Apple: the bundle ids and service ids whose id_tokens `POST /v1/login/id_token` accepts"),
+            Variable("MEND_APPLE_ISSUER", default: value(apple.issuer), "Apple's issuer (the emulator's in tests)"),
+            Variable("MEND_APPLE_JWKS_URL", default: value(apple.jwksURI.absoluteString), "Apple's key set"),
+            Variable(
+                "MEND_APPLE_TEAM_ID", default: "none",
+                "the Apple team id of the Sign in with Apple key: with it, the `authorization_code` of a native Apple "
+                    + "sign-in is exchanged (client secret: an ES256 JWT the server signs) and its refresh token kept, "
+                    + "so that account deletion revokes at Apple"),
+            Variable("MEND_APPLE_KEY_ID", default: "none", "the key id of that key (with `MEND_APPLE_TEAM_ID`)"),
+            Variable(
+                "MEND_APPLE_PRIVATE_KEY_FILE", default: "none",
+                "that key's file (`.p8`, PEM; with `MEND_APPLE_TEAM_ID`)"),
+            Variable(
+                "MEND_GOOGLE_CLIENT_IDS", default: "none",
+                "Google Sign-In: the OAuth client ids whose id_tokens are accepted"),
+            Variable("MEND_GOOGLE_ISSUER", default: value(google.issuer), "Google's issuer"),
+            Variable("MEND_GOOGLE_JWKS_URL", default: value(google.jwksURI.absoluteString), "Google's key set"),
+            Variable(
+                "MEND_GOOGLE_SERVER_CLIENT_ID", default: "none",
+                "the server's Google web client: with it, the `serverAuthCode` of a native Google sign-in "
+                    + "(`authorization_code`) is exchanged and its refresh token kept, so that account deletion "
+                    + "revokes at Google; its id is accepted as an audience"),
+            Variable(
+                "MEND_GOOGLE_SERVER_CLIENT_SECRET", default: "none",
+                "that web client's secret (with `MEND_GOOGLE_SERVER_CLIENT_ID`)"),
+            Variable(
+                "MEND_GOOGLE_TOKEN_URL", default: value(googleServer.tokenEndpoint.absoluteString),
+                "Google's token endpoint"),
+            Variable(
+                "MEND_GOOGLE_REVOCATION_URL", default: value(googleServer.revocationEndpoint.absoluteString),
+                "Google's revocation endpoint"),
+            Variable(
+                "MEND_LIMITED_LOGIN", default: value(false), "`true`: accept Limited Login id_tokens for `MEND_APP_ID`"),
+            Variable("MEND_LIMITED_LOGIN_ISSUER", default: value(limitedLogin.issuer), "Limited Login's issuer"),
+            Variable(
+                "MEND_LIMITED_LOGIN_JWKS_URL", default: value(limitedLogin.jwksURI.absoluteString),
+                "Limited Login's key set"),
+            Variable(
+                "MEND_LOG_LEVEL", default: value("info"),
+                "`trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical` (read by `mend-server`)"),
+        ]
+    }()
+
+    /// ``environmentVariables`` as `docs/server.md`'s Markdown table (`markdown`), or as `mend-server env` prints
+    /// them: one line each, the name padded, then the meaning and the default.
+    public static func environmentTable(markdown: Bool) -> String {
+        var lines: [String] = []
+        if markdown { lines = ["| variable | default | meaning |", "|---|---|---|"] }
+        for variable in environmentVariables {
+            if markdown {
+                let names = (["`\(variable.name)`"] + variable.aliases.map { "(or `\($0)`)" }).joined(separator: " ")
+                let meaning = variable.meaning.replacingOccurrences(of: "|", with: "\\|")
+                let defaultValue = variable.defaultValue.replacingOccurrences(of: "|", with: "\\|")
+                lines.append("| \(names) | \(defaultValue) | \(meaning) |")
+            } else {
+                let names = ([variable.name] + variable.aliases).joined(separator: ", ")
+                let plain = { (text: String) in text.replacingOccurrences(of: "`", with: "") }
+                let padded = names.count < 30 ? names.padding(toLength: 30, withPad: " ", startingAt: 0) : names + " "
+                lines.append("\(padded) \(plain(variable.meaning)) (default: \(plain(variable.defaultValue)))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// Reads the configuration from `environment` (by default the process's), over the JSON file that
     /// `MEND_CONFIG_FILE` names, if any.
@@ -142,68 +263,69 @@ extension ServerConfiguration {
             return url
         }
 
-        guard let appID = value("MEND_APP_ID") else { throw ConfigurationError("MEND_APP_ID is required") }
-        var secret = value("MEND_APP_SECRET")
-        if secret == nil, let path = value("MEND_APP_SECRET_FILE") {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigurationError("MEND_APP_SECRET_FILE: cannot read \(path)")
+        self.init()
+        if let appID = value("MEND_APP_ID") {
+            var secret = value("MEND_APP_SECRET")
+            if secret == nil, let path = value("MEND_APP_SECRET_FILE") {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ConfigurationError("MEND_APP_SECRET_FILE: cannot read \(path)")
+                }
+                secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
-            secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let secret, !secret.isEmpty else {
+                throw ConfigurationError("MEND_APP_SECRET (or MEND_APP_SECRET_FILE) is required with MEND_APP_ID")
+            }
+            var facebook = FacebookApp(appID: appID, appSecret: Secret(secret))
+            if let graphURL = try url("MEND_GRAPH_URL") { facebook.graphURL = graphURL }
+            if let version = value("MEND_GRAPH_VERSION") { facebook.graphVersion = version }
+            if let scopes = list("MEND_REQUIRED_SCOPES") { facebook.requiredScopes = scopes.filter { !$0.isEmpty } }
+            if let exchange = try flag("MEND_LONG_LIVED_EXCHANGE") { facebook.exchangesForLongLivedToken = exchange }
+            if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL") { facebook.validityCheckInterval = interval }
+            if let age = try duration("MEND_PROFILE_MAX_AGE") { facebook.profileMaxAge = age }
+            if let age = try duration("MEND_SIGNED_REQUEST_MAX_AGE") { facebook.signedRequestMaxAge = age }
+            providers.facebook = facebook
+        } else if value("MEND_APP_SECRET") != nil || value("MEND_APP_SECRET_FILE") != nil {
+            throw ConfigurationError("MEND_APP_SECRET is set without MEND_APP_ID: the Facebook app needs both")
         }
-        guard let secret, !secret.isEmpty else {
-            throw ConfigurationError("MEND_APP_SECRET (or MEND_APP_SECRET_FILE) is required")
-        }
-        self.init(appID: appID, appSecret: Secret(secret))
-        if let host = value("MEND_HOST") { self.host = host }
+        if let host = value("MEND_HOST") { listening.host = host }
         if let port = try integer("MEND_PORT") {
             guard port <= 65535 else { throw ConfigurationError("MEND_PORT must be 0…65535") }
-            self.port = port
+            listening.port = port
         }
-        if let graphURL = try url("MEND_GRAPH_URL") { self.graphURL = graphURL }
-        if let version = value("MEND_GRAPH_VERSION") { self.graphVersion = version }
-        if let scopes = list("MEND_REQUIRED_SCOPES") { self.requiredScopes = scopes.filter { !$0.isEmpty } }
-        if let uris = list("MEND_REDIRECT_URIS") { self.allowedRedirectURIs = uris.filter { !$0.isEmpty } }
+        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { listening.trustedProxyCount = trusts ? 1 : 0 }
+        if let proxies = try integer("MEND_TRUSTED_PROXIES") { listening.trustedProxyCount = proxies }
+        if let publicURL = try url("MEND_PUBLIC_URL") { listening.publicURL = publicURL }
+        if let size = try integer("MEND_MAX_BODY_SIZE") { listening.maximumBodySize = max(1024, size) }
         if let database = value("DATABASE_URL") ?? value("MEND_DATABASE_URL") {
             _ = try DatabaseLocation.parse(database)
-            self.databaseURL = database
+            storage.databaseURL = database
         }
-        if let keys = value("MEND_SIGNING_KEYS") { self.signingKeys = try SigningKeyConfiguration.parse(list: keys) }
-        if let issuer = value("MEND_ISSUER") { self.issuer = issuer }
-        if let audience = value("MEND_AUDIENCE") { self.audience = audience }
-        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { self.accessTokenLifetime = ttl }
-        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { self.refreshTokenLifetime = ttl }
-        if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { self.refreshReuseGrace = grace }
-        if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") { self.returnsProviderToken = returns }
-        if let exchange = try flag("MEND_LONG_LIVED_EXCHANGE") { self.exchangesForLongLivedToken = exchange }
-        if let rule = value("MEND_RATE_LIMIT_LOGIN_IP") { rateLimits.loginPerAddress = try RateLimitRule.parse(rule) }
-        if let rule = value("MEND_RATE_LIMIT_LOGIN_USER") { rateLimits.loginPerUser = try RateLimitRule.parse(rule) }
-        if let rule = value("MEND_RATE_LIMIT_REFRESH_IP") {
-            rateLimits.refreshPerAddress = try RateLimitRule.parse(rule)
-        }
-        if let rule = value("MEND_RATE_LIMIT_REFRESH_USER") {
-            rateLimits.refreshPerUser = try RateLimitRule.parse(rule)
-        }
-        if let requires = try flag("MEND_REQUIRE_PKCE") { self.requiresPKCE = requires }
-        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { self.trustedProxyCount = trusts ? 1 : 0 }
-        if let proxies = try integer("MEND_TRUSTED_PROXIES") {
-            guard proxies >= 0 else {
-                throw ConfigurationError("MEND_TRUSTED_PROXIES must be 0 or more")
-            }
-            self.trustedProxyCount = proxies
-        }
-        if let publicURL = try url("MEND_PUBLIC_URL") { self.publicURL = publicURL }
-        if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL") { self.validityCheckInterval = interval }
-        if let age = try duration("MEND_PROFILE_MAX_AGE") { self.profileMaxAge = age }
-        if let age = try duration("MEND_SIGNED_REQUEST_MAX_AGE") { self.signedRequestMaxAge = age }
-        if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { self.providerTimeout = timeout }
-        if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") { self.providerMaxAttempts = max(1, attempts) }
         if let key = value("MEND_TOKEN_ENCRYPTION_KEY") {
             guard Data(base64Encoded: key)?.count == 32 else {
                 throw ConfigurationError("MEND_TOKEN_ENCRYPTION_KEY must be 32 bytes in base64")
             }
-            self.tokenEncryptionKey = Secret(key)
+            storage.tokenEncryptionKey = Secret(key)
         }
-        if let size = try integer("MEND_MAX_BODY_SIZE") { self.maximumBodySize = max(1024, size) }
+        if let uris = list("MEND_REDIRECT_URIS") { sessions.allowedRedirectURIs = uris.filter { !$0.isEmpty } }
+        if let keys = value("MEND_SIGNING_KEYS") {
+            sessions.signingKeys = try SigningKeyConfiguration.parse(list: keys)
+        }
+        if let issuer = value("MEND_ISSUER") { sessions.issuer = issuer }
+        if let audience = value("MEND_AUDIENCE") { sessions.audience = audience }
+        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { sessions.accessTokenLifetime = ttl }
+        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { sessions.refreshTokenLifetime = ttl }
+        if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { sessions.refreshReuseGrace = grace }
+        if let requires = try flag("MEND_REQUIRE_PKCE") { sessions.requiresPKCE = requires }
+        for (name, limit) in [
+            ("MEND_RATE_LIMIT_LOGIN_IP", \Sessions.RateLimits.loginPerAddress),
+            ("MEND_RATE_LIMIT_LOGIN_USER", \.loginPerUser), ("MEND_RATE_LIMIT_REFRESH_IP", \.refreshPerAddress),
+            ("MEND_RATE_LIMIT_REFRESH_USER", \.refreshPerUser),
+        ] {
+            if let rule = value(name) { sessions.rateLimits[keyPath: limit] = try RateLimitRule.parse(rule) }
+        }
+        if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") { providers.returnsProviderToken = returns }
+        if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { providers.timeout = timeout }
+        if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") { providers.maxAttempts = max(1, attempts) }
         if let clients = list("MEND_APPLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
             let base = IDTokenIssuer.apple(clientIDs: clients)
             let issuer = value("MEND_APPLE_ISSUER") ?? base.issuer
@@ -220,7 +342,7 @@ extension ServerConfiguration {
                     teamID: teamID, keyID: keyID, privateKeyPEM: Secret(String(decoding: data, as: UTF8.self)),
                     issuer: issuer)
             }
-            idTokenIssuers.append(
+            providers.idTokenIssuers.append(
                 .apple(
                     clientIDs: clients, issuer: issuer, jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI,
                     credentials: credentials))
@@ -238,14 +360,17 @@ extension ServerConfiguration {
                     tokenEndpoint: try url("MEND_GOOGLE_TOKEN_URL") ?? defaults.tokenEndpoint,
                     revocationEndpoint: try url("MEND_GOOGLE_REVOCATION_URL") ?? defaults.revocationEndpoint)
             }
-            idTokenIssuers.append(
+            providers.idTokenIssuers.append(
                 .google(
                     clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER") ?? base.issuer,
                     jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI, serverClient: serverClient))
         }
         if try flag("MEND_LIMITED_LOGIN") == true {
+            guard let appID = providers.facebook?.appID else {
+                throw ConfigurationError("MEND_LIMITED_LOGIN needs MEND_APP_ID: Limited Login's tokens name the app")
+            }
             let base = IDTokenIssuer.limitedLogin(appID: appID)
-            idTokenIssuers.append(
+            providers.idTokenIssuers.append(
                 .limitedLogin(
                     appID: appID, issuer: value("MEND_LIMITED_LOGIN_ISSUER") ?? base.issuer,
                     jwksURI: try url("MEND_LIMITED_LOGIN_JWKS_URL") ?? base.jwksURI))
@@ -255,17 +380,24 @@ extension ServerConfiguration {
 
     /// Checks the values that have to make sense together.
     public func validate() throws(ConfigurationError) {
-        guard !appID.isEmpty else { throw ConfigurationError("MEND_APP_ID is required") }
-        guard !appSecret.value.isEmpty else { throw ConfigurationError("MEND_APP_SECRET is required") }
-        guard !allowedRedirectURIs.isEmpty else {
+        if let facebook = providers.facebook {
+            guard !facebook.appID.isEmpty else { throw ConfigurationError("MEND_APP_ID is required") }
+            guard !facebook.appSecret.value.isEmpty else { throw ConfigurationError("MEND_APP_SECRET is required") }
+        }
+        guard !providers.names.isEmpty else {
+            throw ConfigurationError(
+                "MEND_APP_ID is required, or another provider (MEND_APPLE_CLIENT_IDS, MEND_GOOGLE_CLIENT_IDS): "
+                    + "no provider is configured")
+        }
+        guard !sessions.allowedRedirectURIs.isEmpty else {
             throw ConfigurationError("MEND_REDIRECT_URIS is required: the redirect URIs your apps log in with")
         }
-        guard accessTokenLifetime > .zero, refreshTokenLifetime > accessTokenLifetime else {
+        guard sessions.accessTokenLifetime > .zero, sessions.refreshTokenLifetime > sessions.accessTokenLifetime else {
             throw ConfigurationError("MEND_REFRESH_TOKEN_TTL must be longer than MEND_ACCESS_TOKEN_TTL (> 0)")
         }
-        _ = try DatabaseLocation.parse(databaseURL)
+        _ = try DatabaseLocation.parse(storage.databaseURL)
         var names = Set<String>()
-        for issuer in idTokenIssuers {
+        for issuer in providers.idTokenIssuers {
             guard !issuer.clientIDs.isEmpty, names.insert(issuer.name).inserted else {
                 throw ConfigurationError("id_token issuer \(issuer.name): named twice, or without client ids")
             }
@@ -274,7 +406,7 @@ extension ServerConfiguration {
             }
         }
         names.insert("facebook")
-        for provider in codeLoginProviders {
+        for provider in providers.codeLogin {
             guard (1...32).contains(provider.name.utf8.count),
                 provider.name.utf8.allSatisfy({
                     (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)

@@ -10,7 +10,7 @@ public import MendHTTP
 /// mend-server has one for Facebook (the configured app: the code exchange with the app secret, `debug_token`, the
 /// long-lived token, the profile and the permissions), one for each configured ``IDTokenIssuer`` (Google, Apple, any
 /// OpenID Connect provider: its ``ProviderTokenKeeper`` exchanges and revokes, the answer's id_token says who logged
-/// in), and those an app adds in ``ServerConfiguration/codeLoginProviders``: one more conforming type, for instance a
+/// in), and those an app adds in ``ServerConfiguration/Providers/codeLogin``: one more conforming type, for instance a
 /// provider without id_tokens that names its user at a userinfo endpoint. Adding one changes no other provider's code.
 ///
 /// What the server does around the two steps is the same for every provider: each code is claimed once (a replay is

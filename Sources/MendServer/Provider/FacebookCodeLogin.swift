@@ -9,8 +9,6 @@ import MendGraphAPI
 /// kept on the user, where the validity check, the profile refresh and the deauthorize callback find it.
 struct FacebookCodeLogin: CodeLoginProvider {
     let gateway: ProviderGateway
-    let requiredScopes: [String]
-    let exchangesForLongLivedToken: Bool
 
     var name: String { "facebook" }
 
@@ -27,7 +25,7 @@ struct FacebookCodeLogin: CodeLoginProvider {
         }
         let inspection = try await context.call("debug_token") { try await gateway.inspect(shortLived) }
         let accepted: (userID: String, scopes: [String])
-        switch inspection.verdict(appID: gateway.appID, requiredScopes: requiredScopes) {
+        switch inspection.verdict(appID: gateway.appID, requiredScopes: gateway.app.requiredScopes) {
         case .success(let verdict):
             accepted = verdict
         case .failure(let error):
@@ -40,7 +38,7 @@ struct FacebookCodeLogin: CodeLoginProvider {
             throw ServerFailure.upstream(error, operation: "debug_token")
         }
         var token = ProviderToken(value: shortLived, expiresIn: grant.expiresIn)
-        if exchangesForLongLivedToken {
+        if gateway.app.exchangesForLongLivedToken {
             token = try await context.call("long-lived exchange") { try await gateway.exchangeForLongLived(shortLived) }
         }
         let value = token.value

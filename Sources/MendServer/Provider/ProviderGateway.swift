@@ -13,23 +13,23 @@ import MendLogin
 /// The code exchange is never retried (a code is single-use: a retry after a lost answer would be a replay);
 /// idempotent reads are retried on transient errors within the client's budget.
 struct ProviderGateway: Sendable {
-    let appID: String
-    let appSecret: Secret
+    /// The Facebook app these calls are made for.
+    let app: FacebookApp
+    var appID: String { app.appID }
+    var appSecret: Secret { app.appSecret }
     private let exchangeClient: GraphClient
     private let readClient: GraphClient
 
-    init(configuration: ServerConfiguration, transport: any HTTPTransport) {
-        self.appID = configuration.appID
-        self.appSecret = configuration.appSecret
-        let secret = configuration.appSecret
+    init(app: FacebookApp, providers: ServerConfiguration.Providers, clock: PipelineClock, transport: any HTTPTransport)
+    {
+        self.app = app
+        let secret = app.appSecret
         let proof: @Sendable (String) -> String = { token in AppSecretProof.make(token: token, secret: secret) }
         let retries = RetryPolicy(
-            maximumAttempts: configuration.providerMaxAttempts,
-            backoff: Backoff(base: configuration.providerRetryBase, cap: .seconds(5)),
+            maximumAttempts: providers.maxAttempts, backoff: Backoff(base: providers.retryBase, cap: .seconds(5)),
             maximumHintedWait: .seconds(5))
         let graph = GraphClient.Configuration(
-            graphURL: configuration.graphURL, version: configuration.graphVersion, appID: configuration.appID,
-            appSecretProof: proof, clock: configuration.clock)
+            graphURL: app.graphURL, version: app.graphVersion, appID: app.appID, appSecretProof: proof, clock: clock)
         // Code exchanges are never retried (a code is single-use); reads retry transient failures.
         self.exchangeClient = GraphClient(
             transport: transport, configuration: graph, steps: .graph(for: graph, credentials: nil, retryPolicy: .never)

@@ -169,14 +169,14 @@ extension RequestSchema {
                 Field(
                     name: "code_verifier",
                     kind: .string(StringRule(minLength: 43, maxLength: 128, pattern: "^[A-Za-z0-9._~-]+$")),
-                    required: configuration.requiresPKCE,
+                    required: configuration.sessions.requiresPKCE,
                     description: "The PKCE verifier of the login (RFC 7636: 43–128 of A-Z a-z 0-9 - . _ ~)."),
                 Field(
                     name: "redirect_uri",
                     kind: .string(
                         StringRule(
                             maxLength: 2048,
-                            pattern: RedirectURIPolicy.pattern(allowed: configuration.allowedRedirectURIs))),
+                            pattern: RedirectURIPolicy.pattern(allowed: configuration.sessions.allowedRedirectURIs))),
                     required: true,
                     description: "The redirect URI the code was issued for: one of the server's allowed URIs."),
                 Field(
@@ -188,18 +188,19 @@ extension RequestSchema {
             ], encodings: [.json])
     }
 
-    /// `facebook`, the configured issuers with a token keeper (which may take code logins), and the app's own
-    /// ``ServerConfiguration/codeLoginProviders``.
+    /// `facebook` (with a Facebook app), the configured issuers with a token keeper (which may take code logins), and
+    /// the app's own ``ServerConfiguration/Providers/codeLogin``.
     static func codeLoginProviders(_ configuration: ServerConfiguration) -> [String] {
-        ["facebook"]
-            + configuration.idTokenIssuers.filter { $0.tokenKeeper != nil }.map(\.name).filter { $0 != "facebook" }
-            + configuration.codeLoginProviders.map(\.name)
+        let providers = configuration.providers
+        let keepers = providers.idTokenIssuers.filter { $0.tokenKeeper != nil }.map(\.name)
+        return (providers.facebook == nil ? [] : ["facebook"]) + keepers.filter { $0 != "facebook" }
+            + providers.codeLogin.map(\.name)
     }
 
     /// `POST /v1/login/id_token`. `provider` is one of the configured issuers' names (any lowercase name when none
     /// is configured: every request is then refused with 400, which says so).
     static func idTokenLogin(_ configuration: ServerConfiguration) -> RequestSchema {
-        let names = configuration.idTokenIssuers.map(\.name)
+        let names = configuration.providers.idTokenIssuers.map(\.name)
         return RequestSchema(
             name: "IDTokenLoginRequest",
             fields: [

@@ -8,7 +8,7 @@ import NIOCore
 enum ServerRoutes {
     @available(macOS 14, iOS 17, tvOS 17, *)
     static func register(on router: Router<ServerRequestContext>, backend: LoginBackend) {
-        let limit = backend.configuration.maximumBodySize
+        let limit = backend.configuration.listening.maximumBodySize
         let openAPI = ByteBuffer(string: OpenAPIDocument.make(configuration: backend.configuration).jsonText())
         let jwks = ByteBuffer(string: backend.jwks.jsonText())
 
@@ -121,7 +121,7 @@ enum ServerRoutes {
     /// The client's address: behind `trustedProxyCount` proxies, the `X-Forwarded-For` entry that many places from
     /// the right (the entries further left are the client's own words); else, or with fewer entries, the peer.
     static func clientAddress(_ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend) -> String {
-        let proxies = backend.configuration.trustedProxyCount
+        let proxies = backend.configuration.listening.trustedProxyCount
         if proxies > 0 {
             let entries = request.headers[values: Self.forwardedFor]
                 .flatMap { $0.split(separator: ",") }
@@ -136,7 +136,7 @@ enum ServerRoutes {
 
     /// `MEND_PUBLIC_URL`, else the request's scheme and host.
     static func publicBaseURL(_ request: Request, _ backend: LoginBackend) -> String {
-        if let url = backend.configuration.publicURL?.absoluteString {
+        if let url = backend.configuration.listening.publicURL?.absoluteString {
             return url.hasSuffix("/") ? String(url.dropLast()) : url
         }
         let host = request.head.authority ?? "localhost"

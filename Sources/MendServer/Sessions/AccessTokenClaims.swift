@@ -3,9 +3,9 @@ import JWTKit
 
 /// The claims of a session access token (a JWT signed with EdDSA or ES256, `kid` in the header).
 struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
-    /// `iss`: the server (``ServerConfiguration/issuer``).
+    /// `iss`: the server (``ServerConfiguration/Sessions/issuer``).
     var issuer: String
-    /// `aud`: the provider app id the session belongs to.
+    /// `aud`: the sessions' audience (`MEND_AUDIENCE`; the Facebook app id without one).
     var audience: String
     /// `sub`: the app user id.
     var subject: String

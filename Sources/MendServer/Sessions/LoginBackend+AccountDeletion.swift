@@ -35,8 +35,8 @@ extension LoginBackend {
         let context = ProviderCallContext(backend: self, logger: logger)
         // The configured Facebook app's token is on the user row; every other provider's is on its identity.
         var kept: [(provider: String, token: KeptProviderToken)] = []
-        if let token = user.providerToken {
-            kept.append(("facebook", KeptProviderToken(clientID: configuration.appID, token: token)))
+        if let token = user.providerToken, let facebook {
+            kept.append(("facebook", KeptProviderToken(clientID: facebook.appID, token: token)))
         }
         for identity in identities {
             guard let token = identity.providerRefreshToken, let clientID = identity.providerClientID else { continue }

@@ -51,7 +51,7 @@ extension LoginBackend {
     func login(
         idToken body: IDTokenLoginBody, headers: HTTPFields, clientAddress: String, logger: Logger
     ) async throws -> SessionBody {
-        if let rule = configuration.rateLimits.loginPerAddress {
+        if let rule = configuration.sessions.rateLimits.loginPerAddress {
             try await enforce(
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
@@ -78,7 +78,7 @@ extension LoginBackend {
             metrics.upstreamFailure(operation: "\(issuer.name) keys", error: error.shortDescription)
             throw ServerFailure.upstream(error, operation: "\(issuer.name) key set")
         }
-        if let rule = configuration.rateLimits.loginPerUser {
+        if let rule = configuration.sessions.rateLimits.loginPerUser {
             try await enforce(rule, key: Self.userRateKey(issuer.name, claims.subject), scope: "login per user")
         }
         // The same token twice is a replay (the nonce is the app's, and an app asks for one token per nonce).

@@ -11,7 +11,7 @@ extension LoginBackend {
     /// in; then the user is stored and a session opened, the same for every provider (see ``CodeLoginProvider``).
     func login(_ body: LoginRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         try validate(body)
-        if let rule = configuration.rateLimits.loginPerAddress {
+        if let rule = configuration.sessions.rateLimits.loginPerAddress {
             try await enforce(
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
@@ -53,13 +53,16 @@ extension LoginBackend {
     /// the same session as a code login. A token issued to another app is refused (401), so a token from another
     /// app's login cannot open a session here.
     func login(providerToken: String, clientAddress: String, logger: Logger) async throws -> SessionBody {
-        if let rule = configuration.rateLimits.loginPerAddress {
+        if let rule = configuration.sessions.rateLimits.loginPerAddress {
             try await enforce(
                 rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
         }
-        guard let facebook = providers["facebook"] else { throw ServerFailure.internalFailure("no Facebook provider") }
+        guard let app = facebook?.app, let facebook = providers["facebook"] else {
+            throw ServerFailure.badRequest(
+                "No Facebook app is configured here (MEND_APP_ID): it takes no provider token.")
+        }
         return try await completeLogin(
-            grant: ProviderGrant(clientID: configuration.appID, accessToken: providerToken), provider: facebook,
+            grant: ProviderGrant(clientID: app.appID, accessToken: providerToken), provider: facebook,
             codeHash: nil, context: ProviderCallContext(backend: self, logger: logger))
     }
 
@@ -75,7 +78,7 @@ extension LoginBackend {
             let identity = try await upstream("\(provider.name) login", logger: logger) {
                 try await provider.identify(grant, context: context)
             }
-            if let rule = configuration.rateLimits.loginPerUser {
+            if let rule = configuration.sessions.rateLimits.loginPerUser {
                 try await enforce(rule, key: Self.userRateKey(provider.name, identity.subject), scope: "login per user")
             }
             guard provider is FacebookCodeLogin, let kept = identity.kept else {
@@ -96,7 +99,7 @@ extension LoginBackend {
             if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
             metrics.login(outcome: "success")
             logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
-            return sessionBody(session, providerToken: configuration.returnsProviderToken ? kept.token : nil)
+            return sessionBody(session, providerToken: configuration.providers.returnsProviderToken ? kept.token : nil)
         } catch {
             metrics.login(outcome: "rejected")
             throw error
@@ -129,10 +132,10 @@ extension LoginBackend {
         guard !body.code.isEmpty, body.code.utf8.count <= 4096 else {
             throw ServerFailure.badRequest("code is missing or too long.")
         }
-        guard RedirectURIPolicy.allows(body.redirectURI, allowed: configuration.allowedRedirectURIs) else {
+        guard RedirectURIPolicy.allows(body.redirectURI, allowed: configuration.sessions.allowedRedirectURIs) else {
             throw ServerFailure.badRequest("redirect_uri is not one of the server's allowed redirect URIs.")
         }
-        guard body.codeVerifier != nil || !configuration.requiresPKCE else {
+        guard body.codeVerifier != nil || !configuration.sessions.requiresPKCE else {
             throw ServerFailure.badRequest(
                 "code_verifier is required: log in with PKCE (RFC 7636, S256). A server for confidential clients only "
                     + "can allow logins without it (MEND_REQUIRE_PKCE=false).")

@@ -5,18 +5,18 @@ import MendGraphAPI
 
 extension LoginBackend {
     /// `GET /v1/me`: the stored profile, refreshed from the provider (with `appsecret_proof`) when it is older than
-    /// ``ServerConfiguration/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
+    /// ``FacebookApp/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
     /// ends the user's sessions and answers the provider's error.
     func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
         let claims = try await authenticate(headers)
         guard var user = try await store.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
-        guard now - user.profileRefreshedAt >= Int64(configuration.profileMaxAge.seconds),
+        guard let facebook, now - user.profileRefreshedAt >= Int64(facebook.app.profileMaxAge.seconds),
             let token = user.providerToken
         else { return UserBody(user) }
         do {
-            let profile = try await provider.profile(token)
+            let profile = try await facebook.profile(token)
             try await store.updateProfile(
                 userID: user.id, name: profile.name, email: profile.email, picture: profile.picture, now: now)
             user.name = profile.name

@@ -30,9 +30,9 @@ struct RefreshState: Sendable {
 }
 
 extension LoginBackend {
-    var accessLifetime: Int64 { Int64(configuration.accessTokenLifetime.seconds) }
-    var refreshLifetime: Int64 { Int64(configuration.refreshTokenLifetime.seconds) }
-    var refreshGrace: Int64 { Int64(configuration.refreshReuseGrace.seconds) }
+    var accessLifetime: Int64 { Int64(configuration.sessions.accessTokenLifetime.seconds) }
+    var refreshLifetime: Int64 { Int64(configuration.sessions.refreshTokenLifetime.seconds) }
+    var refreshGrace: Int64 { Int64(configuration.sessions.refreshReuseGrace.seconds) }
 
     /// Opens a session (a new refresh-token family) for `user`.
     func openSession(for user: UserRecord) async throws -> IssuedSession {
@@ -61,7 +61,7 @@ extension LoginBackend {
         let current = now
         return try await signer.sign(
             AccessTokenClaims(
-                issuer: configuration.issuer, audience: configuration.accessTokenAudience, subject: user.id,
+                issuer: configuration.sessions.issuer, audience: configuration.accessTokenAudience, subject: user.id,
                 sessionID: session.id,
                 scope: session.scopes.joined(separator: " "), issuedAt: current, expiresAt: current + accessLifetime,
                 tokenID: OpaqueToken.make(bytes: 12)))
@@ -76,7 +76,7 @@ extension LoginBackend {
     /// `POST /v1/session/refresh`: rotate the refresh token, or — for a token rotated within the grace window whose
     /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
-        if let rule = configuration.rateLimits.refreshPerAddress {
+        if let rule = configuration.sessions.rateLimits.refreshPerAddress {
             try await enforce(
                 rule, key: "refresh:ip:\(RateLimiter.addressKey(clientAddress))", scope: "refresh per address")
         }
@@ -156,7 +156,7 @@ extension LoginBackend {
 
     /// The session's user, counted against the per-user refresh limit.
     private func refreshingUser(of session: SessionRecord) async throws -> UserRecord {
-        if let rule = configuration.rateLimits.refreshPerUser {
+        if let rule = configuration.sessions.rateLimits.refreshPerUser {
             try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
         }
         guard let user = try await store.user(id: session.userID) else {
@@ -325,8 +325,8 @@ extension LoginBackend {
             }
         }
         guard body.revokeProviderPermissions == true, let user = try await store.user(id: userID) else { return }
-        if let token = user.providerToken {
-            try await upstream("revoke permissions", logger: logger) { try await provider.revokePermissions(token) }
+        if let token = user.providerToken, let facebook {
+            try await upstream("revoke permissions", logger: logger) { try await facebook.revokePermissions(token) }
         }
         try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
         let reason = SessionEndReason.permissionsRevoked

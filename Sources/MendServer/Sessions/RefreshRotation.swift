@@ -31,7 +31,7 @@ enum RefreshRotation {
     ///   - successor: The row of the token that replaced it (`token.replacedBy`), if it was rotated.
     ///   - session: The token's session.
     ///   - now: Unix seconds.
-    ///   - graceSeconds: ``ServerConfiguration/refreshReuseGrace``.
+    ///   - graceSeconds: ``ServerConfiguration/Sessions/refreshReuseGrace``.
     static func decide(
         token: RefreshTokenRecord?, successor: RefreshTokenRecord?, session: SessionRecord?, now: Int64,
         graceSeconds: Int64

@@ -105,8 +105,8 @@ struct TestStack: Sendable {
             try await database.withURL { url in
                 let clock = OffsetClock()
                 var configuration = ServerConfiguration.forEmulator(emulator)
-                configuration.databaseURL = url
-                configuration.rateLimits = .unlimited
+                configuration.storage.databaseURL = url
+                configuration.sessions.rateLimits = .unlimited
                 configuration.clock = clock.pipeline()
                 await configuration.useAppleCredentials(of: emulator)
                 configure(&configuration)
@@ -262,9 +262,9 @@ func withTwoPostgresInstances(
         try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
             let clock = OffsetClock()
             var configuration = ServerConfiguration.forEmulator(emulator)
-            configuration.databaseURL = url
-            configuration.rateLimits = .unlimited
-            configuration.signingKeys = [.generate(keyID: "shared")]
+            configuration.storage.databaseURL = url
+            configuration.sessions.rateLimits = .unlimited
+            configuration.sessions.signingKeys = [.generate(keyID: "shared")]
             configuration.clock = clock.pipeline()
             configure(&configuration)
             try await withMendServer(configuration: configuration) { first in
