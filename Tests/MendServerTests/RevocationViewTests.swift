@@ -144,8 +144,8 @@ struct RevocationFeedTests {
     /// Waits until the instance's view is current (its feed listened, read the log and got a heartbeat back).
     func waitUntilCurrent(_ server: RunningMendServer) async throws {
         for _ in 0..<500 {
-            if case .until = server.backend.revocations.freshness,
-                server.backend.revocations.status(of: "ses_probe") == .active
+            if case .until = server.backend.sessions.revocations.freshness,
+                server.backend.sessions.revocations.status(of: "ses_probe") == .active
             {
                 return
             }
@@ -219,15 +219,15 @@ struct RevocationFeedTests {
             #expect(refusal.isSession(.Session.loggedOut))
             // A view that is not current answers nothing: the check reads the database (whatever the feed did
             // meanwhile, this check comes right after the view was marked stale).
-            second.backend.revocations.markStale()
+            second.backend.sessions.revocations.markStale()
             await #expect(throws: ServerFailure.self) {
-                _ = try await second.backend.authenticate([.authorization: "Bearer \(access)"])
+                _ = try await second.backend.sessions.authenticate([.authorization: "Bearer \(access)"])
             }
             #expect(sessionChecks(second, source: "database") > 0)
             // The feed reconnects and its catch-up read brings the revocation it missed into the view.
             try await waitUntilCurrent(second)
             let sessionID = try #require(session["session_id"]?.stringValue)
-            guard case .ended(let ending) = second.backend.revocations.status(of: sessionID) else {
+            guard case .ended(let ending) = second.backend.sessions.revocations.status(of: sessionID) else {
                 Issue.record("the catch-up read did not bring the missed revocation")
                 return
             }

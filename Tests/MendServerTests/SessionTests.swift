@@ -182,7 +182,8 @@ import Testing
             }
             // A token that is not valid: session/2 (refresh, never sign out).
             let foreign = try await SessionSigner(
-                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                configuration: [.generate(keyID: stack.server.backend.sessions.signer.signingKeyID)],
+                issuer: "mend-server",
                 audience: stack.server.backend.configuration.providers.facebook!.appID
             ).sign(
                 AccessTokenClaims(
@@ -369,7 +370,8 @@ import Testing
         try await TestStack.run { stack in
             let session = try await stack.login()
             let foreign = try await SessionSigner(
-                configuration: [.generate(keyID: stack.server.backend.signer.signingKeyID)], issuer: "mend-server",
+                configuration: [.generate(keyID: stack.server.backend.sessions.signer.signingKeyID)],
+                issuer: "mend-server",
                 audience: stack.server.backend.configuration.providers.facebook!.appID
             ).sign(
                 AccessTokenClaims(

@@ -120,7 +120,7 @@ import Testing
         ])
     func releaseRule(_ code: MendError.Code, _ released: Bool) {
         let error = MendError(code: code, developerMessage: "", catalog: .server)
-        #expect(LoginBackend.exchangeCertainlyUnused(error) == released, "\(code)")
+        #expect(ProviderLogins.exchangeCertainlyUnused(error) == released, "\(code)")
     }
 
     @Test func aRealBadCodeIsTheProvidersOther() async throws {

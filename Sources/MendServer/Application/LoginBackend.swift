@@ -5,67 +5,48 @@ public import MendHTTP
 import MendHTTPAsyncHTTPClient
 import PostgresKit
 
-/// The state behind `mend-server`'s routes: configuration, database, provider gateway, session signer, rate
-/// limiter and metrics. `buildApplication(configuration:logger:onServerRunning:)` opens one; open it yourself
-/// with ``open(configuration:logger:metrics:transport:)`` to keep a reference (run the validity check, read
-/// metrics) and build the application with ``buildApplication(backend:onServerRunning:)``.
+/// The state behind `mend-server`'s routes, in parts: the sessions (their tokens, refresh, the bearer check,
+/// logout, revocation), the logins (code, provider-token and id_token), and the backend itself for what concerns the
+/// user's account at the provider (account deletion, the `signed_request` callbacks, the profile refresh, the
+/// validity check); they share one context (configuration, store, metrics, redactor, rate limits). `buildApplication(configuration:logger:onServerRunning:)` opens one; open it
+/// yourself with ``open(configuration:logger:metrics:transport:)`` to keep a reference (run the validity check,
+/// read metrics) and build the application with ``buildApplication(backend:onServerRunning:)``.
 ///
 /// It owns the database connection: ``close()`` it when the application has stopped (the application's own
 /// service does so on graceful shutdown).
-public final class LoginBackend: Sendable {
+public final class LoginBackend: BackendPart {
     /// The configuration the backend was opened with.
-    public let configuration: ServerConfiguration
+    public var configuration: ServerConfiguration { context.configuration }
     /// The server's metrics.
-    public let metrics: ServerMetrics
+    public var metrics: ServerMetrics { context.metrics }
     /// The logger of background work (requests log through their own, with the request id).
     public let logger: Logger
 
+    let context: BackendContext
     let database: ServerDatabase
-    let store: ServerStore
-    /// The Graph API calls of the configured Facebook app (`nil` without one): its logins, the validity check, the
-    /// profile refresh, the revocation of its permissions.
-    let facebook: ProviderGateway?
-    /// Every provider `POST /v1/login/code` logs in with and `DELETE /v1/me` revokes at, by name: Facebook, the
-    /// configured issuers and the app's own ``ServerConfiguration/Providers/codeLogin``.
-    let providers: [String: any CodeLoginProvider]
-    /// How providers are called (the configured timeout).
-    var providerTransport: any HTTPTransport { idTokenValidators.transport }
-    /// The validators of `POST /v1/login/id_token`, by provider name.
-    let idTokenValidators: IDTokenValidators
-    let signer: SessionSigner
-    /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
-    let revocations: RevocationView
-    /// Keeps ``revocations`` current (its task runs until ``close()``).
+    /// The sessions: opening, refresh, the bearer check, logout, revocation.
+    let sessions: SessionAuthority
+    /// The logins that open sessions.
+    let logins: ProviderLogins
+    /// Keeps the sessions' revocation view current (its task runs until ``close()``).
     let revocationFeed: RevocationFeed
     private let revocationFeedTask: Task<Void, Never>
-    let rateLimiter = RateLimiter()
-    /// Redacts the app secret (and the usual token shapes) from anything logged.
-    let redactor: Redactor
+
+    /// The Graph API calls of the configured Facebook app (`nil` without one): its logins, the validity check, the
+    /// profile refresh, the revocation of its permissions.
+    var facebook: ProviderGateway? { logins.facebook }
 
     private init(
-        configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger, database: ServerDatabase,
-        store: ServerStore, revocationFeed: RevocationFeed, facebook: ProviderGateway?,
-        idTokenValidators: IDTokenValidators, signer: SessionSigner
+        context: BackendContext, logger: Logger, database: ServerDatabase, revocationFeed: RevocationFeed,
+        sessions: SessionAuthority, logins: ProviderLogins
     ) {
-        var providers: [String: any CodeLoginProvider] = [:]
-        for (name, entry) in idTokenValidators.byName {
-            providers[name] = IssuerCodeLogin(issuer: entry.issuer, validator: entry.validator)
-        }
-        for custom in configuration.providers.codeLogin { providers[custom.name] = custom }
-        if let facebook { providers["facebook"] = FacebookCodeLogin(gateway: facebook) }
-        self.providers = providers
-        self.configuration = configuration
-        self.metrics = metrics
+        self.context = context
         self.logger = logger
         self.database = database
-        self.store = store
-        self.revocations = store.revocations
+        self.sessions = sessions
+        self.logins = logins
         self.revocationFeed = revocationFeed
         self.revocationFeedTask = Task { await revocationFeed.run() }
-        self.facebook = facebook
-        self.idTokenValidators = idTokenValidators
-        self.signer = signer
-        self.redactor = Redactor.standard.adding(secrets: facebook.map { [$0.appSecret.value] } ?? [])
     }
 
     /// How long the revocation view keeps an ending: the access-token lifetime plus five minutes of clock skew.
@@ -131,9 +112,16 @@ public final class LoginBackend: Sendable {
                 now: { Int64(now().timeIntervalSince1970) })
             // SQLite: the view is current from the start, so it must hold the log before the first request.
             if source.isInProcess { try await feed.catchUp(full: true) }
+            let context = BackendContext(
+                configuration: configuration, store: store, metrics: metrics,
+                redactor: Redactor.standard.adding(
+                    secrets: configuration.providers.facebook.map { [$0.appSecret.value] } ?? []),
+                databaseKind: database.kind)
+            let sessions = SessionAuthority(context: context, signer: signer, revocations: view)
             return LoginBackend(
-                configuration: configuration, metrics: metrics, logger: logger, database: database, store: store,
-                revocationFeed: feed, facebook: facebook, idTokenValidators: validators, signer: signer)
+                context: context, logger: logger, database: database, revocationFeed: feed, sessions: sessions,
+                logins: ProviderLogins(
+                    context: context, sessions: sessions, idTokenValidators: validators, facebook: facebook))
         } catch {
             await database.close()
             throw error
@@ -147,11 +135,8 @@ public final class LoginBackend: Sendable {
         await database.close()
     }
 
-    /// The current time, as unix seconds.
-    var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
-
     /// The public keys of the session signing keys (`GET /.well-known/jwks.json`).
-    public var jwks: JSONValue { signer.jwks }
+    public var jwks: JSONValue { sessions.signer.jwks }
 
     /// Whether the database answers (readiness).
     public func isReady() async -> Bool { await database.ping() }

@@ -73,7 +73,7 @@ extension LoginBackend {
                 }
             }
         }
-        try? await store.purge(now: now, revocationRetention: revocations.retention)
+        try? await store.purge(now: now, revocationRetention: sessions.revocations.retention)
         try? await store.purgeRateLimits(now: configuration.clock.now().timeIntervalSince1970)
         logger.info(
             "validity check done",

@@ -8,8 +8,8 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public var name: String
     /// Older or conventional names that mean the same (`MEND_DATABASE_URL` for `DATABASE_URL`).
     public var aliases: [String]
-    /// The default as an operator reads it, in Markdown: a value in backticks (`` `127.0.0.1` ``), or words
-    /// (`required`, `none`, `from the request`).
+    /// The default as an operator reads it, in Markdown: a value in backticks (for the host, `127.0.0.1` in
+    /// backticks), or words (`required`, `none`, `from the request`).
     public var defaultValue: String
     /// What it sets, in Markdown (names and values in backticks).
     public var meaning: String

@@ -9,23 +9,23 @@ extension LoginBackend {
     /// Opens `count` sessions for the user of `accessToken` (a valid session's token) and returns their access
     /// tokens: distinct sessions without as many provider logins.
     package func openSessions(count: Int, asUserOf accessToken: String) async throws -> [String] {
-        guard case .success(let claims) = signer.verify(accessToken, now: configuration.clock.now()),
+        guard case .success(let claims) = sessions.signer.verify(accessToken, now: configuration.clock.now()),
             let user = try await store.user(id: claims.subject)
         else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
         var tokens: [String] = []
         tokens.reserveCapacity(count)
-        for _ in 0..<count { tokens.append(try await openSession(for: user).accessToken) }
+        for _ in 0..<count { tokens.append(try await sessions.openSession(for: user).accessToken) }
         return tokens
     }
 
     /// While `true`, every bearer check reads the session from the database, as before the revocation view.
     package func setSessionChecksReadTheDatabase(_ on: Bool) {
-        revocations.setBypassed(on)
+        sessions.revocations.setBypassed(on)
     }
 
     /// Whether `token` is a valid access token (signature, issuer, audience, expiry): the verification alone.
     package func verifiesAccessToken(_ token: String) -> Bool {
-        if case .success = signer.verify(token, now: configuration.clock.now()) { return true }
+        if case .success = sessions.signer.verify(token, now: configuration.clock.now()) { return true }
         return false
     }
 }

@@ -136,12 +136,13 @@ public struct ProviderCallContext: Sendable {
     /// The request's logger (with its request id). Log no tokens: the server's redactor is applied by
     /// ``call(_:_:)``, not here.
     public let logger: Logger
-    let backend: LoginBackend
+    /// What the backend's parts share (the redactor, the metrics).
+    let shared: BackendContext
 
-    init(backend: LoginBackend, logger: Logger) {
-        self.backend = backend
-        self.transport = backend.providerTransport
-        self.now = backend.configuration.clock.now()
+    init(shared: BackendContext, transport: any HTTPTransport, logger: Logger) {
+        self.shared = shared
+        self.transport = transport
+        self.now = shared.configuration.clock.now()
         self.logger = logger
     }
 
@@ -152,6 +153,6 @@ public struct ProviderCallContext: Sendable {
     /// ``CodeLoginProvider/identify(_:context:)`` this way as a whole; a provider that makes several calls names
     /// each.
     public func call<T: Sendable>(_ operation: String, _ body: () async throws -> T) async throws -> T {
-        try await backend.upstream(operation, logger: logger, body)
+        try await shared.upstream(operation, logger: logger, body)
     }
 }

@@ -33,7 +33,7 @@ struct FacebookCodeLogin: CodeLoginProvider {
                 "login refused by debug_token",
                 metadata: [
                     "error": .string(error.shortDescription),
-                    "message": .string(context.backend.redactor.redact(text: error.developerMessage)),
+                    "message": .string(context.shared.redactor.redact(text: error.developerMessage)),
                 ])
             throw ServerFailure.upstream(error, operation: "debug_token")
         }

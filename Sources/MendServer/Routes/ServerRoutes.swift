@@ -21,7 +21,7 @@ enum ServerRoutes {
             let body = LoginRequestBody(
                 code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!,
                 provider: values["provider"])
-            let session = try await backend.login(
+            let session = try await backend.logins.login(
                 body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
@@ -30,21 +30,21 @@ enum ServerRoutes {
             let body = IDTokenLoginBody(
                 provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!,
                 authorizationCode: values["authorization_code"])
-            let session = try await backend.login(
+            let session = try await backend.logins.login(
                 idToken: body, headers: request.headers, clientAddress: clientAddress(request, context, backend),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginProviderToken.path), method: .post) { request, context in
             let values = try await RequestBody.read(.providerTokenLogin, from: request, limit: limit)
-            let session = try await backend.login(
+            let session = try await backend.logins.login(
                 providerToken: values["provider_token"]!, clientAddress: clientAddress(request, context, backend),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.refresh.path), method: .post) { request, context in
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
-            let session = try await backend.refresh(
+            let session = try await backend.sessions.refresh(
                 RefreshRequestBody(refreshToken: values["refresh_token"]!),
                 clientAddress: clientAddress(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
@@ -59,13 +59,13 @@ enum ServerRoutes {
         }
         router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
             let values = try await RequestBody.read(.revocation, from: request, limit: limit)
-            try await backend.revoke(
+            try await backend.sessions.revoke(
                 RevocationRequestBody(token: values["token"]!, tokenTypeHint: values["token_type_hint"]),
                 logger: context.logger)
             return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
-            try WireResponse.json(try await backend.introspect(request.headers))
+            try WireResponse.json(try await backend.sessions.introspect(request.headers))
         }
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
             try WireResponse.json(try await backend.me(request.headers, logger: context.logger))

@@ -8,7 +8,7 @@ extension LoginBackend {
     /// ``FacebookApp/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
     /// ends the user's sessions and answers the provider's error.
     func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
-        let claims = try await authenticate(headers)
+        let claims = try await sessions.authenticate(headers)
         guard var user = try await store.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
@@ -48,5 +48,22 @@ extension LoginBackend {
         logger.notice(
             "provider token invalid: sessions ended",
             metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended), "reason": .string(detail)])
+    }
+
+    /// `POST /v1/session/logout`: the session ends (``SessionAuthority/logout(_:body:logger:)``); with
+    /// `revoke_provider_permissions`, and only while the session was active and its token current, the Facebook
+    /// permissions are revoked too, which ends every session of the user.
+    func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
+        guard let userID = try await sessions.logout(headers, body: body, logger: logger),
+            body.revokeProviderPermissions == true, let user = try await store.user(id: userID)
+        else { return }
+        if let token = user.providerToken, let facebook {
+            try await upstream("revoke permissions", logger: logger) { try await facebook.revokePermissions(token) }
+        }
+        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
+        let reason = SessionEndReason.permissionsRevoked
+        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
+        logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
     }
 }

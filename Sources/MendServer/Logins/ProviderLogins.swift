@@ -6,15 +6,48 @@ import MendGraphAPI
 import MendHTTP
 import MendLogin
 
-extension LoginBackend {
+/// The logins that open a session: a code exchanged by the provider the request names (Facebook, an issuer with a
+/// token keeper, the app's own ``CodeLoginProvider``), a provider token (Facebook's device login), an id_token a
+/// native SDK handed the app; then the user, its identity and the session, the same for every provider.
+struct ProviderLogins: BackendPart {
+    let context: BackendContext
+    /// Opens the sessions.
+    let sessions: SessionAuthority
+    /// Every provider `POST /v1/login/code` logs in with and `DELETE /v1/me` revokes at, by name: Facebook, the
+    /// configured issuers and the app's own ``ServerConfiguration/Providers/codeLogin``.
+    let providers: [String: any CodeLoginProvider]
+    /// The validators of `POST /v1/login/id_token`, by provider name.
+    let idTokenValidators: IDTokenValidators
+    /// The configured Facebook app's calls (`nil` without one).
+    let facebook: ProviderGateway?
+
+    init(
+        context: BackendContext, sessions: SessionAuthority, idTokenValidators: IDTokenValidators,
+        facebook: ProviderGateway?
+    ) {
+        var providers: [String: any CodeLoginProvider] = [:]
+        for (name, entry) in idTokenValidators.byName {
+            providers[name] = IssuerCodeLogin(issuer: entry.issuer, validator: entry.validator)
+        }
+        for custom in context.configuration.providers.codeLogin { providers[custom.name] = custom }
+        if let facebook { providers["facebook"] = FacebookCodeLogin(gateway: facebook) }
+        self.providers = providers
+        self.context = context
+        self.sessions = sessions
+        self.idTokenValidators = idTokenValidators
+        self.facebook = facebook
+    }
+
+    /// What a provider is called with for one request.
+    func callContext(logger: Logger) -> ProviderCallContext {
+        ProviderCallContext(shared: context, transport: idTokenValidators.transport, logger: logger)
+    }
+
     /// `POST /v1/login/code`: the provider the body names (Facebook by default) exchanges the code and says who logged
     /// in; then the user is stored and a session opened, the same for every provider (see ``CodeLoginProvider``).
     func login(_ body: LoginRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
         try validate(body)
-        if let rule = configuration.sessions.rateLimits.loginPerAddress {
-            try await enforce(
-                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
-        }
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
         let name = body.provider ?? "facebook"
         guard let provider = providers[name] else {
             throw ServerFailure.badRequest(
@@ -22,7 +55,7 @@ extension LoginBackend {
                     + "\(RequestSchema.codeLoginProviders(configuration).joined(separator: ", ")))."
             )
         }
-        let context = ProviderCallContext(backend: self, logger: logger)
+        let context = callContext(logger: logger)
         let codeHash = OpaqueToken.hash(body.code)
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {
             throw try await replayedCode(hash: codeHash, logger: logger)
@@ -53,17 +86,14 @@ extension LoginBackend {
     /// the same session as a code login. A token issued to another app is refused (401), so a token from another
     /// app's login cannot open a session here.
     func login(providerToken: String, clientAddress: String, logger: Logger) async throws -> SessionBody {
-        if let rule = configuration.sessions.rateLimits.loginPerAddress {
-            try await enforce(
-                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
-        }
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
         guard let app = facebook?.app, let facebook = providers["facebook"] else {
             throw ServerFailure.badRequest(
                 "No Facebook app is configured here (MEND_APP_ID): it takes no provider token.")
         }
         return try await completeLogin(
             grant: ProviderGrant(clientID: app.appID, accessToken: providerToken), provider: facebook,
-            codeHash: nil, context: ProviderCallContext(backend: self, logger: logger))
+            codeHash: nil, context: callContext(logger: logger))
     }
 
     /// What follows the exchange for every provider: who logged in, the per-user rate limit, the user and the
@@ -95,11 +125,12 @@ extension LoginBackend {
             _ = try await store.addIdentity(
                 ServerStore.IdentityClaims(provider: provider.name, subject: identity.subject, email: identity.email),
                 userID: user.id, now: now)
-            let session = try await openSession(for: user)
+            let session = try await sessions.openSession(for: user)
             if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
             metrics.login(outcome: "success")
             logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
-            return sessionBody(session, providerToken: configuration.providers.returnsProviderToken ? kept.token : nil)
+            return sessions.sessionBody(
+                session, providerToken: configuration.providers.returnsProviderToken ? kept.token : nil)
         } catch {
             metrics.login(outcome: "rejected")
             throw error
@@ -163,24 +194,5 @@ extension LoginBackend {
                 code: .Graph.invalidParameter, subcode: MendError.Subcode(rawValue: 36009),
                 developerMessage: "This authorization code has been used.", catalog: .server),
             status: .badRequest)
-    }
-
-    /// Takes a token from the rate-limit bucket or throws 429.
-    ///
-    /// On PostgreSQL the buckets are shared by every instance (one row per key, see
-    /// `ServerStore.takeRateLimitToken`); on SQLite (one instance) they are kept in memory.
-    func enforce(_ rule: RateLimitRule, key: String, scope: String) async throws {
-        let wait: Int?
-        if database.kind == .postgres {
-            wait = try await store.takeRateLimitToken(
-                key: key, rule: rule, now: configuration.clock.now().timeIntervalSince1970
-            ).map { max(1, Int($0.rounded(.up))) }
-        } else {
-            wait = await rateLimiter.check(key: key, rule: rule, now: configuration.clock.now())
-        }
-        if let wait {
-            metrics.rateLimited(scope: scope)
-            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope, now: configuration.clock.now())
-        }
     }
 }

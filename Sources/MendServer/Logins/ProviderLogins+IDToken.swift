@@ -40,7 +40,7 @@ struct IDTokenValidators: Sendable {
     }
 }
 
-extension LoginBackend {
+extension ProviderLogins {
     /// `POST /v1/login/id_token`: validate an id_token a native SDK handed the app (its signature by the issuer's
     /// keys, `iss`, `aud`, `exp`, `iat`, the nonce), find or create the user by `(provider, subject)`, and open a
     /// session as a code login does.
@@ -51,10 +51,7 @@ extension LoginBackend {
     func login(
         idToken body: IDTokenLoginBody, headers: HTTPFields, clientAddress: String, logger: Logger
     ) async throws -> SessionBody {
-        if let rule = configuration.sessions.rateLimits.loginPerAddress {
-            try await enforce(
-                rule, key: "login:ip:\(RateLimiter.addressKey(clientAddress))", scope: "login per address")
-        }
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
         guard let (issuer, validator) = idTokenValidators.byName[body.provider] else {
             let known = idTokenValidators.byName.keys.sorted()
             throw ServerFailure.badRequest(
@@ -62,7 +59,8 @@ extension LoginBackend {
                     + (known.isEmpty ? " (none is)." : " (configured: \(known.joined(separator: ", ")))."))
         }
         // A linking request must carry a session that is valid now: check it before the token is spent.
-        let linkingUserID = Self.bearerToken(headers) == nil ? nil : try await authenticate(headers).subject
+        let linkingUserID =
+            SessionAuthority.bearerToken(headers) == nil ? nil : try await sessions.authenticate(headers).subject
         let rule: IDTokenValidator.NonceRule =
             issuer.nonceHashing == .sha256Hex ? .sha256Hex(ofRawNonce: body.nonce) : .exact(body.nonce)
         let claims: IDTokenValidator.Claims
@@ -114,7 +112,7 @@ extension LoginBackend {
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
                 refreshToken: kept.token)
         }
-        let session = try await openSession(for: user)
+        let session = try await sessions.openSession(for: user)
         if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
         metrics.login(outcome: "success")
         logger.info(
@@ -122,7 +120,7 @@ extension LoginBackend {
             metadata: [
                 "provider": .string(provider), "user_id": .string(user.id), "session_id": .string(session.sessionID),
             ])
-        return sessionBody(session, providerToken: nil)
+        return sessions.sessionBody(session, providerToken: nil)
     }
 
     /// Exchanges the authorization code of a native sign-in with the provider's ``ProviderTokenKeeper``, for a token

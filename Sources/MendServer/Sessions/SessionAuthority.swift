@@ -29,7 +29,15 @@ struct RefreshState: Sendable {
     var session: SessionRecord?
 }
 
-extension LoginBackend {
+/// The sessions mend-server issues: opening one, its access tokens, refresh with rotation and the grace window, the
+/// bearer check (the revocation view first), logout and RFC 7009 revocation.
+struct SessionAuthority: BackendPart {
+    let context: BackendContext
+    /// Signs and verifies the access tokens.
+    let signer: SessionSigner
+    /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
+    let revocations: RevocationView
+
     var accessLifetime: Int64 { Int64(configuration.sessions.accessTokenLifetime.seconds) }
     var refreshLifetime: Int64 { Int64(configuration.sessions.refreshTokenLifetime.seconds) }
     var refreshGrace: Int64 { Int64(configuration.sessions.refreshReuseGrace.seconds) }
@@ -76,10 +84,8 @@ extension LoginBackend {
     /// `POST /v1/session/refresh`: rotate the refresh token, or — for a token rotated within the grace window whose
     /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
-        if let rule = configuration.sessions.rateLimits.refreshPerAddress {
-            try await enforce(
-                rule, key: "refresh:ip:\(RateLimiter.addressKey(clientAddress))", scope: "refresh per address")
-        }
+        try await enforce(
+            configuration.sessions.rateLimits.refreshPerAddress, address: clientAddress, action: "refresh")
         guard !body.refreshToken.isEmpty, body.refreshToken.utf8.count <= 512 else {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
         }
@@ -199,177 +205,6 @@ extension LoginBackend {
         return IssuedSession(
             sessionID: session.id, accessToken: try await accessToken(user: user, session: scoped),
             refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user)
-    }
-
-    // MARK: Authentication
-
-    /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
-    static func bearerToken(_ headers: HTTPFields) -> String? {
-        guard let authorization = headers[.authorization] else { return nil }
-        let bytes = authorization.utf8
-        guard bytes.count > 7,
-            zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 || ($0 == $1) })
-        else { return nil }
-        let rest = bytes.dropFirst(7).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var end = rest.endIndex
-        while end > rest.startIndex, [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[bytes.index(before: end)]) {
-            end = bytes.index(before: end)
-        }
-        let token = String(Substring(rest[rest.startIndex..<end]))
-        return token.isEmpty ? nil : token
-    }
-
-    /// The claims of a valid `Authorization: Bearer` access token whose session is active, or 401 with a session
-    /// code: session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
-    ///
-    /// The signature is checked on the caller's thread; whether the session ended comes from the ``RevocationView``
-    /// while it is current, and from the database only while it is not (see ``RevocationView``).
-    func authenticate(_ headers: HTTPFields) async throws -> AccessTokenClaims {
-        guard let token = Self.bearerToken(headers) else {
-            throw ServerFailure.session(
-                .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
-        }
-        let claims: AccessTokenClaims
-        switch signer.verify(token, now: configuration.clock.now()) {
-        case .success(let verified): claims = verified
-        case .failure(.expired):
-            throw ServerFailure.session(
-                .Session.accessTokenExpired, "The access token has expired; refresh the session, then retry.")
-        case .failure(let rejection):
-            throw ServerFailure.session(
-                .Session.accessTokenInvalid,
-                "The access token is not valid (\(rejection)); refresh the session, then retry.")
-        }
-        switch revocations.status(of: claims.sessionID) {
-        case .active:
-            metrics.sessionCheck(fromDatabase: false)
-        case .ended(let ending):
-            metrics.sessionCheck(fromDatabase: false)
-            throw ServerFailure.sessionEnded(storedReason: ending.reason, detail: ending.detail)
-        case .unknown:
-            metrics.sessionCheck(fromDatabase: true)
-            try await requireActiveSession(of: claims)
-        }
-        return claims
-    }
-
-    /// Reads the session an access token names from the database: 401 with why it ended unless it is active.
-    private func requireActiveSession(of claims: AccessTokenClaims) async throws {
-        guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
-            // A session row goes with its user (data deletion), or is purged long after it expired.
-            if try await store.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
-            throw ServerFailure.sessionEnded(nil, detail: "the session no longer exists")
-        }
-        if session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
-        guard now < session.expiresAt else {
-            throw ServerFailure.session(.Session.sessionExpired, "The session has expired; log in again.")
-        }
-    }
-
-    /// `GET /v1/session`.
-    func introspect(_ headers: HTTPFields) async throws -> IntrospectionBody {
-        let claims = try await authenticate(headers)
-        return IntrospectionBody(
-            valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt,
-            sessionID: claims.sessionID)
-    }
-
-    // MARK: Logout
-
-    /// `POST /v1/session/logout`: revoke the session (and the refresh token's, if it is another of the same user);
-    /// optionally revoke the provider permissions, which ends every session of the user.
-    ///
-    /// The session comes from a valid bearer or, without one (an expired access token must not stop a logout), from
-    /// `refresh_token` alone. A refresh token of a session that already ended answers 204 too (logout is idempotent),
-    /// but revokes the provider permissions only while the session is active and the token current.
-    func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
-        let refreshToken = body.refreshToken.flatMap { $0.isEmpty || $0.utf8.count > 512 ? nil : $0 }
-        let authenticated: AccessTokenClaims?
-        do {
-            authenticated = try await authenticate(headers)
-        } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
-            authenticated = nil
-        }
-        let userID: String
-        if let claims = authenticated {
-            if try await store.revokeSession(id: claims.sessionID, reason: .loggedOut, now: now) {
-                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
-            }
-            if let refreshToken, let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
-                record.sessionID != claims.sessionID, let other = try await store.session(id: record.sessionID),
-                other.userID == claims.subject
-            {
-                try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
-            }
-            userID = claims.subject
-        } else {
-            let state = try await refreshToken.asyncMap { try await refreshState(hash: OpaqueToken.hash($0)) }
-            guard let state, let session = state.session else {
-                throw ServerFailure.session(
-                    .Session.accessTokenMissing,
-                    "Logout needs a valid access token (Authorization: Bearer) or a known refresh_token.")
-            }
-            let decision = RefreshRotation.decide(
-                token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace)
-            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
-                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
-            }
-            switch decision {
-            case .rotate, .replaySuccessor:
-                userID = session.userID
-            default:
-                logger.info(
-                    "logout with the refresh token of a session that had ended",
-                    metadata: ["session_id": .string(session.id)])
-                return
-            }
-        }
-        guard body.revokeProviderPermissions == true, let user = try await store.user(id: userID) else { return }
-        if let token = user.providerToken, let facebook {
-            try await upstream("revoke permissions", logger: logger) { try await facebook.revokePermissions(token) }
-        }
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
-        let reason = SessionEndReason.permissionsRevoked
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
-        metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
-        logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
-    }
-
-    // MARK: Revocation
-
-    /// `POST /v1/session/revoke` (RFC 7009): a refresh token (current or any earlier one of its family) or an access
-    /// token (expired or not, if its signature verifies) ends its whole session. Anything else — unknown, malformed,
-    /// already revoked or expired — is no error (§2.2): the answer is 200 either way.
-    func revoke(_ body: RevocationRequestBody, logger: Logger) async throws {
-        let accessFirst = body.tokenTypeHint == "access_token"
-        var sessionID: String?
-        for tryAccess in accessFirst ? [true, false] : [false, true] where sessionID == nil {
-            sessionID =
-                try await tryAccess ? sessionNamed(byAccessToken: body.token) : sessionNamed(byRefreshToken: body.token)
-        }
-        guard let sessionID else {
-            metrics.revocation(outcome: "unknown_token")
-            return
-        }
-        let revoked = try await store.revokeSession(
-            id: sessionID, reason: .loggedOut, detail: "token revocation", now: now)
-        metrics.revocation(outcome: revoked ? "revoked" : "already_ended")
-        if revoked {
-            metrics.sessionsEnded(reason: "revocation", count: 1)
-            logger.info("session revoked (token revocation)", metadata: ["session_id": .string(sessionID)])
-        }
-    }
-
-    private func sessionNamed(byRefreshToken token: String) async throws -> String? {
-        guard token.utf8.count <= 512 else { return nil }
-        return try await store.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
-    }
-
-    private func sessionNamed(byAccessToken token: String) async throws -> String? {
-        guard token.utf8.count <= 8192, case .success(let claims) = signer.verifyIgnoringExpiry(token),
-            let session = try await store.session(id: claims.sessionID), session.userID == claims.subject
-        else { return nil }
-        return session.id
     }
 }
 

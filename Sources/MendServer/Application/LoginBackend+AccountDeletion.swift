@@ -27,12 +27,12 @@ extension LoginBackend {
     /// A provider that cannot be reached fails the request (502/503/504) and deletes nothing, so that the app can
     /// retry and no grant outlives the account; a token the provider already considers dead counts as revoked.
     func deleteAccount(_ headers: HTTPFields, logger: Logger) async throws -> AccountDeletionBody {
-        let claims = try await authenticate(headers)
+        let claims = try await sessions.authenticate(headers)
         guard let user = try await store.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         let identities = try await store.identities(userID: user.id)
-        let context = ProviderCallContext(backend: self, logger: logger)
+        let context = logins.callContext(logger: logger)
         // The configured Facebook app's token is on the user row; every other provider's is on its identity.
         var kept: [(provider: String, token: KeptProviderToken)] = []
         if let token = user.providerToken, let facebook {
@@ -44,7 +44,7 @@ extension LoginBackend {
         }
         var revokedAt: [String] = []
         for (name, token) in kept {
-            guard let provider = providers[name] else { continue }
+            guard let provider = logins.providers[name] else { continue }
             try await upstream("\(name) revocation", logger: logger) {
                 try await provider.revoke(token, context: context)
             }

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import MendCore
+import MendHTTP
+
+/// What every part of the backend shares — the configuration, the store, the metrics, the redactor and the rate
+/// limits — made once when the backend opens and handed to each part (``SessionAuthority``, ``ProviderLogins``, the
+/// ``LoginBackend`` itself).
+struct BackendContext: Sendable {
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let metrics: ServerMetrics
+    /// Redacts the app secret (and the usual token shapes) from anything logged.
+    let redactor: Redactor
+    /// Where rate-limit buckets live: the database's on PostgreSQL (shared by every instance), in memory on SQLite.
+    let databaseKind: ServerDatabase.Kind
+    let rateLimiter = RateLimiter()
+}
+
+extension BackendContext {
+    /// Runs one provider call; a failure becomes a ``ServerFailure`` that keeps the provider's classification, and
+    /// is counted and logged (redacted). Cancellation passes through.
+    func upstream<T: Sendable>(
+        _ operation: String, logger: Logger, _ call: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as MendError {
+            metrics.upstreamFailure(operation: operation, error: error.shortDescription)
+            logger.notice(
+                "provider call failed",
+                metadata: [
+                    "operation": .string(operation), "error": .string(error.shortDescription),
+                    "category": .string(error.category.rawValue),
+                    "message": .string(redactor.redact(text: error.developerMessage)),
+                ])
+            throw ServerFailure.upstream(error, operation: operation)
+        }
+    }
+}
+
+/// A part of the backend: it reads what the parts share through ``context``.
+protocol BackendPart: Sendable {
+    /// What the parts share.
+    var context: BackendContext { get }
+}
+
+extension BackendPart {
+    var configuration: ServerConfiguration { context.configuration }
+    var store: ServerStore { context.store }
+    var metrics: ServerMetrics { context.metrics }
+    var redactor: Redactor { context.redactor }
+
+    /// The current time, as unix seconds.
+    var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
+
+    /// Runs one provider call: see ``BackendContext/upstream(_:logger:_:)``.
+    func upstream<T: Sendable>(
+        _ operation: String, logger: Logger, _ call: () async throws -> T
+    ) async throws -> T {
+        try await context.upstream(operation, logger: logger, call)
+    }
+
+    /// Takes a token from the rate-limit bucket or throws 429.
+    ///
+    /// On PostgreSQL the buckets are shared by every instance (one row per key, see
+    /// `ServerStore.takeRateLimitToken`); on SQLite (one instance) they are kept in memory.
+    func enforce(_ rule: RateLimitRule, key: String, scope: String) async throws {
+        let wait: Int?
+        if context.databaseKind == .postgres {
+            wait = try await store.takeRateLimitToken(
+                key: key, rule: rule, now: configuration.clock.now().timeIntervalSince1970
+            ).map { max(1, Int($0.rounded(.up))) }
+        } else {
+            wait = await context.rateLimiter.check(key: key, rule: rule, now: configuration.clock.now())
+        }
+        if let wait {
+            metrics.rateLimited(scope: scope)
+            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope, now: configuration.clock.now())
+        }
+    }
+
+    /// Takes a token from the per-address bucket of `rule`, if there is one.
+    func enforce(_ rule: RateLimitRule?, address: String, action: String) async throws {
+        guard let rule else { return }
+        try await enforce(rule, key: "\(action):ip:\(RateLimiter.addressKey(address))", scope: "\(action) per address")
+    }
+}
