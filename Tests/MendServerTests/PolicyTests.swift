@@ -108,14 +108,25 @@ import Testing
 
     @Test func upstreamStatuses() {
         #expect(
-            UpstreamStatus.status(for: MendError(code: .Graph.serviceUnavailable, catalog: .server))
+            ServerFailure.providerStatus(for: MendError(code: .Graph.serviceUnavailable, catalog: .server))
                 == .serviceUnavailable)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.invalidParameter, catalog: .server)) == .badRequest)
         #expect(
-            UpstreamStatus.status(for: MendError(code: .Graph.accessTokenInvalid, catalog: .server)) == .unauthorized)
-        #expect(UpstreamStatus.status(for: MendError(code: .Graph.permissionMissing, catalog: .server)) == .forbidden)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.timedOut, catalog: .server)) == .gatewayTimeout)
-        #expect(UpstreamStatus.status(for: MendError(code: .Transport.connectionLost, catalog: .server)) == .badGateway)
-        #expect(UpstreamStatus.status(for: MendError(code: .HTTP.serviceUnavailable, catalog: .server)) == .badGateway)
+            ServerFailure.providerStatus(for: MendError(code: .Graph.invalidParameter, catalog: .server)) == .badRequest
+        )
+        #expect(
+            ServerFailure.providerStatus(for: MendError(code: .Graph.accessTokenInvalid, catalog: .server))
+                == .unauthorized)
+        #expect(
+            ServerFailure.providerStatus(for: MendError(code: .Graph.permissionMissing, catalog: .server)) == .forbidden
+        )
+        #expect(
+            ServerFailure.providerStatus(for: MendError(code: .Transport.timedOut, catalog: .server)) == .gatewayTimeout
+        )
+        #expect(
+            ServerFailure.providerStatus(for: MendError(code: .Transport.connectionLost, catalog: .server))
+                == .badGateway)
+        #expect(
+            ServerFailure.providerStatus(for: MendError(code: .HTTP.serviceUnavailable, catalog: .server))
+                == .badGateway)
     }
 }

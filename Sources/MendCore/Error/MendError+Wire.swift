@@ -11,7 +11,12 @@ extension MendError {
     /// ```
     ///
     /// The message is the redacted developer message; user text is left to the client's localization.
-    public var wireBody: JSONValue {
+    public var wireBody: JSONValue { wireBody(redactingMessages: true) }
+
+    /// ``wireBody``; a service whose own redactor already went over the messages (it knows more secrets than the
+    /// standard one) passes `false` rather than redact them twice.
+    package func wireBody(redactingMessages: Bool) -> JSONValue {
+        let redact = { (text: String) in redactingMessages ? Redactor.standard.redact(text: text) : text }
         var error: [String: JSONValue] = [
             "domain": .string(domain.rawValue),
             "code": .int(code.rawValue),
@@ -19,9 +24,9 @@ extension MendError {
             "name": .string(name),
             "category": .string(category.rawValue),
             "recovery": .string(recovery.action.rawValue),
-            "message": .string(Redactor.standard.redact(text: developerMessage)),
+            "message": .string(redact(developerMessage)),
             "referenceId": referenceID.map(JSONValue.string) ?? .null,
-            "additionalMessages": .array(additionalMessages.map { .string(Redactor.standard.redact(text: $0)) }),
+            "additionalMessages": .array(additionalMessages.map { .string(redact($0)) }),
         ]
         if !recovery.permissions.isEmpty { error["permissions"] = .array(recovery.permissions.map(JSONValue.string)) }
         return .object(["error": .object(error)])

@@ -27,14 +27,15 @@ extension BackendContext {
             return try await call()
         } catch let error as MendError {
             metrics.upstreamFailure(operation: operation, error: error.shortDescription)
+            // Redacted once, here: the log line and the response show the same message.
+            let failure = ServerFailure.upstream(error, operation: operation).redacted(with: redactor)
             logger.notice(
                 "provider call failed",
                 metadata: [
                     "operation": .string(operation), "error": .string(error.shortDescription),
-                    "category": .string(error.category.rawValue),
-                    "message": .string(redactor.redact(text: error.developerMessage)),
+                    "category": .string(error.category.rawValue), "message": .string(failure.error.developerMessage),
                 ])
-            throw ServerFailure.upstream(error, operation: operation)
+            throw failure
         }
     }
 }

@@ -24,8 +24,7 @@ extension LoginBackend {
             throw ServerFailure(
                 MendError(
                     code: .REST.accessDenied, developerMessage: "This signed_request was already used.",
-                    catalog: .server),
-                status: .unauthorized)
+                    catalog: .server))
         }
         return accepted
     }
@@ -59,8 +58,7 @@ extension LoginBackend {
             default:
                 throw ServerFailure(
                     MendError(
-                        code: .REST.accessDenied, developerMessage: rejection.description + ".", catalog: .server),
-                    status: .unauthorized)
+                        code: .REST.accessDenied, developerMessage: rejection.description + ".", catalog: .server))
             }
         }
     }

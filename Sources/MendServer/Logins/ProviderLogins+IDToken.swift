@@ -71,7 +71,7 @@ extension ProviderLogins {
             logger.notice(
                 "id_token refused",
                 metadata: ["provider": .string(issuer.name), "error": .string(error.developerMessage)])
-            throw ServerFailure(error, status: .unauthorized)
+            throw ServerFailure(error)
         } catch let error as MendError {
             metrics.upstreamFailure(operation: "\(issuer.name) keys", error: error.shortDescription)
             throw ServerFailure.upstream(error, operation: "\(issuer.name) key set")
@@ -85,8 +85,7 @@ extension ProviderLogins {
             metrics.login(outcome: "id_token_replayed")
             throw ServerFailure(
                 MendError(
-                    code: .Login.invalidIDToken, developerMessage: "This id_token has been used.", catalog: .server),
-                status: .unauthorized)
+                    code: .Login.invalidIDToken, developerMessage: "This id_token has been used.", catalog: .server))
         }
         // The code is exchanged (and checked to be this sign-in's) before any user or identity is written: a refused
         // code leaves nothing behind.
@@ -178,8 +177,7 @@ extension ProviderLogins {
                         code: .REST.updateConflict,
                         developerMessage:
                             "This \(identity.provider) account is linked to another user; it cannot be linked to this one.",
-                        catalog: .server),
-                    status: .conflict)
+                        catalog: .server))
             }
             try await store.touchIdentity(identity, now: now)
             guard let user = try await store.user(id: existing.userID) else {

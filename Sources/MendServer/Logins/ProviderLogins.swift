@@ -192,7 +192,6 @@ struct ProviderLogins: BackendPart {
         return ServerFailure(
             MendError(
                 code: .Graph.invalidParameter, subcode: MendError.Subcode(rawValue: 36009),
-                developerMessage: "This authorization code has been used.", catalog: .server),
-            status: .badRequest)
+                developerMessage: "This authorization code has been used.", catalog: .server))
     }
 }

@@ -29,9 +29,10 @@ struct OperationsMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let failure = ErrorMapping.failure(for: error, request: request)
+            // Redacted once (unless a provider call already did): the log line and the body show the same message.
+            let failure = ErrorMapping.failure(for: error, request: request).redacted(with: redactor)
             log(failure, context: context)
-            response = WireResponse.failure(failure, requestID: context.requestID, redactor: redactor)
+            response = WireResponse.failure(failure, requestID: context.requestID)
         }
         response.headers[Self.requestIDField] = context.requestID
         let duration = ContinuousClock.now - started
@@ -51,7 +52,7 @@ struct OperationsMiddleware: RouterMiddleware {
     private func log(_ failure: ServerFailure, context: Context) {
         let metadata: Logger.Metadata = [
             "error": .string(failure.error.shortDescription),
-            "message": .string(redactor.redact(text: failure.error.developerMessage)),
+            "message": .string(failure.error.developerMessage),
         ]
         if failure.status.code >= 500 && failure.error.domain == .rest {
             context.logger.error("request failed", metadata: metadata)
@@ -80,16 +81,14 @@ enum ErrorMapping {
                         MendError(
                             code: .HTTP.methodNotAllowed,
                             developerMessage: "\(request.uri.path) answers \(list), not \(request.method.rawValue).",
-                            catalog: .server),
-                        status: .methodNotAllowed, headers: [.allow: list])
+                            catalog: .server), headers: [.allow: list])
                 }
                 return .notFound("No endpoint answers \(request.method.rawValue) \(request.uri.path).")
             case .contentTooLarge:
                 return ServerFailure(
                     MendError(
                         code: .HTTP.contentTooLarge, developerMessage: "The request body is too large.",
-                        catalog: .server),
-                    status: .contentTooLarge)
+                        catalog: .server))
             case let status where status.code < 500:
                 return .badRequest(error.body ?? status.reasonPhrase)
             default:
@@ -98,8 +97,7 @@ enum ErrorMapping {
         case is NIOTooManyBytesError:
             return ServerFailure(
                 MendError(
-                    code: .HTTP.contentTooLarge, developerMessage: "The request body is too large.", catalog: .server),
-                status: .contentTooLarge)
+                    code: .HTTP.contentTooLarge, developerMessage: "The request body is too large.", catalog: .server))
         case is CancellationError:
             return .internalFailure("The request was cancelled.")
         default:

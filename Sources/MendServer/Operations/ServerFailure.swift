@@ -5,22 +5,45 @@ import MendHTTP
 import MendLogin
 
 /// An error the server answers with: a `MendError` (rendered as its wire body, with the request id as
-/// the reference id), the HTTP status, and extra headers (`Retry-After`).
+/// the reference id), where it came from, and extra headers (`Retry-After`). Its HTTP status is decided in one place,
+/// ``status(for:origin:)``, from the error and its origin.
 struct ServerFailure: Error, Sendable {
-    var error: MendError
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
+    /// Who decided the failure: the server refusing a request, or a provider whose answer the server carries.
+    enum Origin: Sendable, Hashable {
+        case server
+        case provider
+    }
 
-    init(_ error: MendError, status: HTTPResponse.Status, headers: HTTPFields = [:]) {
+    var error: MendError
+    var origin: Origin
+    var headers: HTTPFields
+    /// Whether the messages went through the server's redactor (``redacted(with:)``), which happens once per
+    /// failure: where a provider's answer becomes a failure, or where the failure becomes a response.
+    private(set) var isRedacted = false
+
+    init(_ error: MendError, origin: Origin = .server, headers: HTTPFields = [:]) {
         self.error = error
-        self.status = status
+        self.origin = origin
         self.headers = headers
+    }
+
+    /// The HTTP status the failure is answered with.
+    var status: HTTPResponse.Status { Self.status(for: error, origin: origin) }
+
+    /// The failure with its messages redacted by `redactor` (the server's: the standard shapes and the app
+    /// secret); a failure already redacted is returned as it is.
+    func redacted(with redactor: Redactor) -> ServerFailure {
+        guard !isRedacted else { return self }
+        var failure = self
+        failure.error.developerMessage = redactor.redact(text: error.developerMessage)
+        failure.error.additionalMessages = error.additionalMessages.map { redactor.redact(text: $0) }
+        failure.isRedacted = true
+        return failure
     }
 
     /// rest/400: the request is malformed or names something the server does not accept.
     static func badRequest(_ message: String) -> ServerFailure {
-        ServerFailure(
-            MendError(code: .REST.badRequest, developerMessage: message, catalog: .server), status: .badRequest)
+        ServerFailure(MendError(code: .REST.badRequest, developerMessage: message, catalog: .server))
     }
 
     /// 401 with a session code (session/1–3: refresh or send a token; session/10–19: the session is over) and
@@ -30,8 +53,7 @@ struct ServerFailure: Error, Sendable {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] =
             code == .Session.accessTokenMissing ? "Bearer" : #"Bearer error="invalid_token""#
-        return ServerFailure(
-            MendError(code: code, developerMessage: message, catalog: .server), status: .unauthorized, headers: headers)
+        return ServerFailure(MendError(code: code, developerMessage: message, catalog: .server), headers: headers)
     }
 
     /// 401 session/10–17: the session ended for `reason` (`nil`: gone, or a reason stored before reasons were
@@ -57,7 +79,7 @@ struct ServerFailure: Error, Sendable {
 
     /// rest/404.
     static func notFound(_ message: String) -> ServerFailure {
-        ServerFailure(MendError(code: .REST.notFound, developerMessage: message, catalog: .server), status: .notFound)
+        ServerFailure(MendError(code: .REST.notFound, developerMessage: message, catalog: .server))
     }
 
     /// http/429 with `Retry-After` (`now`: the server's clock).
@@ -68,24 +90,20 @@ struct ServerFailure: Error, Sendable {
         error.notBefore = now.addingTimeInterval(TimeInterval(seconds))
         var headers = HTTPFields()
         headers[.retryAfter] = String(seconds)
-        return ServerFailure(error, status: .tooManyRequests, headers: headers)
+        return ServerFailure(error, headers: headers)
     }
 
     /// rest/500: something failed inside the server (the database); transient by the catalog.
     static func internalFailure(_ message: String) -> ServerFailure {
-        ServerFailure(
-            MendError(code: .REST.internalServerError, developerMessage: message, catalog: .server),
-            status: .internalServerError)
+        ServerFailure(MendError(code: .REST.internalServerError, developerMessage: message, catalog: .server))
     }
 
     /// rest/512: the database is unavailable (readiness).
     static func storageUnavailable(_ message: String) -> ServerFailure {
-        ServerFailure(
-            MendError(code: .REST.dataAccessError, developerMessage: message, catalog: .server),
-            status: .serviceUnavailable)
+        ServerFailure(MendError(code: .REST.dataAccessError, developerMessage: message, catalog: .server))
     }
 
-    /// A provider failure, keeping its domain, code and classification (see ``UpstreamStatus``).
+    /// A provider failure, keeping its domain, code and classification.
     static func upstream(_ error: MendError, operation: String) -> ServerFailure {
         var error = error
         error.developerMessage = "The provider failed (\(operation)): \(error.developerMessage)"
@@ -93,14 +111,37 @@ struct ServerFailure: Error, Sendable {
         if let notBefore = error.recovery.notBefore {
             headers[.retryAfter] = String(max(1, Int(notBefore.timeIntervalSinceNow.rounded(.up))))
         }
-        return ServerFailure(error, status: UpstreamStatus.status(for: error), headers: headers)
+        return ServerFailure(error, origin: .provider, headers: headers)
     }
 }
 
-/// The HTTP status that carries a provider failure to the app. The body keeps the provider's domain and code, so
-/// the client classifies it as it would the provider's own answer; the status only has to agree with it.
-enum UpstreamStatus {
-    static func status(for error: MendError) -> HTTPResponse.Status {
+extension ServerFailure {
+    /// The one place that decides a failure's HTTP status (the route table's documented statuses are checked
+    /// against it by a test).
+    ///
+    /// The server's own refusals by their code: a session or login code, or a `signed_request` refused, is 401;
+    /// `rest/404` 404, `rest/409` 409, `http/405`, `http/413` and `http/429` their own; `rest/500` 500 and
+    /// `rest/512` (the database) 503; anything else the request's fault, 400. A provider's failure carries the
+    /// provider's domain and code in the body, so the client classifies it as it would the provider's own answer; the
+    /// status only has to agree with it: see ``providerStatus(for:)``.
+    static func status(for error: MendError, origin: Origin) -> HTTPResponse.Status {
+        if origin == .provider { return providerStatus(for: error) }
+        switch error.code {
+        case _ where error.domain == .session || error.domain == .login, .REST.accessDenied: return .unauthorized
+        case .REST.notFound: return .notFound
+        case .REST.updateConflict: return .conflict
+        case .HTTP.methodNotAllowed: return .methodNotAllowed
+        case .HTTP.contentTooLarge: return .contentTooLarge
+        case .HTTP.tooManyRequests: return .tooManyRequests
+        case .REST.internalServerError: return .internalServerError
+        case .REST.dataAccessError: return .serviceUnavailable
+        default: return .badRequest
+        }
+    }
+
+    /// A provider failure's status: a gateway's for the transport and the provider's 5xx, 400 for a grant the
+    /// provider refused, then by category (transient 503, recoverable 401 or 403, a configuration error 502).
+    static func providerStatus(for error: MendError) -> HTTPResponse.Status {
         switch error.domain {
         case .transport:
             return error.code == .Transport.timedOut ? .gatewayTimeout : .badGateway

@@ -25,19 +25,18 @@ enum WireResponse {
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.jsonText())))
     }
 
-    /// The failure as `MendError.wireBody`, with `referenceId` = the request id. The messages are redacted with
-    /// `redactor`, the server's own, which knows the app secret (a provider's message may echo it); `wireBody` adds
-    /// the standard redaction of tokens and codes.
-    static func failure(_ failure: ServerFailure, requestID: String, redactor: Redactor) -> Response {
+    /// The failure as `MendError.wireBody`, with `referenceId` = the request id. Its messages must have been
+    /// redacted by the server's redactor (``ServerFailure/redacted(with:)``: the standard shapes and the app secret),
+    /// so the body does not redact them again.
+    static func failure(_ failure: ServerFailure, requestID: String) -> Response {
+        assert(failure.isRedacted, "a failure answered without the server's redaction")
         var error = failure.error
         error.referenceID = requestID
-        error.developerMessage = redactor.redact(text: error.developerMessage)
-        error.additionalMessages = error.additionalMessages.map { redactor.redact(text: $0) }
         var headers = failure.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(
             status: failure.status, headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: error.wireBody.jsonText())))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: error.wireBody(redactingMessages: false).jsonText())))
     }
 }

@@ -29,13 +29,14 @@ struct FacebookCodeLogin: CodeLoginProvider {
         case .success(let verdict):
             accepted = verdict
         case .failure(let error):
+            let failure = ServerFailure.upstream(error, operation: "debug_token").redacted(
+                with: context.shared.redactor)
             context.logger.notice(
                 "login refused by debug_token",
                 metadata: [
-                    "error": .string(error.shortDescription),
-                    "message": .string(context.shared.redactor.redact(text: error.developerMessage)),
+                    "error": .string(error.shortDescription), "message": .string(failure.error.developerMessage),
                 ])
-            throw ServerFailure.upstream(error, operation: "debug_token")
+            throw failure
         }
         var token = ProviderToken(value: shortLived, expiresIn: grant.expiresIn)
         if gateway.app.exchangesForLongLivedToken {

@@ -33,7 +33,7 @@ struct IssuerCodeLogin: CodeLoginProvider {
         do {
             claims = try await validator.validate(idToken, nonceRule: nil)
         } catch let error as MendError where error.code == .Login.invalidIDToken {
-            throw ServerFailure(error, status: .unauthorized)
+            throw ServerFailure(error)
         }
         return ProviderIdentity(claims, kept: grant.tokenToKeep)
     }
