@@ -19,7 +19,7 @@ package struct DirectCodeExchanger: Sendable {
     let provider: LoginProvider
     let transport: any HTTPTransport
     let client: APIClient
-    let now: @Sendable () -> Date
+    let clock: PipelineClock
     /// Validates the id_token (OpenID Connect). When set, the token response must carry an id_token (ask for the
     /// `openid` scope) and the id_token must pass; when `nil`, an id_token in the response is ignored and not kept.
     var idTokenValidator: IDTokenValidator?
@@ -32,7 +32,7 @@ package struct DirectCodeExchanger: Sendable {
         self.provider = provider
         self.transport = transport
         self.client = client
-        self.now = client.configuration.clock.now
+        self.clock = client.configuration.clock
         self.idTokenValidator = idTokenValidator
     }
 
@@ -71,7 +71,7 @@ package struct DirectCodeExchanger: Sendable {
                 method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
                 options: RequestOptions(allowsRetry: false, attachesCredential: false)))
         let token = try response.decode(TokenResponse.self)
-        let issuedAt = now()
+        let issuedAt = clock.now()
         var accessToken = AccessToken(
             tokenString: token.accessToken, appID: provider.clientID,
             permissions: Set(

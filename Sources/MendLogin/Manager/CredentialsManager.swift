@@ -36,7 +36,7 @@ public actor CredentialsManager {
     /// How long a token must still be valid for requests and validity checks to use it without a refresh first
     /// (60 s; capped at half the token's lifetime, since no refresh gives more).
     package let refreshMargin: TimeInterval
-    private let now: @Sendable () -> Date
+    private let clock: PipelineClock
 
     private var session: Session?
     private var loaded = false
@@ -64,7 +64,7 @@ public actor CredentialsManager {
         self.authority = authority
         self.validityCheckInterval = validityCheckInterval
         self.refreshMargin = refreshMargin
-        self.now = clock.now
+        self.clock = clock
     }
 
     /// The current session, or `nil` when nobody is logged in. It is read from the store the first time, and again
@@ -95,7 +95,7 @@ public actor CredentialsManager {
         session = newSession
         loaded = true
         refreshing = nil
-        lastValidityCheck = now()
+        lastValidityCheck = clock.now()
         publish(.signedIn(newSession))
     }
 
@@ -109,7 +109,7 @@ public actor CredentialsManager {
             throw MendError.login(.Login.missingAccessToken, "Nobody is logged in.")
         }
         let need = Self.cappedTTL(minTTL, for: current.accessToken)
-        if current.accessToken.isValid(for: need, at: now()) { return current.accessToken }
+        if current.accessToken.isValid(for: need, at: clock.now()) { return current.accessToken }
         return try await refreshed(from: current, need: .validFor(need)).accessToken
     }
 
@@ -157,13 +157,13 @@ public actor CredentialsManager {
         }
         let store = self.store
         let authority = self.authority
-        let now = self.now
-        let askedAt = now()
+        let clock = self.clock
+        let askedAt = clock.now()
         let task = Task<RefreshOutcome, any Error> {
             try await store.withExclusiveAccess {
                 // The store is the truth: another manager or process may have refreshed, logged out or logged in.
                 guard let base = try await store.read() else { return .loggedOut }
-                if !base.isSameIssue(as: start), need.isMet(by: base, at: now(), askedAt: askedAt) {
+                if !base.isSameIssue(as: start), need.isMet(by: base, at: clock.now(), askedAt: askedAt) {
                     return .session(base)
                 }
                 guard let authority, base.refreshToken != nil || base.issuer == .provider else {
@@ -261,7 +261,9 @@ public actor CredentialsManager {
     @discardableResult
     public func checkValidity(force: Bool = false) async throws -> Bool {
         guard try await currentSession() != nil else { return false }
-        if !force, let last = lastValidityCheck, now().timeIntervalSince(last) < validityCheckInterval { return true }
+        if !force, let last = lastValidityCheck, clock.now().timeIntervalSince(last) < validityCheckInterval {
+            return true
+        }
         guard let authority else { return true }
         do {
             try await reload()  // the store is the truth: another process may have refreshed, logged out or in
@@ -274,7 +276,7 @@ public actor CredentialsManager {
                 // the issuer's own word that the session is valid.
                 _ = try await refreshed(from: checked, need: .fresh)
             }
-            lastValidityCheck = now()
+            lastValidityCheck = clock.now()
             return true
         } catch let error as MendError where authority.endsSession(error) {
             if let current = session { try await signOut(current, because: error) }

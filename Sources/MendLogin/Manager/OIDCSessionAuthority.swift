@@ -26,7 +26,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
     package let idTokenValidator: IDTokenValidator?
     /// The one pipeline to the provider: reads are retried once; a refresh and a revocation are not.
     let client: APIClient
-    let now: @Sendable () -> Date
+    let clock: PipelineClock
     /// The code exchange, through the same pipeline (a code is never retried).
     let exchanger: DirectCodeExchanger
 
@@ -43,7 +43,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
     ) {
         self.provider = provider
         self.idTokenValidator = idTokenValidator
-        self.now = clock.now
+        self.clock = clock
         client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
@@ -110,7 +110,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
             user = user ?? Session.User(id: claims.subject, providerUserID: claims.subject)
             idToken = newIDToken
         }
-        let issuedAt = now()
+        let issuedAt = clock.now()
         let accessToken = AccessToken(
             tokenString: response.accessToken, userID: session.accessToken.userID ?? user?.id,
             appID: provider.clientID,
@@ -126,7 +126,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
     /// `GET userinfo` with the access token (or the token's expiry without a userinfo endpoint).
     public func checkValidity(of session: Session) async throws {
         guard let userinfo = provider.userinfoEndpoint else {
-            if let expiration = session.accessToken.expirationDate, expiration <= now() {
+            if let expiration = session.accessToken.expirationDate, expiration <= clock.now() {
                 throw MendError(
                     code: .Session.accessTokenExpired, developerMessage: "The provider's access token expired.",
                     catalog: .login)

@@ -85,7 +85,7 @@ public actor IDTokenValidator {
     /// provider does not have cannot make the validator fetch the key set on every validation.
     package let keyRefetchInterval: TimeInterval
     private let client: APIClient
-    private let now: @Sendable () -> Date
+    private let clock: PipelineClock
     private var keys: [String: VerificationKey] = [:]
     /// When the key set was last fetched successfully (by this validator's clock).
     private var lastFetch: Date?
@@ -137,7 +137,7 @@ public actor IDTokenValidator {
         self.leeway = leeway
         self.maximumAge = maximumAge
         self.keyRefetchInterval = keyRefetchInterval
-        self.now = clock.now
+        self.clock = clock
         self.client = APIClient(
             transport: transport, configuration: .init(clock: clock),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
@@ -229,7 +229,7 @@ public actor IDTokenValidator {
         else { throw Self.invalid("it lacks sub, iss, exp or iat") }
         let audience =
             payload["aud"]?.arrayValue?.compactMap(\.stringValue) ?? [payload["aud"]?.stringValue].compactMap { $0 }
-        let current = now().timeIntervalSince1970
+        let current = clock.now().timeIntervalSince1970
         guard tokenIssuer == issuer else { throw Self.invalid("its issuer is not the provider") }
         guard audience.contains(where: clientIDs.contains) else { throw Self.invalid("it is for another app") }
         let authorizedParty = payload["azp"]
@@ -276,7 +276,7 @@ public actor IDTokenValidator {
             // Another validation is fetching the key set: share its answer.
             onKeySetWait?()
             try await inFlightFetch.value
-        } else if lastFetch.map({ now().timeIntervalSince($0) >= keyRefetchInterval }) ?? true {
+        } else if lastFetch.map({ clock.now().timeIntervalSince($0) >= keyRefetchInterval }) ?? true {
             onKeySetWait?()
             try await fetchKeys()
         }
@@ -310,7 +310,7 @@ public actor IDTokenValidator {
 
     private func install(_ fetched: [String: VerificationKey]) {
         keys = fetched
-        lastFetch = now()
+        lastFetch = clock.now()
     }
 
     /// The signing keys of a JWK Set: RSA and P-256 keys with a `kid`, whose `use` (if any) is `sig`.

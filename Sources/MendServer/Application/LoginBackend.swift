@@ -106,10 +106,8 @@ public final class LoginBackend: BackendPart {
             let store = ServerStore(
                 database: database, cipher: TokenCipher(key: configuration.storage.tokenEncryptionKey?.value),
                 revocations: view)
-            let now = configuration.clock.now
             let feed = RevocationFeed(
-                view: view, store: store, source: source, logger: logger,
-                now: { Int64(now().timeIntervalSince1970) })
+                view: view, store: store, source: source, logger: logger, clock: configuration.clock)
             // SQLite: the view is current from the start, so it must hold the log before the first request.
             if source.isInProcess { try await feed.catchUp(full: true) }
             let context = BackendContext(

@@ -58,11 +58,12 @@ struct AppleTokenClient: Sendable {
     /// The issuer: the client secret's audience.
     let issuer: String
     let client: APIClient
-    let now: @Sendable () -> Date
+    /// The time the client secrets are signed at (the request's).
+    let now: Date
 
     init(
         credentials: AppleClientCredentials, issuer: String, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date
+        now: Date
     ) {
         self.credentials = credentials
         self.issuer = issuer
@@ -81,7 +82,7 @@ struct AppleTokenClient: Sendable {
 
     /// Exchanges a native sign-in's authorization code (no redirect URI) for `clientID`.
     func exchange(code: String, clientID: String) async throws -> Exchanged {
-        let secret = try credentials.clientSecret(clientID: clientID, audience: issuer, now: now())
+        let secret = try credentials.clientSecret(clientID: clientID, audience: issuer, now: now)
         let json = try await client.send(
             OIDCSessionAuthority.form(
                 credentials.tokenURL,
@@ -95,7 +96,7 @@ struct AppleTokenClient: Sendable {
 
     /// Revokes a refresh token of `clientID`; a token Apple no longer knows (`invalid_token`) counts as revoked.
     func revoke(refreshToken: String, clientID: String) async throws {
-        let secret = try credentials.clientSecret(clientID: clientID, audience: issuer, now: now())
+        let secret = try credentials.clientSecret(clientID: clientID, audience: issuer, now: now)
         do {
             // Apple answers 200 with an empty body.
             var request = OIDCSessionAuthority.form(

@@ -100,7 +100,7 @@ public struct AppleTokenKeeper: ProviderTokenKeeper {
     }
 
     private func client(_ transport: any HTTPTransport, _ now: Date) -> AppleTokenClient {
-        AppleTokenClient(credentials: credentials, issuer: issuer, transport: transport, now: { now })
+        AppleTokenClient(credentials: credentials, issuer: issuer, transport: transport, now: now)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MendCore
+import MendHTTP
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -48,7 +49,8 @@ final class RevocationFeed: Sendable {
     let store: ServerStore
     let source: Source
     let logger: Logger
-    let now: @Sendable () -> Int64
+    /// The server's clock: the times of the log reads (its polling waits real time, on purpose).
+    let clock: PipelineClock
     /// This instance's heartbeat prefix on the shared channel.
     private let heartbeatPrefix = "heartbeat:\(OpaqueToken.alphanumeric(12)):"
     /// The send times of the heartbeats in flight, by sequence number.
@@ -62,20 +64,19 @@ final class RevocationFeed: Sendable {
     private let lastCatchUp = Locked<Int64?>(nil)
 
     init(
-        view: RevocationView, store: ServerStore, source: Source, logger: Logger,
-        now: @escaping @Sendable () -> Int64
+        view: RevocationView, store: ServerStore, source: Source, logger: Logger, clock: PipelineClock
     ) {
         self.view = view
         self.store = store
         self.source = source
         self.logger = logger
-        self.now = now
+        self.clock = clock
     }
 
     /// Reads the log: the whole retention period the first time (`full`), then from the previous read on, with an
     /// overlap. Old endings are dropped from the view.
     func catchUp(full: Bool) async throws {
-        let current = now()
+        let current = Int64(clock.now().timeIntervalSince1970)
         var since = current - view.retention
         if !full, let previous = lastCatchUp.withLock({ $0 }) { since = max(since, previous - Self.catchUpOverlap) }
         let endings = try await store.revocations(since: since)
