@@ -106,7 +106,9 @@ struct AccountDeletionTests {
             let check = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
             #expect(check?.code == .Session.userDeleted, "\(check?.developerMessage ?? "no error: the token passed")")
             // A login that read its user before the deletion and opens the session after it: refused, nothing usable.
-            let late = await #expect(throws: ServerFailure.self) { try await backend.sessions.openSession(for: user) }
+            let late = await #expect(throws: ServerFailure.self) {
+                try await backend.sessions.openSession(for: user, client: nil)
+            }
             #expect(late?.error.code == .Session.userDeleted)
         }
     }

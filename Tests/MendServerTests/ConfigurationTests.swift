@@ -23,7 +23,8 @@ import Testing
         #expect(configuration.sessions.allowedRedirectURIs == ["https://app.example/callback"])
         #expect(configuration.storage.databaseURL == "sqlite://mend.sqlite")
         #expect(configuration.sessions.accessTokenLifetime == .seconds(900))
-        #expect(configuration.sessions.refreshTokenLifetime == .seconds(2_592_000))
+        #expect(configuration.sessions.idleLifetime == .seconds(2_592_000))
+        #expect(configuration.sessions.maximumLifetime == .seconds(90 * 86400))
         #expect(configuration.sessions.refreshReuseGrace == .seconds(60))
         #expect(configuration.providers.returnsProviderToken == false)
         #expect(configuration.providers.facebook?.validityCheckInterval == .seconds(86400))
@@ -63,7 +64,7 @@ import Testing
         #expect(configuration.sessions.issuer == "https://auth.example")
         #expect(configuration.sessions.audience == "https://api.example")
         #expect(configuration.sessions.accessTokenLifetime == .seconds(300))
-        #expect(configuration.sessions.refreshTokenLifetime == .seconds(7 * 86400))
+        #expect(configuration.sessions.idleLifetime == .seconds(7 * 86400))
         #expect(configuration.sessions.refreshReuseGrace == .seconds(2))
         #expect(configuration.providers.returnsProviderToken)
         #expect(configuration.providers.facebook?.exchangesForLongLivedToken == false)
@@ -81,7 +82,7 @@ import Testing
         #expect(configuration.storage.tokenEncryptionKey != nil)
         #expect(configuration.listening.maximumBodySize == 4096)
         // Every variable read here is documented.
-        let documented = Set(ServerConfiguration.environmentVariables.map(\.name))
+        let documented = Set(ServerConfiguration.environmentVariables.flatMap { [$0.name] + $0.aliases })
         #expect(Set(environment.keys).isSubset(of: documented))
     }
 
@@ -110,7 +111,8 @@ import Testing
             ServerConfiguration.environmentVariables.first { $0.name == name }?.defaultValue
         }
         #expect(documented("MEND_ACCESS_TOKEN_TTL") == "`900s`")
-        #expect(documented("MEND_REFRESH_TOKEN_TTL") == "`30d`")
+        #expect(documented("MEND_SESSION_IDLE_TTL") == "`30d`")
+        #expect(documented("MEND_SESSION_MAX_TTL") == "`90d`")
         #expect(documented("MEND_VALIDITY_CHECK_INTERVAL") == "`24h`")
         #expect(documented("MEND_RATE_LIMIT_LOGIN_IP") == "`30/60s`")
         #expect(documented("MEND_HOST") == "`\(configuration.listening.host)`")
@@ -152,7 +154,8 @@ import Testing
             "MEND_SIGNING_KEYS": SigningKeyConfiguration.generate(keyID: "k1").environmentValue,
             "MEND_ISSUER": "https://auth.example", "MEND_AUDIENCE": "https://api.example",
             "MEND_ACCESS_TOKEN_TTL": "5m", "MEND_REFRESH_TOKEN_TTL": "7d", "MEND_REFRESH_REUSE_GRACE": "2s",
-            "MEND_RETURN_PROVIDER_TOKEN": "true", "MEND_LONG_LIVED_EXCHANGE": "false",
+            "MEND_SESSION_IDLE_TTL": "8d", "MEND_SESSION_MAX_TTL": "40d", "MEND_RETURN_PROVIDER_TOKEN": "true",
+            "MEND_LONG_LIVED_EXCHANGE": "false",
             "MEND_RATE_LIMIT_LOGIN_IP": "5/min", "MEND_RATE_LIMIT_LOGIN_USER": "off",
             "MEND_RATE_LIMIT_REFRESH_IP": "1/h", "MEND_RATE_LIMIT_REFRESH_USER": "2/h", "MEND_REQUIRE_PKCE": "false",
             "MEND_TRUSTED_PROXIES": "2", "MEND_TRUST_FORWARDED_FOR": "true", "MEND_PUBLIC_URL": "https://auth.example",

@@ -7,6 +7,8 @@ import Testing
 /// The refresh-rotation state machine, without I/O.
 @Suite struct RefreshRotationTests {
     static let session = SessionRecord(id: "s1", userID: "u1", scopes: ["email"], createdAt: 0, expiresAt: 10_000)
+    /// The maximum lifetime of the sessions here (they were created at 0).
+    static let maximum: Int64 = 10_500
     static let token = RefreshTokenRecord(tokenHash: "h1", sessionID: "s1", createdAt: 0, expiresAt: 10_000)
     static let successor = RefreshTokenRecord(tokenHash: "h2", sessionID: "s1", createdAt: 1000, expiresAt: 11_000)
 
@@ -103,8 +105,15 @@ import Testing
             session: session, now: 10_000, expected: .reuseDetected(sessionID: "s1")),
         Case(
             name: "rotated, within grace, but the session expired meanwhile: expired", token: rotated,
-            successor: successor, session: expiringAt(1005), now: 1010, expected: .expired),
-        Case(name: "expired token", token: token, session: session, now: 10_000, expected: .expired),
+            successor: successor, session: expiringAt(1005), now: 1010, expected: .expired(.idle)),
+        Case(name: "expired token", token: token, session: session, now: 10_000, expected: .expired(.idle)),
+        Case(
+            name: "past the maximum lifetime, idle lifetime left: expired (maximum)", token: successor,
+            session: extended, now: Self.maximum, expected: .expired(.maximum)),
+        Case(
+            name: "just before the maximum lifetime: rotate", token: successor, session: extended,
+            now: Self.maximum - 1,
+            expected: .rotate(sessionID: "s1")),
         Case(
             name: "rotated and revoked: revoked wins", token: rotated, successor: successor,
             session: revoked("refresh_token_reused"), now: 1010, expected: .sessionEnded(reason: .refreshTokenReused)),
@@ -115,7 +124,7 @@ import Testing
         #expect(
             RefreshRotation.decide(
                 token: example.token, successor: example.successor, session: example.session, now: example.now,
-                graceSeconds: 60) == example.expected)
+                graceSeconds: 60, maximumSeconds: Self.maximum) == example.expected)
     }
 
     @Test func everyStoredReasonHasItsSessionCode() {

@@ -69,8 +69,13 @@ extension ServerConfiguration {
                 "`aud` of the access tokens (give it your API's URL so that tokens do not name the provider's app)"),
             Variable("MEND_ACCESS_TOKEN_TTL", default: duration(sessions.accessTokenLifetime), "access token lifetime"),
             Variable(
-                "MEND_REFRESH_TOKEN_TTL", default: duration(sessions.refreshTokenLifetime),
-                "refresh token (and idle session) lifetime"),
+                "MEND_SESSION_IDLE_TTL", aliases: ["MEND_REFRESH_TOKEN_TTL"], default: duration(sessions.idleLifetime),
+                "how long a session lasts without a refresh (its refresh token's lifetime; every refresh starts it "
+                    + "again)"),
+            Variable(
+                "MEND_SESSION_MAX_TTL", default: duration(sessions.maximumLifetime),
+                "how long a session lasts at most from its login, however often it refreshes (then `session/15`: "
+                    + "sign in again); applies to open sessions too"),
             Variable(
                 "MEND_REFRESH_REUSE_GRACE", default: duration(sessions.refreshReuseGrace),
                 "how long a rotated refresh token answers its unused successor again (at least a client's whole "
@@ -313,7 +318,9 @@ extension ServerConfiguration {
         if let issuer = value("MEND_ISSUER") { sessions.issuer = issuer }
         if let audience = value("MEND_AUDIENCE") { sessions.audience = audience }
         if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { sessions.accessTokenLifetime = ttl }
-        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { sessions.refreshTokenLifetime = ttl }
+        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { sessions.idleLifetime = ttl }
+        if let ttl = try duration("MEND_SESSION_IDLE_TTL") { sessions.idleLifetime = ttl }
+        if let ttl = try duration("MEND_SESSION_MAX_TTL") { sessions.maximumLifetime = ttl }
         if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { sessions.refreshReuseGrace = grace }
         if let requires = try flag("MEND_REQUIRE_PKCE") { sessions.requiresPKCE = requires }
         for (name, limit) in [
@@ -392,8 +399,12 @@ extension ServerConfiguration {
         guard !sessions.allowedRedirectURIs.isEmpty else {
             throw ConfigurationError("MEND_REDIRECT_URIS is required: the redirect URIs your apps log in with")
         }
-        guard sessions.accessTokenLifetime > .zero, sessions.refreshTokenLifetime > sessions.accessTokenLifetime else {
-            throw ConfigurationError("MEND_REFRESH_TOKEN_TTL must be longer than MEND_ACCESS_TOKEN_TTL (> 0)")
+        guard sessions.accessTokenLifetime > .zero, sessions.idleLifetime > sessions.accessTokenLifetime else {
+            throw ConfigurationError(
+                "MEND_SESSION_IDLE_TTL (or MEND_REFRESH_TOKEN_TTL) must be longer than MEND_ACCESS_TOKEN_TTL (> 0)")
+        }
+        guard sessions.maximumLifetime > sessions.accessTokenLifetime else {
+            throw ConfigurationError("MEND_SESSION_MAX_TTL must be longer than MEND_ACCESS_TOKEN_TTL")
         }
         _ = try DatabaseLocation.parse(storage.databaseURL)
         var names = Set<String>()

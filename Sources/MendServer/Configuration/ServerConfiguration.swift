@@ -116,8 +116,13 @@ extension ServerConfiguration {
         public var signingKeys: [SigningKeyConfiguration]
         /// How long an access token is valid (15 minutes by default).
         public var accessTokenLifetime: Duration
-        /// How long a refresh token is valid, from its last use (30 days by default).
-        public var refreshTokenLifetime: Duration
+        /// How long a session lasts without a refresh — its refresh token's lifetime, from its last use — (30 days
+        /// by default): the idle lifetime, which every refresh starts again.
+        public var idleLifetime: Duration
+        /// How long a session lasts at most, from its login, however often it refreshes (90 days by default): a
+        /// refresh after it ends the session (session/15), and no token it issues outlives it. It applies to the
+        /// sessions already open when it changes.
+        public var maximumLifetime: Duration
         /// How long after a rotation the old refresh token still answers its successor again — the same refresh
         /// token, with a new access token — as long as that successor is unused, rather than being treated as stolen
         /// (60 s by default).
@@ -141,15 +146,17 @@ extension ServerConfiguration {
         /// Session settings with the defaults: no redirect URI (set at least one), a generated signing key.
         public init(
             issuer: String = "mend-server", audience: String? = nil, signingKeys: [SigningKeyConfiguration] = [],
-            accessTokenLifetime: Duration = .seconds(900), refreshTokenLifetime: Duration = .seconds(30 * 86400),
-            refreshReuseGrace: Duration = .seconds(60), requiresPKCE: Bool = true, allowedRedirectURIs: [String] = [],
+            accessTokenLifetime: Duration = .seconds(900), idleLifetime: Duration = .seconds(30 * 86400),
+            maximumLifetime: Duration = .seconds(90 * 86400), refreshReuseGrace: Duration = .seconds(60),
+            requiresPKCE: Bool = true, allowedRedirectURIs: [String] = [],
             rateLimits: RateLimits = RateLimits()
         ) {
             self.issuer = issuer
             self.audience = audience
             self.signingKeys = signingKeys
             self.accessTokenLifetime = accessTokenLifetime
-            self.refreshTokenLifetime = refreshTokenLifetime
+            self.idleLifetime = idleLifetime
+            self.maximumLifetime = maximumLifetime
             self.refreshReuseGrace = refreshReuseGrace
             self.requiresPKCE = requiresPKCE
             self.allowedRedirectURIs = allowedRedirectURIs

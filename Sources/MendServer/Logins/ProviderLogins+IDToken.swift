@@ -49,9 +49,9 @@ extension ProviderLogins {
     /// takes a signed-in session and a fresh id_token, never a matching e-mail. An identity another user has already
     /// is refused (rest/409). Each id_token is accepted once.
     func login(
-        idToken body: IDTokenLoginBody, headers: HTTPFields, clientAddress: String, logger: Logger
+        idToken body: IDTokenLoginBody, headers: HTTPFields, client: SessionClient, logger: Logger
     ) async throws -> SessionBody {
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
         guard let (issuer, validator) = idTokenValidators.byName[body.provider] else {
             let known = idTokenValidators.byName.keys.sorted()
             throw ServerFailure.badRequest(
@@ -94,13 +94,14 @@ extension ProviderLogins {
         }
         return try await completeIdentityLogin(
             ProviderIdentity(claims, kept: kept ?? nil), provider: issuer.name, linkingTo: linkingUserID,
-            hash: tokenHash, logger: logger)
+            hash: tokenHash, client: client, logger: logger)
     }
 
     /// What every login by an identity ends with: its user (found, linked or created), the provider token kept on
     /// the identity, a session bound to the code's or token's hash, the metric and the log line.
     func completeIdentityLogin(
-        _ login: ProviderIdentity, provider: String, linkingTo linkingUserID: String?, hash: String?, logger: Logger
+        _ login: ProviderIdentity, provider: String, linkingTo linkingUserID: String?, hash: String?,
+        client: SessionClient?, logger: Logger
     ) async throws -> SessionBody {
         let identity = ServerStore.IdentityClaims(
             provider: provider, subject: login.subject, email: login.email, emailVerified: login.emailVerified,
@@ -111,7 +112,7 @@ extension ProviderLogins {
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
                 refreshToken: kept.token)
         }
-        let session = try await sessions.openSession(for: user)
+        let session = try await sessions.openSession(for: user, client: client)
         if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
         metrics.login(outcome: "success")
         logger.info(

@@ -39,15 +39,15 @@ struct ProviderLogins: BackendPart {
     }
 
     /// What a provider is called with for one request.
-    func callContext(logger: Logger) -> ProviderCallContext {
-        ProviderCallContext(shared: context, transport: idTokenValidators.transport, logger: logger)
+    func callContext(client: SessionClient? = nil, logger: Logger) -> ProviderCallContext {
+        ProviderCallContext(shared: context, transport: idTokenValidators.transport, client: client, logger: logger)
     }
 
     /// `POST /v1/login/code`: the provider the body names (Facebook by default) exchanges the code and says who logged
     /// in; then the user is stored and a session opened, the same for every provider (see ``CodeLoginProvider``).
-    func login(_ body: LoginRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
+    func login(_ body: LoginRequestBody, client: SessionClient, logger: Logger) async throws -> SessionBody {
         try validate(body)
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
         let name = body.provider ?? "facebook"
         guard let provider = providers[name] else {
             throw ServerFailure.badRequest(
@@ -55,7 +55,7 @@ struct ProviderLogins: BackendPart {
                     + "\(RequestSchema.codeLoginProviders(configuration).joined(separator: ", ")))."
             )
         }
-        let context = callContext(logger: logger)
+        let context = callContext(client: client, logger: logger)
         let codeHash = OpaqueToken.hash(body.code)
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {
             throw try await replayedCode(hash: codeHash, logger: logger)
@@ -85,15 +85,15 @@ struct ProviderLogins: BackendPart {
     /// checked with `debug_token` — this app's, valid, a user's, with the required scopes — then the same steps and
     /// the same session as a code login. A token issued to another app is refused (401), so a token from another
     /// app's login cannot open a session here.
-    func login(providerToken: String, clientAddress: String, logger: Logger) async throws -> SessionBody {
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: clientAddress, action: "login")
+    func login(providerToken: String, client: SessionClient, logger: Logger) async throws -> SessionBody {
+        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
         guard let app = facebook?.app, let facebook = providers["facebook"] else {
             throw ServerFailure.badRequest(
                 "No Facebook app is configured here (MEND_APP_ID): it takes no provider token.")
         }
         return try await completeLogin(
             grant: ProviderGrant(clientID: app.appID, accessToken: providerToken), provider: facebook,
-            codeHash: nil, context: callContext(logger: logger))
+            codeHash: nil, context: callContext(client: client, logger: logger))
     }
 
     /// What follows the exchange for every provider: who logged in, the per-user rate limit, the user and the
@@ -113,7 +113,8 @@ struct ProviderLogins: BackendPart {
             }
             guard provider is FacebookCodeLogin, let kept = identity.kept else {
                 return try await completeIdentityLogin(
-                    identity, provider: provider.name, linkingTo: nil, hash: codeHash, logger: logger)
+                    identity, provider: provider.name, linkingTo: nil, hash: codeHash, client: context.client,
+                    logger: logger)
             }
             let user = try await store.upsertUser(
                 ServerStore.LoginUpsert(
@@ -125,7 +126,7 @@ struct ProviderLogins: BackendPart {
             _ = try await store.addIdentity(
                 ServerStore.IdentityClaims(provider: provider.name, subject: identity.subject, email: identity.email),
                 userID: user.id, now: now)
-            let session = try await sessions.openSession(for: user)
+            let session = try await sessions.openSession(for: user, client: context.client)
             if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
             metrics.login(outcome: "success")
             logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])

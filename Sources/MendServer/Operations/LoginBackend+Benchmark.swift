@@ -14,7 +14,7 @@ extension LoginBackend {
         else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
         var tokens: [String] = []
         tokens.reserveCapacity(count)
-        for _ in 0..<count { tokens.append(try await sessions.openSession(for: user).accessToken) }
+        for _ in 0..<count { tokens.append(try await sessions.openSession(for: user, client: nil).accessToken.token) }
         return tokens
     }
 

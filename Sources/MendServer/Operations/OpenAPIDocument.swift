@@ -92,6 +92,7 @@ enum OpenAPIDocument {
     private static let string: JSONValue = .object(["type": .string("string")])
     private static let nullableString: JSONValue = .object(["type": .array([.string("string"), .string("null")])])
     private static let integer: JSONValue = .object(["type": .string("integer")])
+    private static let nullableInteger: JSONValue = .object(["type": .array([.string("integer"), .string("null")])])
     private static let boolean: JSONValue = .object(["type": .string("boolean")])
     private static let strings: JSONValue = .object(["type": .string("array"), "items": string])
 
@@ -130,6 +131,22 @@ enum OpenAPIDocument {
                 "completed_at": .object(["type": .array([.string("integer"), .string("null")])]),
             ], required: ["confirmation_code", "status", "requested_at"]),
         "Health": object(["status": string], required: ["status"]),
+        "SessionList": object(
+            [
+                "sessions": .object([
+                    "type": .string("array"),
+                    "items": object(
+                        [
+                            "id": string, "current": boolean, "client": nullableString, "platform": nullableString,
+                            "created_at": integer, "refreshed_at": nullableInteger, "expires_at": integer,
+                            "first_address": nullableString, "last_address": nullableString,
+                        ],
+                        required: [
+                            "id", "current", "client", "platform", "created_at", "refreshed_at", "expires_at",
+                            "first_address", "last_address",
+                        ]),
+                ])
+            ], required: ["sessions"]),
         "Error": object(
             [
                 "error": object(

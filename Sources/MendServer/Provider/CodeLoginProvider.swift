@@ -138,9 +138,12 @@ public struct ProviderCallContext: Sendable {
     public let logger: Logger
     /// What the backend's parts share (the redactor, the metrics).
     let shared: BackendContext
+    /// The client the login is for (the session it opens records it).
+    let client: SessionClient?
 
-    init(shared: BackendContext, transport: any HTTPTransport, logger: Logger) {
+    init(shared: BackendContext, transport: any HTTPTransport, client: SessionClient? = nil, logger: Logger) {
         self.shared = shared
+        self.client = client
         self.transport = transport
         self.now = shared.configuration.clock.now()
         self.logger = logger

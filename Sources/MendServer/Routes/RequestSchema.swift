@@ -263,6 +263,11 @@ extension RequestSchema {
             Field(
                 name: "revoke_provider_permissions", kind: .boolean, required: false,
                 description: "Also revoke the app's permissions at the provider (ends every session of the user)."),
+            Field(
+                name: "scope", kind: .string(StringRule(maxLength: 6, allowed: LogoutScope.allCases.map(\.rawValue))),
+                required: false,
+                description: "What ends: local (the default) the caller's session; others the user's other sessions; "
+                    + "global all of them."),
         ], encodings: [.json], bodyRequired: false)
 
     /// `POST /v1/session/revoke` (RFC 7009), a form or a JSON object.

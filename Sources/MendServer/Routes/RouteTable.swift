@@ -49,9 +49,18 @@ enum RouteTable {
     static let logout = Endpoint(
         method: .post, path: "/v1/session/logout",
         summary:
-            "End the session, by its access token or its refresh token alone (optionally revoke the provider permissions)",
+            "End the session (scope local), the user's other sessions (others) or all of them (global), by the access "
+            + "token or the refresh token alone (optionally revoke the provider permissions)",
         operationID: "logout", authenticated: true, bearerOptional: true, requestSchema: "LogoutRequest",
         successStatus: 204, errorStatuses: [400, 401, 403, 413, 500, 502, 503, 504])
+    static let sessions = Endpoint(
+        method: .get, path: "/v1/sessions",
+        summary: "The user's active sessions (devices), newest first, the caller's own marked current",
+        operationID: "listSessions", authenticated: true, responseSchema: "SessionList", errorStatuses: [401, 500, 503])
+    static let endSession = Endpoint(
+        method: .delete, path: "/v1/sessions/:id",
+        summary: "End one of the user's own sessions (another user's, or none, is 404)",
+        operationID: "endSession", authenticated: true, successStatus: 204, errorStatuses: [401, 404, 500, 503])
     static let revoke = Endpoint(
         method: .post, path: "/v1/session/revoke",
         summary: "Revoke a token and its whole session (RFC 7009); 200 for an unknown or already revoked token too",
@@ -111,7 +120,9 @@ enum RouteTable {
     }
 
     static let all: [Endpoint] = [
-        loginCode, loginIDToken, loginProviderToken, refresh, logout, revoke, session, me, deleteMe, jwks, deauthorize,
+        loginCode, loginIDToken, loginProviderToken, refresh, logout, sessions, endSession, revoke, session, me,
+        deleteMe,
+        jwks, deauthorize,
         dataDeletion,
         deletionStatus,
         live, ready,

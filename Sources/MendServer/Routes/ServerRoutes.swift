@@ -22,7 +22,7 @@ enum ServerRoutes {
                 code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!,
                 provider: values["provider"])
             let session = try await backend.logins.login(
-                body, clientAddress: clientAddress(request, context, backend), logger: context.logger)
+                body, client: sessionClient(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginIDToken.path), method: .post) { request, context in
@@ -31,14 +31,14 @@ enum ServerRoutes {
                 provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!,
                 authorizationCode: values["authorization_code"])
             let session = try await backend.logins.login(
-                idToken: body, headers: request.headers, clientAddress: clientAddress(request, context, backend),
+                idToken: body, headers: request.headers, client: sessionClient(request, context, backend),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginProviderToken.path), method: .post) { request, context in
             let values = try await RequestBody.read(.providerTokenLogin, from: request, limit: limit)
             let session = try await backend.logins.login(
-                providerToken: values["provider_token"]!, clientAddress: clientAddress(request, context, backend),
+                providerToken: values["provider_token"]!, client: sessionClient(request, context, backend),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
@@ -46,15 +46,24 @@ enum ServerRoutes {
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.sessions.refresh(
                 RefreshRequestBody(refreshToken: values["refresh_token"]!),
-                clientAddress: clientAddress(request, context, backend), logger: context.logger)
+                client: sessionClient(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.logout.path), method: .post) { request, context in
             let values = try await RequestBody.read(.logout, from: request, limit: limit)
             let body = LogoutRequestBody(
                 refreshToken: values["refresh_token"],
-                revokeProviderPermissions: values.booleans["revoke_provider_permissions"])
+                revokeProviderPermissions: values.booleans["revoke_provider_permissions"],
+                scope: values["scope"].flatMap(LogoutScope.init(rawValue:)) ?? .local)
             try await backend.logout(request.headers, body: body, logger: context.logger)
+            return Response(status: .noContent)
+        }
+        router.on(RouterPath(RouteTable.sessions.path), method: .get) { request, _ in
+            try WireResponse.json(try await backend.sessions.list(request.headers))
+        }
+        router.on(RouterPath(RouteTable.endSession.path), method: .delete) { request, context in
+            try await backend.sessions.endSession(
+                id: try context.parameters.require("id"), headers: request.headers, logger: context.logger)
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
@@ -133,6 +142,13 @@ enum ServerRoutes {
     }
 
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// The client of a login or refresh: its address and its `Mend-Client` header.
+    static func sessionClient(
+        _ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend
+    ) -> SessionClient {
+        SessionClient(address: clientAddress(request, context, backend), header: request.headers[SessionClient.header])
+    }
 
     /// `MEND_PUBLIC_URL`, else the request's scheme and host.
     static func publicBaseURL(_ request: Request, _ backend: LoginBackend) -> String {

@@ -8,11 +8,13 @@ import MendLogin
 extension SessionAuthority {
     // MARK: Logout
 
-    /// The sessions' part of `POST /v1/session/logout`: revoke the session (and the refresh token's, if it is another
-    /// of the same user).
+    /// The sessions' part of `POST /v1/session/logout`: end the caller's session (`local`, and the refresh token's
+    /// too, if it is another of the same user), every other session of the user (`others`), or all of them
+    /// (`global`).
     ///
     /// The session comes from a valid bearer or, without one (an expired access token must not stop a logout), from
-    /// `refresh_token` alone. A refresh token of a session that already ended answers 204 too (logout is idempotent).
+    /// `refresh_token` alone. A refresh token of a session that already ended answers 204 too (logout is idempotent)
+    /// and ends nothing else.
     ///
     /// - Returns: The user whose session was active and whose token was current — whose provider permissions the
     ///   logout may revoke — or `nil`.
@@ -24,18 +26,16 @@ extension SessionAuthority {
         } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
             authenticated = nil
         }
-        let userID: String
+        let caller: (userID: String, sessionID: String)
         if let claims = authenticated {
-            if try await store.revokeSession(id: claims.sessionID, reason: .loggedOut, now: now) {
-                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
-            }
-            if let refreshToken, let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
+            caller = (claims.subject, claims.sessionID)
+            if body.scope == .local, let refreshToken,
+                let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
                 record.sessionID != claims.sessionID, let other = try await store.session(id: record.sessionID),
                 other.userID == claims.subject
             {
-                try await store.revokeSession(id: other.id, reason: .loggedOut, now: now)
+                try await end(other.id, reason: .loggedOut, detail: nil)
             }
-            userID = claims.subject
         } else {
             let state = try await refreshToken.asyncMap { try await refreshState(hash: OpaqueToken.hash($0)) }
             guard let state, let session = state.session else {
@@ -44,21 +44,69 @@ extension SessionAuthority {
                     "Logout needs a valid access token (Authorization: Bearer) or a known refresh_token.")
             }
             let decision = RefreshRotation.decide(
-                token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace)
-            if try await store.revokeSession(id: session.id, reason: .loggedOut, now: now) {
-                metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: 1)
-            }
+                token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace,
+                maximumSeconds: maximumLifetime)
             switch decision {
             case .rotate, .replaySuccessor:
-                userID = session.userID
+                caller = (session.userID, session.id)
             default:
+                try await end(session.id, reason: .loggedOut, detail: nil)
                 logger.info(
                     "logout with the refresh token of a session that had ended",
                     metadata: ["session_id": .string(session.id)])
                 return nil
             }
         }
-        return userID
+        return try await logout(caller, scope: body.scope, logger: logger)
+    }
+
+    /// Ends what `scope` names for the caller's user and session; returns the user.
+    private func logout(
+        _ caller: (userID: String, sessionID: String), scope: LogoutScope, logger: Logger
+    ) async throws -> String {
+        switch scope {
+        case .local:
+            try await end(caller.sessionID, reason: .loggedOut, detail: nil)
+        case .others, .global:
+            let kept = scope == .others ? caller.sessionID : nil
+            let detail = scope == .others ? "signed out from another session" : "signed out everywhere"
+            let ended = try await store.revokeSessions(
+                userID: caller.userID, keeping: kept, reason: .loggedOut, detail: detail, now: now)
+            metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: ended)
+            logger.info(
+                "logout", metadata: ["scope": .string(scope.rawValue), "sessions_ended": .stringConvertible(ended)])
+        }
+        return caller.userID
+    }
+
+    /// Ends one session for `reason`, counting it if it was active.
+    private func end(_ sessionID: String, reason: SessionEndReason, detail: String?) async throws {
+        if try await store.revokeSession(id: sessionID, reason: reason, detail: detail, now: now) {
+            metrics.sessionsEnded(reason: reason.metricsLabel, count: 1)
+        }
+    }
+
+    // MARK: Devices
+
+    /// `GET /v1/sessions`: the caller's active sessions, newest first, the caller's own marked `current`.
+    func list(_ headers: HTTPFields) async throws -> SessionListBody {
+        let claims = try await authenticate(headers)
+        let current = now
+        let sessions = try await store.activeSessions(userID: claims.subject, now: current)
+            .filter { current < $0.createdAt + maximumLifetime }
+        return SessionListBody(sessions: sessions.map { SessionListBody.Entry($0, current: claims.sessionID) })
+    }
+
+    /// `DELETE /v1/sessions/{id}`: ends one of the caller's own sessions (session/11 for it); a session of another
+    /// user, or none, is 404 — the caller learns nothing about sessions that are not theirs.
+    func endSession(id: String, headers: HTTPFields, logger: Logger) async throws {
+        let claims = try await authenticate(headers)
+        guard id.utf8.count <= 64, let session = try await store.session(id: id), session.userID == claims.subject
+        else { throw ServerFailure.notFound("The caller has no session \(id.prefix(64)).") }
+        try await end(
+            session.id, reason: .loggedOut,
+            detail: session.id == claims.sessionID ? nil : "signed out from another session")
+        logger.info("session ended by its user", metadata: ["session_id": .string(session.id)])
     }
 
     // MARK: Revocation

@@ -8,21 +8,29 @@ import MendLogin
 /// A session just opened, rotated or replayed: what the session response needs.
 struct IssuedSession: Sendable {
     var sessionID: String
-    var accessToken: String
+    var accessToken: SignedAccessToken
     var refreshToken: String
     var refreshExpiresIn: Int
     var user: UserRecord
 
-    func body(providerToken: String?, accessLifetime: Int) -> SessionBody {
+    func body(providerToken: String?) -> SessionBody {
         SessionBody(
-            sessionID: sessionID, accessToken: accessToken, expiresIn: accessLifetime, refreshToken: refreshToken,
+            sessionID: sessionID, accessToken: accessToken.token, expiresIn: accessToken.expiresIn,
+            refreshToken: refreshToken,
             refreshExpiresIn: refreshExpiresIn, user: UserBody(user), grantedScopes: user.grantedScopes,
             declinedScopes: user.declinedScopes, providerToken: providerToken)
     }
 }
 
+/// An access token and how long it is valid: the access-token lifetime, or less where the session's maximum
+/// lifetime ends sooner.
+struct SignedAccessToken: Sendable {
+    var token: String
+    var expiresIn: Int
+}
+
 /// A presented refresh token's row, its successor's (once rotated) and its session's: what
-/// ``RefreshRotation/decide(token:successor:session:now:graceSeconds:)`` needs.
+/// ``RefreshRotation/decide(token:successor:session:now:graceSeconds:maximumSeconds:)`` needs.
 struct RefreshState: Sendable {
     var token: RefreshTokenRecord?
     var successor: RefreshTokenRecord?
@@ -39,21 +47,28 @@ struct SessionAuthority: BackendPart {
     let revocations: RevocationView
 
     var accessLifetime: Int64 { Int64(configuration.sessions.accessTokenLifetime.seconds) }
-    var refreshLifetime: Int64 { Int64(configuration.sessions.refreshTokenLifetime.seconds) }
+    var idleLifetime: Int64 { Int64(configuration.sessions.idleLifetime.seconds) }
+    var maximumLifetime: Int64 { Int64(configuration.sessions.maximumLifetime.seconds) }
     var refreshGrace: Int64 { Int64(configuration.sessions.refreshReuseGrace.seconds) }
 
-    /// Opens a session (a new refresh-token family) for `user`.
-    func openSession(for user: UserRecord) async throws -> IssuedSession {
+    /// Where a session opened at `createdAt` and refreshed at `now` stops: the idle lifetime from now, and never
+    /// past the absolute one.
+    func expiry(createdAt: Int64, now: Int64) -> Int64 { min(now + idleLifetime, createdAt + maximumLifetime) }
+
+    /// Opens a session (a new refresh-token family) for `user`, recording the `client` that opened it.
+    func openSession(for user: UserRecord, client: SessionClient?) async throws -> IssuedSession {
         let current = now
+        let expiresAt = expiry(createdAt: current, now: current)
         let session = SessionRecord(
             id: OpaqueToken.make(prefix: "ses_", bytes: 16), userID: user.id, scopes: user.grantedScopes,
-            createdAt: current, expiresAt: current + refreshLifetime)
+            createdAt: current, expiresAt: expiresAt, client: client?.name, clientPlatform: client?.platform,
+            firstAddress: client?.addressKey, lastAddress: client?.addressKey)
         try await store.createSession(session)
         let refreshToken = OpaqueToken.make(prefix: "mrt_")
         try await store.insertRefreshToken(
             RefreshTokenRecord(
                 tokenHash: OpaqueToken.hash(refreshToken), sessionID: session.id, createdAt: current,
-                expiresAt: current + refreshLifetime))
+                expiresAt: expiresAt))
         // The user may have been deleted since it was read (an account deletion racing this login): then the session
         // is ended and nothing is handed out (see `ServerStore.deleteUser`).
         guard try await store.user(id: user.id) != nil else {
@@ -62,30 +77,33 @@ struct SessionAuthority: BackendPart {
         }
         return IssuedSession(
             sessionID: session.id, accessToken: try await accessToken(user: user, session: session),
-            refreshToken: refreshToken, refreshExpiresIn: Int(refreshLifetime), user: user)
+            refreshToken: refreshToken, refreshExpiresIn: Int(expiresAt - current), user: user)
     }
 
-    func accessToken(user: UserRecord, session: SessionRecord) async throws -> String {
+    func accessToken(user: UserRecord, session: SessionRecord) async throws -> SignedAccessToken {
         let current = now
-        return try await signer.sign(
+        let expiresAt = min(current + accessLifetime, session.createdAt + maximumLifetime)
+        let token = try await signer.sign(
             AccessTokenClaims(
                 issuer: configuration.sessions.issuer, audience: configuration.accessTokenAudience, subject: user.id,
                 sessionID: session.id,
-                scope: session.scopes.joined(separator: " "), issuedAt: current, expiresAt: current + accessLifetime,
+                scope: session.scopes.joined(separator: " "), issuedAt: current,
+                expiresAt: expiresAt,
                 tokenID: OpaqueToken.make(bytes: 12)))
+        return SignedAccessToken(token: token, expiresIn: Int(expiresAt - current))
     }
 
     func sessionBody(_ issued: IssuedSession, providerToken: String?) -> SessionBody {
-        issued.body(providerToken: providerToken, accessLifetime: Int(accessLifetime))
+        issued.body(providerToken: providerToken)
     }
 
     // MARK: Refresh
 
     /// `POST /v1/session/refresh`: rotate the refresh token, or — for a token rotated within the grace window whose
     /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
-    func refresh(_ body: RefreshRequestBody, clientAddress: String, logger: Logger) async throws -> SessionBody {
+    func refresh(_ body: RefreshRequestBody, client: SessionClient, logger: Logger) async throws -> SessionBody {
         try await enforce(
-            configuration.sessions.rateLimits.refreshPerAddress, address: clientAddress, action: "refresh")
+            configuration.sessions.rateLimits.refreshPerAddress, address: client.address, action: "refresh")
         guard !body.refreshToken.isEmpty, body.refreshToken.utf8.count <= 512 else {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
         }
@@ -96,16 +114,15 @@ struct SessionAuthority: BackendPart {
             let state = try await refreshState(hash: hash)
             let decision = RefreshRotation.decide(
                 token: state.token, successor: state.successor, session: state.session, now: now,
-                graceSeconds: refreshGrace)
+                graceSeconds: refreshGrace, maximumSeconds: maximumLifetime)
             switch decision {
             case .unknown:
                 metrics.refresh(outcome: "unknown")
                 throw ServerFailure.session(
                     .Session.refreshTokenUnknown, "The refresh token is unknown; log in again.")
-            case .expired:
+            case .expired(let lifetime):
                 metrics.refresh(outcome: "expired")
-                throw ServerFailure.session(
-                    .Session.sessionExpired, "The refresh token or its session has expired; log in again.")
+                throw Self.lifetimeEnded(lifetime, configuration.sessions)
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")
                 if let session = state.session, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
@@ -142,7 +159,9 @@ struct SessionAuthority: BackendPart {
                 let owner: UserRecord
                 if let user { owner = user } else { owner = try await refreshingUser(of: session) }
                 user = owner
-                if let issued = try await rotate(token, presented: body.refreshToken, session: session, user: owner) {
+                if let issued = try await rotate(
+                    token, presented: body.refreshToken, session: session, user: owner, client: client)
+                {
                     metrics.refresh(outcome: "rotated")
                     return sessionBody(issued, providerToken: nil)
                 }
@@ -151,6 +170,26 @@ struct SessionAuthority: BackendPart {
         }
         metrics.refresh(outcome: "failed")
         throw ServerFailure.internalFailure("The refresh token could not be rotated; try again.")
+    }
+
+    /// session/15 for the lifetime that ended, saying which and how long it is.
+    static func lifetimeEnded(
+        _ lifetime: RefreshRotation.Lifetime, _ settings: ServerConfiguration.Sessions
+    )
+        -> ServerFailure
+    {
+        switch lifetime {
+        case .idle:
+            ServerFailure.session(
+                .Session.sessionExpired,
+                "The session ended: it was not refreshed within its idle lifetime "
+                    + "(\(DurationText.format(settings.idleLifetime))). Sign in again.")
+        case .maximum:
+            ServerFailure.session(
+                .Session.sessionExpired,
+                "The session ended: it reached its maximum lifetime "
+                    + "(\(DurationText.format(settings.maximumLifetime)) from the login). Sign in again.")
+        }
     }
 
     /// What the database holds about the refresh token with this hash.
@@ -174,15 +213,17 @@ struct SessionAuthority: BackendPart {
     /// Claims `record` and writes its successor (sealed on `record`'s row under a key derived from `presented`);
     /// `nil` when a concurrent refresh claimed it first.
     private func rotate(
-        _ record: RefreshTokenRecord, presented: String, session: SessionRecord, user: UserRecord
+        _ record: RefreshTokenRecord, presented: String, session: SessionRecord, user: UserRecord,
+        client: SessionClient
     ) async throws -> IssuedSession? {
         let current = now
+        let expiresAt = expiry(createdAt: session.createdAt, now: current)
         let next = OpaqueToken.make(prefix: "mrt_")
         let nextHash = OpaqueToken.hash(next)
         // The successor's row exists before the claim, so that a refresh losing the claim finds it.
         try await store.insertRefreshToken(
             RefreshTokenRecord(
-                tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: current + refreshLifetime))
+                tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: expiresAt))
         let claimed = try await store.claimRefreshToken(
             hash: record.tokenHash, replacement: nextHash,
             sealedSuccessor: try SuccessorSeal.seal(next, under: presented),
@@ -191,9 +232,8 @@ struct SessionAuthority: BackendPart {
             try await store.deleteRefreshToken(hash: nextHash)
             return nil
         }
-        try await store.extendSession(id: session.id, until: current + refreshLifetime)
-        return try await issue(
-            session: session, user: user, refreshToken: next, refreshExpiresAt: current + refreshLifetime)
+        try await store.touchSession(id: session.id, until: expiresAt, address: client.addressKey, now: current)
+        return try await issue(session: session, user: user, refreshToken: next, refreshExpiresAt: expiresAt)
     }
 
     /// The session response for `refreshToken`, with a new access token carrying the user's current scopes.

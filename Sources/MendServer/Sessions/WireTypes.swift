@@ -23,13 +23,71 @@ struct RefreshRequestBody: Decodable, Sendable {
 
 /// `POST /v1/session/logout`: with a valid bearer, or with the refresh token alone (an expired access token must not
 /// stop a logout).
-struct LogoutRequestBody: Decodable, Sendable {
+struct LogoutRequestBody: Sendable {
     var refreshToken: String?
     var revokeProviderPermissions: Bool?
+    var scope: LogoutScope = .local
+}
 
-    enum CodingKeys: String, CodingKey {
-        case refreshToken = "refresh_token", revokeProviderPermissions = "revoke_provider_permissions"
+/// What `POST /v1/session/logout` ends (Supabase's names).
+enum LogoutScope: String, Sendable, Hashable, CaseIterable {
+    /// The caller's session (the default).
+    case local
+    /// Every other session of the user; the caller's goes on.
+    case others
+    /// Every session of the user, the caller's included.
+    case global
+}
+
+/// `GET /v1/sessions`: the user's active sessions (devices).
+struct SessionListBody: Encodable, Sendable {
+    struct Entry: Encodable, Sendable {
+        var id: String
+        /// Whether this is the session of the access token that asked.
+        var current: Bool
+        /// `name/version` from the `Mend-Client` header of the login, if it sent one.
+        var client: String?
+        var platform: String?
+        var createdAt: Int64
+        /// The last refresh (`null` before the first).
+        var refreshedAt: Int64?
+        /// The session's refresh token expiry: the idle lifetime from the last refresh, capped by the maximum.
+        var expiresAt: Int64
+        var firstAddress: String?
+        var lastAddress: String?
+
+        init(_ record: SessionRecord, current currentID: String) {
+            id = record.id
+            current = record.id == currentID
+            client = record.client
+            platform = record.clientPlatform
+            createdAt = record.createdAt
+            refreshedAt = record.refreshedAt
+            expiresAt = record.expiresAt
+            firstAddress = record.firstAddress
+            lastAddress = record.lastAddress
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, current, client, platform, createdAt = "created_at", refreshedAt = "refreshed_at"
+            case expiresAt = "expires_at", firstAddress = "first_address", lastAddress = "last_address"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(current, forKey: .current)
+            try container.encode(client, forKey: .client)
+            try container.encode(platform, forKey: .platform)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(refreshedAt, forKey: .refreshedAt)
+            try container.encode(expiresAt, forKey: .expiresAt)
+            try container.encode(firstAddress, forKey: .firstAddress)
+            try container.encode(lastAddress, forKey: .lastAddress)
+        }
     }
+
+    var sessions: [Entry]
 }
 
 /// The user object of the session response and of `GET /v1/me` (`email` and `picture` are `null` when unknown).

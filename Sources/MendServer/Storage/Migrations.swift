@@ -213,6 +213,16 @@ enum Migrations {
                 "ALTER TABLE mend_users_v5 RENAME TO mend_users",
             ],
             postgres: ["ALTER TABLE mend_users ALTER COLUMN provider_user_id DROP NOT NULL"]),
+        Migration(
+            version: 6,
+            name: "devices: each session's client, platform, first and last address, last refresh",
+            statements: [
+                "ALTER TABLE mend_sessions ADD COLUMN client TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN client_platform TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN first_address TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN last_address TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN refreshed_at BIGINT",
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

@@ -33,6 +33,16 @@ struct SessionRecord: Sendable, Hashable {
     var revokedReason: String?
     /// A human detail of the end (the provider's error), for the developer message only.
     var revokedDetail: String?
+    /// The client that opened the session, as its `Mend-Client` header named it (`name/version`).
+    var client: String?
+    /// The platform the `Mend-Client` header named (`iOS 18.1`).
+    var clientPlatform: String?
+    /// The address the session was opened from, and the last one it refreshed from, keyed as the rate limits key
+    /// them.
+    var firstAddress: String?
+    var lastAddress: String?
+    /// When the session last refreshed (unix seconds); `nil` before its first refresh.
+    var refreshedAt: Int64?
 }
 
 /// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection

@@ -7,33 +7,57 @@ extension ServerStore {
     func createSession(_ session: SessionRecord) async throws {
         try await sql.raw(
             """
-            INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason)
+            INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, client,
+                client_platform, first_address, last_address, refreshed_at)
             VALUES (\(bind: session.id), \(bind: session.userID), \(bind: ScopeList.encode(session.scopes)),
-                \(bind: session.createdAt), \(bind: session.expiresAt), NULL, NULL)
+                \(bind: session.createdAt), \(bind: session.expiresAt), NULL, NULL, \(bind: session.client),
+                \(bind: session.clientPlatform), \(bind: session.firstAddress), \(bind: session.lastAddress),
+                \(bind: session.refreshedAt))
             """
         ).run()
     }
 
+    static let sessionColumns = """
+        id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail, client, \
+        client_platform, first_address, last_address, refreshed_at
+        """
+
     func session(id: String) async throws -> SessionRecord? {
         try await sql.raw(
-            """
-            SELECT id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail
-            FROM mend_sessions WHERE id = \(bind: id)
-            """
-        ).first().map { row in
-            SessionRecord(
-                id: try row.text("id"), userID: try row.text("user_id"),
-                scopes: ScopeList.decode(try row.text("scopes")),
-                createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
-                revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"),
-                revokedDetail: try row.optionalText("revoked_detail"))
-        }
+            "SELECT \(unsafeRaw: Self.sessionColumns) FROM mend_sessions WHERE id = \(bind: id)"
+        ).first().map(Self.sessionRecord)
     }
 
-    /// Moves a session's expiry (a rotation keeps an active session going: a sliding lifetime).
-    func extendSession(id: String, until expiresAt: Int64) async throws {
+    static func sessionRecord(_ row: any SQLRow) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.text("id"), userID: try row.text("user_id"), scopes: ScopeList.decode(try row.text("scopes")),
+            createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"),
+            revokedAt: try row.optionalInteger("revoked_at"), revokedReason: try row.optionalText("revoked_reason"),
+            revokedDetail: try row.optionalText("revoked_detail"), client: try row.optionalText("client"),
+            clientPlatform: try row.optionalText("client_platform"),
+            firstAddress: try row.optionalText("first_address"),
+            lastAddress: try row.optionalText("last_address"), refreshedAt: try row.optionalInteger("refreshed_at"))
+    }
+
+    /// The user's sessions that are neither ended nor past `expires_at`, newest first (the devices list).
+    func activeSessions(userID: String, now: Int64) async throws -> [SessionRecord] {
         try await sql.raw(
-            "UPDATE mend_sessions SET expires_at = \(bind: expiresAt) WHERE id = \(bind: id) AND revoked_at IS NULL"
+            """
+            SELECT \(unsafeRaw: Self.sessionColumns) FROM mend_sessions
+            WHERE user_id = \(bind: userID) AND revoked_at IS NULL AND expires_at > \(bind: now)
+            ORDER BY created_at DESC, id
+            """
+        ).all().map(Self.sessionRecord)
+    }
+
+    /// A refresh kept the session going: its new expiry (a sliding lifetime), the address it came from and when.
+    func touchSession(id: String, until expiresAt: Int64, address: String?, now: Int64) async throws {
+        try await sql.raw(
+            """
+            UPDATE mend_sessions SET expires_at = \(bind: expiresAt), refreshed_at = \(bind: now),
+                last_address = COALESCE(\(bind: address), last_address)
+            WHERE id = \(bind: id) AND revoked_at IS NULL
+            """
         ).run()
     }
 
@@ -53,16 +77,17 @@ extension ServerStore {
         return true
     }
 
-    /// Revokes every active session of a user for `reason`; returns how many.
+    /// Revokes every active session of a user for `reason` (but `keeping` one, if named); returns how many.
     @discardableResult
     func revokeSessions(
-        userID: String, reason: SessionEndReason, detail: String? = nil, now: Int64
+        userID: String, keeping kept: String? = nil, reason: SessionEndReason, detail: String? = nil, now: Int64
     ) async throws -> Int {
         let ended = try await sql.raw(
             """
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
                 revoked_detail = \(bind: detail)
-            WHERE user_id = \(bind: userID) AND revoked_at IS NULL RETURNING id
+            WHERE user_id = \(bind: userID) AND revoked_at IS NULL AND id <> \(bind: kept ?? "")
+            RETURNING id
             """
         ).all()
         for row in ended {
