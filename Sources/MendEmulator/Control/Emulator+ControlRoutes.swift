@@ -72,7 +72,7 @@ extension Emulator {
                 ?? configuration.issuerClients.last { $0.kind == kind }?.id ?? ""
             return .json(
                 try state.nativeSignIn(
-                    kind: kind, clientID: clientID, userID: body.userID ?? state.defaultUserID, nonce: body.nonce,
+                    kind: kind, clientID: clientID, userID: body.userID ?? state.users.defaultUserID, nonce: body.nonce,
                     serverClientID: body.serverClientID, baseURL: request.baseURL))
         case (.post, let parts)
         where parts.count == 3 && parts[0] == "issuers" && parts[2] == "rotate-keys"
@@ -94,7 +94,7 @@ extension Emulator {
             try answerDeviceLogin(
                 userCode: parts[1], approve: parts[2] == "approve", userID: body.userID, scopes: body.scopes)
             return Self.encode([
-                "userCode": EmulatorState.normalizeUserCode(parts[1]),
+                "userCode": DeviceLoginBook.normalizeUserCode(parts[1]),
                 "answer": parts[2] == "approve" ? "approved" : "declined",
             ])
         case (.post, ["consent"]):
@@ -113,7 +113,7 @@ extension Emulator {
             graphVersion: configuration.graphVersion, seed: configuration.seed, now: state.now,
             testMode: configuration.testMode,
             apps: configuration.apps.map { AppSummary(id: $0.id, name: $0.name, redirectURIs: $0.redirectURIs) },
-            users: state.userOrder.compactMap { state.users[$0] }.map {
+            users: state.users.order.compactMap { state.users[$0] }.map {
                 UserSummary(id: $0.profile.id, name: $0.profile.name, email: $0.profile.email, state: $0.state.rawValue)
             },
             faults: state.faults.rules.count, requests: state.log.entries.count)

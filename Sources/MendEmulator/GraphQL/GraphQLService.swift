@@ -112,26 +112,3 @@ struct GraphQLService: Sendable {
         return value
     }
 }
-
-extension EmulatorState {
-    /// The GraphQL view of the state for a request's token.
-    func graphQLContext(for request: EmulatorRequest) -> GraphQLContext {
-        var viewerID: String?
-        var failure: GraphFailure?
-        var appID = configuration.defaultApp.id
-        if let token = request.accessToken {
-            switch validate(token: token) {
-            case .success(let identity):
-                viewerID = identity.userID
-                appID = identity.app.id
-            case .failure(let refused): failure = refused
-            }
-        }
-        var people: [String: GraphQLContext.Person] = [:]
-        for (id, record) in users {
-            people[id] = GraphQLContext.Person(
-                profile: record.profile, grantsEmail: grantedScopes(userID: id, appID: appID).contains("email"))
-        }
-        return GraphQLContext(viewerID: viewerID, tokenFailure: failure, people: people, order: userOrder, posts: posts)
-    }
-}

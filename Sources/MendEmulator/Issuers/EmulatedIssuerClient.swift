@@ -72,3 +72,11 @@ public struct EmulatedIssuerClient: Sendable, Codable, Hashable {
             ]),
     ]
 }
+
+extension EmulatorConfiguration {
+    /// The client `id` registered with the `kind` issuer.
+    func issuerClient(_ kind: EmulatedIssuerKind, _ id: String?) -> EmulatedIssuerClient? {
+        guard let id else { return nil }
+        return issuerClients.first { $0.kind == kind && $0.id == id }
+    }
+}

@@ -4,11 +4,11 @@ public import Foundation
 extension Emulator {
     /// The revocations the issuers received, in order: Apple's and Google's token revocations, and Facebook's
     /// `DELETE /me/permissions` (`tokenKind` `permissions`).
-    public func revocations() -> [IssuerRevocation] { state.issuers.revocations }
+    public func revocations() -> [IssuerRevocation] { state.issuers.tokens.revocations }
 
     /// Apple's team signing key, PEM (PKCS #8): what a client signs its client secret with. Test mode only, like the
     /// whole control API.
-    public func appleTeamKeyPEM() -> String { state.issuers.appleTeamKey.pemRepresentation }
+    public func appleTeamKeyPEM() -> String { state.issuers.keys.appleTeamKey.pemRepresentation }
 
     /// A Limited Login id_token (the vendor SDK's `AuthenticationToken`) for `userID` of `appID`, with `nonce` as
     /// the app passed it, signed by the provider's keys (`/.well-known/oauth/openid/jwks/`).
@@ -16,12 +16,12 @@ extension Emulator {
         appID: String?, userID: String?, nonce: String, baseURL: String
     ) throws(ControlError) -> String {
         let app = appID ?? configuration.defaultApp.id
-        let user = userID ?? state.defaultUserID
-        guard state.apps[app] != nil else { throw .notFound("app \(app)") }
+        let user = userID ?? state.users.defaultUserID
+        guard state.context.apps[app] != nil else { throw .notFound("app \(app)") }
         guard state.users[user] != nil else { throw .notFound("user \(user)") }
         guard !nonce.isEmpty else { throw .invalid("nonce is required") }
         do {
-            return try state.idToken(appID: app, userID: user, nonce: nonce, issuer: state.issuer(baseURL: baseURL))
+            return try state.idToken(appID: app, userID: user, nonce: nonce, baseURL: baseURL)
         } catch {
             throw .invalid("the id_token could not be signed")
         }

@@ -1,75 +1,136 @@
-import Crypto
 public import Foundation
+import HTTPTypes
 import MendCore
 
-/// The emulated OpenID Connect issuers' state: their signing keys, Apple's team key, pending consents, codes,
-/// tokens and the revocations a test reads back.
+/// The emulated OpenID Connect issuers (Apple, Google): their keys, the consents waiting for a user, their codes,
+/// tokens and revocations, and the routing of a request to the endpoint that answers it. Paths are relative to the
+/// issuer (`/apple`, `/google`):
+///
+/// | | Apple | Google |
+/// |---|---|---|
+/// | discovery | `/.well-known/openid-configuration` | the same |
+/// | keys | `/auth/keys` | `/oauth2/v3/certs` |
+/// | authorization | `/auth/authorize` | `/o/oauth2/v2/auth` |
+/// | token | `/auth/token` | `/token` |
+/// | revocation | `/auth/revoke` | `/revoke` |
+/// | userinfo | — | `/v1/userinfo` |
+/// | device authorization | — | `/device/code` |
 struct IssuerState: Sendable {
-    /// An authorization code.
-    struct Code: Sendable, Hashable {
-        var kind: EmulatedIssuerKind
-        var clientID: String
-        var userID: String
-        /// `nil` for a native sign-in's code (it was never redirected).
-        var redirectURI: String?
-        var challenge: String?
-        var challengeMethod: String?
-        var nonce: String?
-        var scopes: [String]
-        var offline: Bool
-        var expiresAt: Date
-        var used = false
-        var issuedTokens: [String] = []
-    }
-
-    /// An access or refresh token.
-    struct Token: Sendable, Hashable {
-        enum Kind: String, Sendable { case access, refresh }
-        var kind: Kind
-        var issuer: EmulatedIssuerKind
-        var clientID: String
-        var userID: String
-        var scopes: [String]
-        var expiresAt: Date?
-        /// The refresh token an access token came from (revoking it revokes them).
-        var refreshToken: String?
-        var revoked = false
-    }
-
-    /// A consent waiting for the user (manual consent).
-    struct PendingConsent: Sendable, Hashable {
-        var kind: EmulatedIssuerKind
-        var client: EmulatedIssuerClient
-        var redirectURI: String
-        var responseTypes: Set<String>
-        var responseMode: String
-        var scopes: [String]
-        var state: String?
-        var nonce: String?
-        var challenge: String?
-        var challengeMethod: String?
-        var offline: Bool
-    }
-
-    var signingKeys: [EmulatedIssuerKind: SigningKeyRing] = [:]
-    var codes: [String: Code] = [:]
-    var tokens: [String: Token] = [:]
-    var consents: [String: PendingConsent] = [:]
-    /// Apple: the users that authorized each client before (Apple sends the user's name only the first time).
-    var appleAuthorized: Set<String> = []
-    /// Every revocation, in order (`GET /_emulator/issuers/revocations`).
-    var revocations: [IssuerRevocation] = []
-    /// Apple's team signing key (P-256), from the seed: clients sign their client secrets with it.
-    let appleTeamKey: P256.Signing.PrivateKey
+    var keys: IssuerKeys
+    var consents = IssuerConsents()
+    var tokens = IssuerTokens()
 
     init(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed ^ 0x4150_504C_454B_4559)
-        var bytes = [UInt8]()
-        while bytes.count < 32 {
-            withUnsafeBytes(of: generator.next().bigEndian) { bytes.append(contentsOf: $0) }
+        keys = IssuerKeys(seed: seed)
+    }
+
+    /// One request to an issuer; `segments` are the path's segments after the issuer's.
+    mutating func handle(
+        _ request: EmulatorRequest, kind: EmulatedIssuerKind, segments: [String], users: inout UserDirectory,
+        deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
+    ) -> EmulatorResponse {
+        let issuer = kind.issuer(baseURL: request.baseURL)
+        let path = "/" + segments.joined(separator: "/")
+        switch (kind, path) {
+        case (_, "/.well-known/openid-configuration"):
+            return .json(IssuerWire.discoveryDocument(kind: kind, issuer: issuer))
+        case (.apple, "/auth/keys"), (.google, "/oauth2/v3/certs"):
+            return .json(keys.jwks(kind, random: &context.random))
+        case (.apple, "/auth/authorize"), (.google, "/o/oauth2/v2/auth"):
+            return consents.authorize(
+                request, kind: kind, issuer: issuer, tokens: &tokens, keys: &keys, users: users, context: &context)
+        case (_, "/consent") where request.method == .post:
+            return consents.consent(
+                request, kind: kind, issuer: issuer, tokens: &tokens, keys: &keys, users: users, context: &context)
+        case (.apple, "/auth/token"), (.google, "/token"):
+            guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
+            return token(
+                request, kind: kind, issuer: issuer, users: &users, deviceLogins: &deviceLogins, context: &context)
+        case (.apple, "/auth/revoke"), (.google, "/revoke"):
+            guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
+            return tokens.revoke(request, kind: kind, issuer: issuer, keys: keys, context: context)
+        case (.google, "/v1/userinfo"):
+            return tokens.userinfo(request, users: users, context: context)
+        case (.google, "/device/code"):
+            guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
+            return deviceAuthorization(
+                request, kind: kind, issuer: issuer, deviceLogins: &deviceLogins, context: &context)
+        default:
+            return .json(.object(["error": .string("not_found")]), status: .notFound)
         }
-        // A P-256 scalar from 32 seeded bytes; the one-in-2^32 that is out of range falls back to a random key.
-        appleTeamKey = (try? P256.Signing.PrivateKey(rawRepresentation: bytes)) ?? P256.Signing.PrivateKey()
+    }
+
+    /// The token endpoint: client authentication, then the code (with PKCE), a refresh token or (Google) a device
+    /// code.
+    mutating func token(
+        _ request: EmulatorRequest, kind: EmulatedIssuerKind, issuer: String, users: inout UserDirectory,
+        deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
+    ) -> EmulatorResponse {
+        let client: EmulatedIssuerClient
+        switch IssuerTokens.authenticateClient(request, kind: kind, issuer: issuer, keys: keys, context: context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let authenticated): client = authenticated
+        }
+        switch request.form["grant_type"] {
+        case "authorization_code":
+            return tokens.exchange(
+                request, kind: kind, client: client, issuer: issuer, keys: &keys, users: users, context: &context)
+        case Self.deviceCodeGrant where kind == .google:
+            return pollDeviceLogin(
+                request, kind: kind, client: client, issuer: issuer, users: &users, deviceLogins: &deviceLogins,
+                context: &context)
+        case "refresh_token":
+            return tokens.refresh(
+                request, kind: kind, client: client, issuer: issuer, keys: &keys, users: users, context: &context)
+        case nil:
+            return IssuerWire.oauthError(kind, "invalid_request", "grant_type is required.")
+        case let other?:
+            return IssuerWire.oauthError(kind, "unsupported_grant_type", "grant_type '\(other)' is not supported.")
+        }
+    }
+
+    // MARK: Native sign-in (what a native SDK hands the app)
+
+    /// What a native SDK hands the app after the user signs in: an id_token for `clientID` with `nonce` as given
+    /// (Apple and Limited Login: the SHA-256 of the app's raw nonce, hex), and an authorization code the app's
+    /// backend can exchange without a redirect URI: Apple's, for `clientID`; Google's `serverAuthCode`, for
+    /// `serverClientID` (the server's web client, with offline access) when one is given.
+    mutating func nativeSignIn(
+        kind: EmulatedIssuerKind, clientID: String, userID: String, nonce: String?, serverClientID: String? = nil,
+        baseURL: String, users: UserDirectory, context: inout EmulatorContext
+    ) throws(ControlError) -> JSONValue {
+        let configuration = context.configuration
+        guard configuration.issuerClient(kind, clientID) != nil else {
+            throw .notFound("\(kind.rawValue) client \(clientID)")
+        }
+        guard users[userID] != nil else { throw .notFound("user \(userID)") }
+        let scopes = kind == .apple ? ["name", "email"] : ["openid", "email", "profile"]
+        var code: String?
+        if kind == .apple {
+            let value =
+                "c" + context.random.alphanumeric(31).lowercased() + ".0.mend." + context.random.alphanumeric(40)
+            tokens.codes[value] = IssuerTokens.Code(
+                kind: kind, clientID: clientID, userID: userID, redirectURI: nil, challenge: nil,
+                challengeMethod: nil, nonce: nonce, scopes: scopes, offline: true,
+                expiresAt: context.now.addingTimeInterval(300))
+            code = value
+        } else if kind == .google, let serverClientID {
+            guard configuration.issuerClient(kind, serverClientID)?.secret != nil else {
+                throw .invalid("serverClientID must be a Google web client (one with a secret)")
+            }
+            let value = "4/0" + context.random.alphanumeric(70)
+            tokens.codes[value] = IssuerTokens.Code(
+                kind: kind, clientID: serverClientID, userID: userID, redirectURI: nil, challenge: nil,
+                challengeMethod: nil, nonce: nil, scopes: scopes, offline: true,
+                expiresAt: context.now.addingTimeInterval(300))
+            code = value
+        }
+        guard
+            let idToken = try? keys.idToken(
+                kind: kind, clientID: clientID, userID: userID, nonce: nonce, scopes: scopes,
+                issuer: kind.issuer(baseURL: baseURL), code: code, accessToken: nil, users: users, context: &context)
+        else { throw .invalid("the id_token could not be signed") }
+        return JSONValue.object([("id_token", .string(idToken)), ("authorization_code", .string(code))])
     }
 }
 

@@ -1,4 +1,5 @@
-/// The HTML of the login dialog: the consent page and the error page. Pure functions of their inputs.
+/// The HTML of the login dialog: the consent page and the error page, and the page shell every emulator page shares.
+/// Pure functions of their inputs.
 enum ConsentPage {
     struct Permission {
         var name: String
@@ -42,18 +43,7 @@ enum ConsentPage {
             return "<option value=\"\(escape(user.id))\"\(isSelected)>\(escape(user.name))"
                 + (user.email.map { " &lt;\(escape($0))&gt;" } ?? "") + "</option>"
         }.joined(separator: "\n")
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Log in to \(escape(app.name))</title>
-            <style>\(style)</style>
-            </head>
-            <body>
-            <main>
-            <p class="brand">Mend provider emulator</p>
+        let content = """
             <h1>\(escape(app.name)) is requesting access</h1>
             <p id="who">You are logging in as <strong id="user-name">\(escape(selected.name))</strong>\
             \(selected.email.map { " (<span id=\"user-email\">\(escape($0))</span>)" } ?? "").</p>
@@ -73,32 +63,47 @@ enum ConsentPage {
             <button type="submit" id="continue" name="decision" value="continue">Continue</button>
             </p>
             </form>
-            </main>
+
+            """
+        return document(title: "Log in to \(escape(app.name))", viewport: true, content: content)
+    }
+
+    /// The answer the consent page's form sent: the scopes checked (`scope_<name>`), or `nil` for Cancel.
+    static func chosenScopes(_ form: [String: String]) -> Set<String>? {
+        form["decision"] == "cancel"
+            ? nil : Set(form.keys.filter { $0.hasPrefix("scope_") }.map { String($0.dropFirst(6)) })
+    }
+
+    static func error(title: String, message: String) -> String {
+        document(
+            title: escape(title), viewport: false,
+            content: """
+                <h1 id="error-title">\(escape(title))</h1>
+                <p id="error-message">\(escape(message))</p>
+
+                """)
+    }
+
+    /// An emulator page around `content` (lines after the brand, each ending with a line break), with the shared
+    /// style; `viewport` adds the viewport meta tag. `title` is HTML already.
+    static func document(title: String, viewport: Bool, content: String) -> String {
+        let meta = viewport ? #"<meta name="viewport" content="width=device-width, initial-scale=1">"# + "\n" : ""
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            \(meta)<title>\(title)</title>
+            <style>\(style)</style>
+            </head>
+            <body>
+            <main>
+            <p class="brand">Mend provider emulator</p>
+            \(content)</main>
             </body>
             </html>
 
             """
-    }
-
-    static func error(title: String, message: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <title>\(escape(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body>
-        <main>
-        <p class="brand">Mend provider emulator</p>
-        <h1 id="error-title">\(escape(title))</h1>
-        <p id="error-message">\(escape(message))</p>
-        </main>
-        </body>
-        </html>
-
-        """
     }
 
     static let style = """

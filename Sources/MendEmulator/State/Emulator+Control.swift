@@ -21,7 +21,7 @@ extension Emulator {
     /// Moves the clock forward and returns the new emulator time.
     @discardableResult
     public func advanceClock(by seconds: TimeInterval) -> Date {
-        state.clock.advance(by: seconds)
+        state.context.clock.advance(by: seconds)
         return state.now
     }
 
@@ -30,28 +30,7 @@ extension Emulator {
 
     /// Changes what a user's account does to their tokens.
     public func setUserState(_ change: UserStateChange, userID: String) throws(ControlError) {
-        guard state.users[userID] != nil else { throw .notFound("user \(userID)") }
-        switch change {
-        case .active:
-            state.users[userID]?.state = .active
-        case .passwordChanged:
-            state.users[userID]?.state = .active
-            let generation = state.nextGeneration()
-            state.users[userID]?.passwordChangedGeneration = generation
-        case .checkpointed:
-            state.users[userID]?.state = .checkpointed
-        case .unconfirmed:
-            state.users[userID]?.state = .unconfirmed
-        case .appRemoved(let appID):
-            let app = appID ?? configuration.defaultApp.id
-            guard state.apps[app] != nil else { throw .notFound("app \(app)") }
-            state.removeApp(userID: userID, appID: app)
-        case .permissionRevoked(let permission, let appID):
-            let app = appID ?? configuration.defaultApp.id
-            var grant = state.users[userID]?.grants[app] ?? Grant()
-            if grant.granted.remove(permission) != nil { grant.declined.insert(permission) }
-            state.users[userID]?.grants[app] = grant
-        }
+        try state.setUserState(change, userID: userID)
     }
 
     /// Issues a user token directly, as if the user had logged in and granted `scopes` (for tests that skip the
@@ -61,20 +40,14 @@ extension Emulator {
     ) throws(ControlError) -> String {
         let app = appID ?? configuration.defaultApp.id
         guard state.users[userID] != nil else { throw .notFound("user \(userID)") }
-        guard state.apps[app] != nil else { throw .notFound("app \(app)") }
-        var grant = state.users[userID]?.grants[app] ?? Grant()
-        grant.granted.formUnion(scopes + ["public_profile"])
-        grant.declined.subtract(grant.granted)
-        state.users[userID]?.grants[app] = grant
+        guard state.context.apps[app] != nil else { throw .notFound("app \(app)") }
         let lifetime = lifetime ?? configuration.shortLivedTokenLifetime
-        return state.issueUserToken(appID: app, userID: userID, lifetime: lifetime, longLived: false).value
+        return state.issueToken(userID: userID, appID: app, scopes: scopes, lifetime: lifetime).value
     }
 
     /// Rotates the id_token signing key and returns the new key id (the previous key stays in the JWKS).
     public func rotateSigningKey() throws -> String {
-        var random = state.random
-        defer { state.random = random }
-        return try state.signingKeys.rotate(random: &random).id
+        try state.rotateSigningKey()
     }
 
     /// The request log, oldest first.
@@ -85,8 +58,8 @@ extension Emulator {
 
     /// Sets how the login dialog answers.
     public func setAutoConsent(_ consent: AutoConsent, userID: String? = nil) {
-        state.autoConsent = consent
-        state.autoConsentUserID = userID
+        state.users.autoConsent = consent
+        state.users.autoConsentUserID = userID
     }
 
     /// Answers a pending device login as the person on the device page would: approve as `userID` (the default
@@ -97,19 +70,20 @@ extension Emulator {
     public func answerDeviceLogin(
         userCode: String, approve: Bool, userID: String? = nil, scopes: [String]? = nil
     ) throws(ControlError) {
-        let code = EmulatorState.normalizeUserCode(userCode)
-        guard let pending = state.deviceLogins.values.first(where: { $0.userCode == code }) else {
+        let code = DeviceLoginBook.normalizeUserCode(userCode)
+        guard let pending = state.deviceLogins.login(userCode: code) else {
             throw .notFound("device login \(userCode)")
         }
         let chosen = approve ? Set(scopes ?? pending.scopes) : nil
-        guard state.answerDeviceLogin(userCode: code, userID: userID ?? state.defaultUserID, chosen: chosen) else {
+        guard state.answerDeviceLogin(userCode: code, userID: userID ?? state.users.defaultUserID, chosen: chosen)
+        else {
             throw .invalid("device login \(userCode) is not pending (answered or expired), or the user is unknown")
         }
     }
 
     /// The device logins the emulator knows, without their device codes: user code, app, scopes, expiry, interval
     /// (grown by every "slow down") and answer (`pending`, `approved`, `declined`, `used`, `expired`).
-    public func deviceLogins() -> [DeviceLoginSummary] { state.deviceLoginSummaries() }
+    public func deviceLogins() -> [DeviceLoginSummary] { state.deviceLogins.summaries(context: state.context) }
 
     /// Returns to the configuration's state: same seed, no tokens, no faults, an empty log, the clock at its start.
     public func reset() {

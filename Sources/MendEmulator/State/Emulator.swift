@@ -34,21 +34,21 @@ public actor Emulator {
             method: request.method.rawValue, segments: request.segments, hasIDs: request.query["ids"] != nil)
         if case .control(let path) = route {
             guard configuration.testMode else {
-                return state.render(
+                return state.context.render(
                     .failure(GraphFailure(code: 2500, message: "Unknown path components: \(request.path)")))
             }
             return await control(request, path: path)
         }
         let subject = state.subject(for: request, route: route)
-        var random = state.random
+        var random = state.context.random
         let rule = state.faults.take(for: subject, draw: { random.fraction() })
-        state.random = random
+        state.context.random = random
         var response: EmulatorResponse
-        if let rule, let replacement = state.replacement(for: rule) {
-            response = state.finish(replacement, rule: rule)
+        if let rule, let replacement = rule.replacement(context: &state.context) {
+            response = rule.finish(replacement)
         } else {
             response = await answer(request, route: route)
-            if let rule { response = state.finish(response, rule: rule) }
+            if let rule { response = rule.finish(response) }
         }
         let status = response.delivery == .drop ? 0 : response.status.code
         let redacted = Redactor.standard.redact(text: request.rawQuery)
@@ -69,33 +69,11 @@ public actor Emulator {
         case .graphQL: return await graphQL.handle(request, context: state.graphQLContext(for: request))
         case .restObjects(let type, let id): return state.handleREST(request, type: type, id: id)
         case .issuer(let kind, let segments): return state.handleIssuer(request, kind: kind, segments: segments)
-        case .openIDConfiguration: return .json(state.openIDConfiguration(baseURL: request.baseURL))
-        case .jwks:
-            var random = state.random
-            _ = try? state.signingKeys.current(random: &random)
-            state.random = random
-            return .json((try? state.signingKeys.jwks()) ?? .object(["keys": .array([])]))
+        case .openIDConfiguration:
+            return .json(TokenBook.openIDConfiguration(baseURL: request.baseURL, context: state.context))
+        case .jwks: return .json(state.jwks())
         case .graph(let version, let graphRoute):
             return state.handleGraph(request, version: version, route: graphRoute)
         }
-    }
-}
-
-extension EmulatorState {
-    /// What fault rules match on: the method, the path, and the identity of the token (or `client_id`).
-    func subject(for request: EmulatorRequest, route: EmulatorRoute) -> FaultBook.Subject {
-        var unversioned = request.path
-        if case .graph(let version?, _) = route { unversioned = String(request.path.dropFirst(version.count + 1)) }
-        var userID: String?
-        var appID = request.parameter("client_id")
-        if case .valid(let clientID, _)? = request.basicCredentials { appID = clientID }
-        if let token = request.accessToken, let record = tokenRecord(for: token) {
-            userID = record.userID
-            appID = record.appID
-        }
-        return FaultBook.Subject(
-            method: request.method.rawValue, path: request.path,
-            unversionedPath: unversioned.isEmpty ? "/" : unversioned,
-            userID: userID, appID: appID)
     }
 }

@@ -18,10 +18,33 @@ enum GraphObject: Sendable {
     }
 }
 
-extension EmulatorState {
+/// The Graph API's objects beside the users — the posts — and the calls on them: the token and `appsecret_proof`
+/// checks, the usage counters and throttling (`GraphObjects+Call.swift`), nodes and their fields (here), `?ids=`,
+/// and the users' edges (`GraphObjects+Edges.swift`).
+struct GraphObjects: Sendable {
+    /// Each user's posts, newest first.
+    var posts: [String: [Post]]
+    /// The calls per app, user and business over the last hour.
+    var usage = UsageBook()
+
+    /// The seeded posts: each user's `seedPostCount`, newest first, one hour apart, ending an hour before `start`.
+    init(configuration: EmulatorConfiguration, start: Date) {
+        posts = [:]
+        for user in configuration.users {
+            posts[user.id] = (0..<user.seedPostCount).map { index in
+                Post(
+                    id: "\(user.id)_\(1_000_000 + user.seedPostCount - index)", fromID: user.id,
+                    message: "Post \(user.seedPostCount - index) by \(user.firstName)",
+                    createdTime: start.addingTimeInterval(-3600 * Double(index + 1)))
+            }
+        }
+    }
+
     /// The object for an id (`me`, `app`, a user, a post, an app id).
-    func resolve(_ id: String, identity: TokenIdentity, method: HTTPRequest.Method) -> Result<GraphObject, GraphFailure>
-    {
+    func resolve(
+        _ id: String, identity: TokenIdentity, method: HTTPRequest.Method, users: UserDirectory,
+        apps: [String: EmulatedApp]
+    ) -> Result<GraphObject, GraphFailure> {
         switch id {
         case "me":
             guard let userID = identity.userID else {
@@ -49,7 +72,7 @@ extension EmulatorState {
 
     /// The requested fields of an object (`fields=`), or its default fields.
     func fields(
-        of object: GraphObject, request: EmulatorRequest, identity: TokenIdentity
+        of object: GraphObject, request: EmulatorRequest, identity: TokenIdentity, users: UserDirectory
     ) -> Result<JSONValue, GraphFailure> {
         let requested = FieldList.parse(request.parameter("fields"))
         switch object {
@@ -58,13 +81,13 @@ extension EmulatorState {
             if let unknown = names.first(where: { !Self.userFields.contains($0) }) {
                 return .failure(Self.nonexistingField(unknown, type: object.typeName))
             }
-            return .success(userJSON(userID, fields: names, appID: identity.app.id))
+            return .success(Self.userJSON(userID, fields: names, appID: identity.app.id, users: users))
         case .post(let post):
             let names = requested ?? ["created_time", "message", "id"]
             if let unknown = names.first(where: { !Self.postFields.contains($0) }) {
                 return .failure(Self.nonexistingField(unknown, type: object.typeName))
             }
-            return .success(postJSON(post, fields: names))
+            return .success(Self.postJSON(post, fields: names, users: users))
         case .app(let app):
             let names = requested ?? ["link", "name", "id"]
             var members: [String: JSONValue] = [:]
@@ -74,7 +97,7 @@ extension EmulatorState {
                 case "name": members[name] = .string(app.name)
                 case "link": members[name] = .string("https://www.facebook.com/games/?app_id=\(app.id)")
                 case "category": members[name] = .string("Utilities")
-                case "ios_sdk_error_categories": members[name] = errorConfiguration(for: app)
+                case "ios_sdk_error_categories": members[name] = Self.errorConfiguration(for: app)
                 default: break  // the vendor SDK asks for many app fields; unknown ones are left out
                 }
             }
@@ -87,7 +110,7 @@ extension EmulatorState {
         GraphFailure(code: 100, message: "(#100) Tried accessing nonexisting field (\(name)) on node type (\(type))")
     }
 
-    func userJSON(_ userID: String, fields: [String], appID: String) -> JSONValue {
+    static func userJSON(_ userID: String, fields: [String], appID: String, users: UserDirectory) -> JSONValue {
         guard let user = users[userID]?.profile else { return .null }
         var members: [String: JSONValue] = [:]
         for name in fields {
@@ -99,7 +122,7 @@ extension EmulatorState {
             case "short_name": members[name] = .string(user.firstName)
             case "name_format": members[name] = .string("{first} {last}")
             case "email":
-                if grantedScopes(userID: userID, appID: appID).contains("email"), let email = user.email {
+                if users.grantedScopes(userID: userID, appID: appID).contains("email"), let email = user.email {
                     members[name] = .string(email)
                 }
             case "picture":
@@ -116,12 +139,12 @@ extension EmulatorState {
         return .object(members)
     }
 
-    func postJSON(_ post: Post, fields: [String]) -> JSONValue {
+    static func postJSON(_ post: Post, fields: [String], users: UserDirectory) -> JSONValue {
         var members: [String: JSONValue] = ["id": .string(post.id)]
         for name in fields {
             switch name {
             case "message": members[name] = .string(post.message)
-            case "created_time": members[name] = .string(Self.graphDate(post.createdTime))
+            case "created_time": members[name] = .string(ProviderDate.graph(post.createdTime))
             case "from":
                 members[name] = .object([
                     "id": .string(post.fromID), "name": .string(users[post.fromID]?.profile.name ?? ""),
@@ -132,17 +155,8 @@ extension EmulatorState {
         return .object(members)
     }
 
-    /// The provider's date format: `2026-01-01T12:00:00+0000`.
-    static func graphDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssZ"
-        return formatter.string(from: date)
-    }
-
     /// The app's `ios_sdk_error_categories`: its configured one, or one derived from Mend's catalog.
-    func errorConfiguration(for app: EmulatedApp) -> JSONValue {
+    static func errorConfiguration(for app: EmulatedApp) -> JSONValue {
         let categories = app.errorConfiguration ?? Self.catalogErrorConfiguration
         let encoder = JSONEncoder()
         guard let data = try? encoder.encode(categories), case .success(let value) = JSONValue.parse(data) else {

@@ -2,10 +2,18 @@ import Foundation
 import HTTPTypes
 import MendCore
 
-extension EmulatorState {
+/// The login dialogs waiting for the person's answer on the consent page, and the dialog's endpoints: the request's
+/// checks, the consent page, and the answer's redirect with its code, token or id_token.
+struct DialogBook: Sendable {
+    /// The dialogs the consent page shows, by id, until it is answered.
+    var pending: [String: PendingDialog] = [:]
+
     /// `GET /{version}/dialog/oauth`: validates, then shows the consent page (or answers at once in auto-consent).
-    mutating func dialog(_ request: EmulatorRequest, version: String?) -> EmulatorResponse {
-        let parsed = DialogRequest.parse(request.query, apps: apps)
+    mutating func dialog(
+        _ request: EmulatorRequest, version: String?, users: inout UserDirectory, tokens: inout TokenBook,
+        context: inout EmulatorContext
+    ) -> EmulatorResponse {
+        let parsed = DialogRequest.parse(request.query, apps: context.apps)
         guard case .success(let valid) = parsed else {
             if case .failure(let invalid) = parsed {
                 return .html(ConsentPage.error(title: invalid.title, message: invalid.message), status: .badRequest)
@@ -13,13 +21,14 @@ extension EmulatorState {
             return .html(ConsentPage.error(title: "Error", message: "Invalid request."), status: .badRequest)
         }
         let dialog = PendingDialog(
-            id: random.alphanumeric(24), appID: valid.app.id, redirectURI: valid.redirectURI,
+            id: context.random.alphanumeric(24), appID: valid.app.id, redirectURI: valid.redirectURI,
             responseTypes: valid.responseTypes, scopes: valid.scopes, state: valid.state,
             codeChallenge: valid.codeChallenge, nonce: valid.nonce, rerequest: valid.rerequest)
-        let userID = defaultUserID
-        switch autoConsent {
+        let userID = users.defaultUserID
+        let chosen: Set<String>?
+        switch users.autoConsent {
         case .manual:
-            dialogs[dialog.id] = dialog
+            pending[dialog.id] = dialog
             let grant = users[userID]?.grants[dialog.appID] ?? Grant()
             let permissions = dialog.scopes.map { name in
                 ConsentPage.Permission(
@@ -27,43 +36,43 @@ extension EmulatorState {
                     wasDeclined: !dialog.rerequest && grant.declined.contains(name),
                     alreadyGranted: grant.granted.contains(name))
             }
-            let action = "/\(version ?? graphVersion)/dialog/oauth/confirm"
+            let action = "/\(version ?? context.graphVersion)/dialog/oauth/confirm"
             return .html(
                 ConsentPage.render(
-                    dialogID: dialog.id, app: valid.app, users: userOrder.compactMap { users[$0]?.profile },
+                    dialogID: dialog.id, app: valid.app, users: users.profiles,
                     selectedUserID: userID, permissions: permissions, action: action))
-        case .grantAll:
-            return completeDialog(dialog, userID: userID, chosen: Set(dialog.scopes), baseURL: request.baseURL)
-        case .grant(let scopes):
-            return completeDialog(dialog, userID: userID, chosen: Set(scopes), baseURL: request.baseURL)
-        case .deny:
-            return completeDialog(dialog, userID: userID, chosen: nil, baseURL: request.baseURL)
+        case .grantAll: chosen = Set(dialog.scopes)
+        case .grant(let scopes): chosen = Set(scopes)
+        case .deny: chosen = nil
         }
+        return Self.complete(
+            dialog, userID: userID, chosen: chosen, baseURL: request.baseURL, users: &users, tokens: &tokens,
+            context: &context)
     }
 
     /// `POST /{version}/dialog/oauth/confirm`: the consent page's Continue or Cancel.
-    mutating func confirmDialog(_ request: EmulatorRequest) -> EmulatorResponse {
-        guard let id = request.form["dialog_id"], let dialog = dialogs.removeValue(forKey: id) else {
+    mutating func confirm(
+        _ request: EmulatorRequest, users: inout UserDirectory, tokens: inout TokenBook, context: inout EmulatorContext
+    ) -> EmulatorResponse {
+        guard let id = request.form["dialog_id"], let dialog = pending.removeValue(forKey: id) else {
             return .html(
                 ConsentPage.error(
                     title: "Login session expired", message: "This login dialog is no longer valid. Start again."),
                 status: .badRequest)
         }
-        let userID = request.form["user_id"].flatMap { users[$0] != nil ? $0 : nil } ?? defaultUserID
-        guard request.form["decision"] != "cancel" else {
-            return completeDialog(dialog, userID: userID, chosen: nil, baseURL: request.baseURL)
-        }
-        let chosen = Set(request.form.keys.filter { $0.hasPrefix("scope_") }.map { String($0.dropFirst(6)) })
-        return completeDialog(dialog, userID: userID, chosen: chosen, baseURL: request.baseURL)
+        return Self.complete(
+            dialog, userID: users.chosenUser(request.form["user_id"]), chosen: ConsentPage.chosenScopes(request.form),
+            baseURL: request.baseURL, users: &users, tokens: &tokens, context: &context)
     }
 
     /// Records the user's answer and redirects: granted and declined scopes, a code and/or a token, the state; or
     /// `error=access_denied` when `chosen` is `nil` (Cancel). Every answer carries `iss` (RFC 9207), the issuer as
     /// the browser at `baseURL` sees it.
-    mutating func completeDialog(
-        _ dialog: PendingDialog, userID: String, chosen: Set<String>?, baseURL: String
+    static func complete(
+        _ dialog: PendingDialog, userID: String, chosen: Set<String>?, baseURL: String, users: inout UserDirectory,
+        tokens: inout TokenBook, context: inout EmulatorContext
     ) -> EmulatorResponse {
-        let issuer = issuer(baseURL: baseURL)
+        let issuer = context.issuer(baseURL: baseURL)
         guard let chosen else {
             var pairs: [(String, String)] = [
                 ("error", "access_denied"), ("error_code", "200"), ("error_description", "Permissions error"),
@@ -73,30 +82,33 @@ extension EmulatorState {
             pairs.append(("iss", issuer))
             return .redirect(to: Self.redirect(dialog.redirectURI, query: pairs, fragment: nil))
         }
-        let (requestedGranted, denied) = recordConsent(
-            appID: dialog.appID, userID: userID, scopes: dialog.scopes, chosen: chosen, rerequest: dialog.rerequest)
+        let (requestedGranted, denied) = users.recordConsent(
+            appID: dialog.appID, userID: userID, scopes: dialog.scopes, chosen: chosen, rerequest: dialog.rerequest,
+            context: &context)
 
         var pairs: [(String, String)] = []
         if dialog.responseTypes.contains("code") {
             let code = AuthorizationCode(
-                value: "AQ" + random.alphanumeric(198), appID: dialog.appID, userID: userID,
+                value: "AQ" + context.random.alphanumeric(198), appID: dialog.appID, userID: userID,
                 redirectURI: dialog.redirectURI, codeChallenge: dialog.codeChallenge, nonce: dialog.nonce,
-                scopes: requestedGranted, issuedAt: now,
-                expiresAt: now.addingTimeInterval(TimeInterval(configuration.codeLifetime)))
-            codes[code.value] = code
+                scopes: requestedGranted, issuedAt: context.now,
+                expiresAt: context.now.addingTimeInterval(TimeInterval(context.configuration.codeLifetime)))
+            tokens.codes[code.value] = code
             pairs.append(("code", code.value))
         }
         let usesFragment = dialog.responseTypes.contains("token") || dialog.responseTypes.contains("id_token")
         if dialog.responseTypes.contains("token") {
-            let token = issueUserToken(
-                appID: dialog.appID, userID: userID, lifetime: configuration.shortLivedTokenLifetime, longLived: false)
+            let lifetime = context.configuration.shortLivedTokenLifetime
+            let token = tokens.issueUserToken(
+                appID: dialog.appID, userID: userID, lifetime: lifetime, longLived: false, context: &context)
             pairs.append(("access_token", token.value))
             pairs.append(("data_access_expiration_time", String(Int(token.dataAccessExpiresAt!.timeIntervalSince1970))))
-            pairs.append(("expires_in", String(configuration.shortLivedTokenLifetime)))
+            pairs.append(("expires_in", String(lifetime)))
         }
         if dialog.responseTypes.contains("id_token"),
-            let idToken = try? idToken(
-                appID: dialog.appID, userID: userID, nonce: dialog.nonce, issuer: issuer)
+            let idToken = try? tokens.idToken(
+                appID: dialog.appID, userID: userID, nonce: dialog.nonce, issuer: issuer, users: users,
+                context: &context)
         {
             pairs.append(("id_token", idToken))
         }
@@ -111,28 +123,6 @@ extension EmulatorState {
             ? Self.redirect(dialog.redirectURI, query: [], fragment: pairs)
             : Self.redirect(dialog.redirectURI, query: pairs, fragment: nil)
         return .redirect(to: location)
-    }
-
-    /// Records a user's answer to a consent page (the login dialog's or device login's): the scopes `chosen` among
-    /// those offered (a scope declined before is offered again only on `rerequest`), `public_profile` always, and
-    /// what was granted before. Returns the requested scopes granted and those denied, in request order.
-    mutating func recordConsent(
-        appID: String, userID: String, scopes: [String], chosen: Set<String>, rerequest: Bool
-    ) -> (granted: [String], denied: [String]) {
-        var grant = users[userID]?.grants[appID] ?? Grant()
-        let offered = scopes.filter { rerequest || !grant.declined.contains($0) }
-        var granted = Set(offered.filter { chosen.contains($0) })
-        granted.insert("public_profile")
-        granted.formUnion(scopes.filter { grant.granted.contains($0) && !offered.contains($0) })
-        let requestedGranted = scopes.filter { granted.contains($0) }
-        let denied = scopes.filter { !granted.contains($0) }
-        grant.granted.formUnion(requestedGranted)
-        grant.declined.formUnion(denied)
-        grant.declined.subtract(grant.granted)
-        users[userID]?.grants[appID] = grant
-        // A new login installs the app again: tokens from now on work, older ones stay invalid.
-        _ = nextGeneration()
-        return (requestedGranted, denied)
     }
 
     /// Appends query pairs to a redirect URI, and a fragment (`#_=_` for query answers, as the provider adds).

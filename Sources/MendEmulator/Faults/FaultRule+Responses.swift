@@ -5,18 +5,20 @@ import MendGraphAPI
 import MendGraphQL
 import MendHTTP
 
-extension EmulatorState {
-    /// The response that replaces the real one, or `nil` when the real handler runs (and ``finish(_:rule:)`` then
+/// What an injected fault does to a response: the response that replaces the real one, or what it changes in the
+/// real one.
+extension FaultRule {
+    /// The response that replaces the real one, or `nil` when the real handler runs (and ``finish(_:)`` then
     /// transforms its response).
-    mutating func replacement(for rule: FaultRule) -> EmulatorResponse? {
-        let status = rule.status.map { HTTPResponse.Status(code: $0) }
-        switch rule.kind {
+    func replacement(context: inout EmulatorContext) -> EmulatorResponse? {
+        let status = self.status.map { HTTPResponse.Status(code: $0) }
+        switch self.kind {
         case .error:
-            guard let text = rule.error, let parsed = FaultRule.parse(error: text) else { return nil }
-            return catalogResponse(parsed, rule: rule)
+            guard let text = self.error, let parsed = FaultRule.parse(error: text) else { return nil }
+            return catalogResponse(parsed, context: &context)
         case .status:
-            var response = EmulatorResponse(status: status ?? .internalServerError, body: Data((rule.body ?? "").utf8))
-            response.headers[.contentType] = rule.contentType ?? "application/json; charset=UTF-8"
+            var response = EmulatorResponse(status: status ?? .internalServerError, body: Data((self.body ?? "").utf8))
+            response.headers[.contentType] = self.contentType ?? "application/json; charset=UTF-8"
             return response
         case .malformedJSON:
             return EmulatorResponse(
@@ -40,9 +42,9 @@ extension EmulatorState {
     }
 
     /// Applies what a fault adds to any response: truncation, a cut connection, the delay, `Retry-After`, headers.
-    func finish(_ response: EmulatorResponse, rule: FaultRule) -> EmulatorResponse {
+    func finish(_ response: EmulatorResponse) -> EmulatorResponse {
         var response = response
-        switch rule.kind {
+        switch self.kind {
         case .truncatedJSON:
             response.body = response.body.prefix(max(1, response.body.count / 2))
             response.headers[.contentType] = response.headers[.contentType] ?? "application/json; charset=UTF-8"
@@ -50,26 +52,26 @@ extension EmulatorState {
             response.delivery = .cutAfter(bytes: response.body.count / 2)
         default: break
         }
-        if let milliseconds = rule.delayMilliseconds { response.delay = .milliseconds(milliseconds) }
-        if let retryAfter = rule.retryAfter { response.headers[.retryAfter] = retryAfter }
-        for (name, value) in (rule.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+        if let milliseconds = self.delayMilliseconds { response.delay = .milliseconds(milliseconds) }
+        if let retryAfter = self.retryAfter { response.headers[.retryAfter] = retryAfter }
+        for (name, value) in (self.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let field = HTTPField.Name(name) { response.headers[field] = value }
         }
         return response
     }
 
     /// A catalog error rendered as its API renders it.
-    mutating func catalogResponse(_ error: FaultRule.CatalogError, rule: FaultRule) -> EmulatorResponse {
-        let status = rule.status.map { HTTPResponse.Status(code: $0) }
+    func catalogResponse(_ error: CatalogError, context: inout EmulatorContext) -> EmulatorResponse {
+        let status = self.status.map { HTTPResponse.Status(code: $0) }
         switch error.domain {
         case .graph:
-            var failure = GraphFailure.catalog(code: error.code, subcode: error.subcode, message: rule.message)
+            var failure = GraphFailure.catalog(code: error.code, subcode: error.subcode, message: self.message)
             if let status { failure.status = status }
-            return render(.failure(failure))
+            return context.render(.failure(failure))
         case .rest:
             var failure = RESTFailure.standard(code: error.code)
-            if let message = rule.message { failure.message = message }
-            var response = failure.response(referenceID: random.digits(18))
+            if let message = self.message { failure.message = message }
+            var response = failure.response(referenceID: context.random.digits(18))
             if let status { response.status = status }
             return response
         case .graphQL:
@@ -78,12 +80,12 @@ extension EmulatorState {
                 return .json(.object([:]), status: status ?? .ok)
             }
             var extensions: [(String, JSONValue?)] = [("code", .string(entry.wireName))]
-            extensions.append(("fbtrace_id", .string(traceID())))
+            extensions.append(("fbtrace_id", .string(context.traceID())))
             let body = JSONValue.object([
                 "data": .null,
                 "errors": .array([
                     .object([
-                        "message": .string(rule.message ?? entry.summary), "extensions": .object(extensions),
+                        "message": .string(self.message ?? entry.summary), "extensions": .object(extensions),
                     ])
                 ]),
             ])
@@ -92,12 +94,12 @@ extension EmulatorState {
             let code = HTTPResponse.Status(code: error.code)
             return EmulatorResponse(
                 status: code, headers: [.contentType: "text/plain; charset=utf-8"],
-                body: Data((rule.message ?? "\(code.code) \(code.reasonPhrase)").utf8))
+                body: Data((self.message ?? "\(code.code) \(code.reasonPhrase)").utf8))
         case .transport:
             switch error.code {
             case 2:
                 return EmulatorResponse(
-                    status: .gatewayTimeout, delay: .milliseconds(rule.delayMilliseconds ?? 30_000))
+                    status: .gatewayTimeout, delay: .milliseconds(self.delayMilliseconds ?? 30_000))
             case 5:
                 var response = EmulatorResponse.json(
                     .object(["data": .array(Array(repeating: .string("x"), count: 64))]))

@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import MendCore
 
-extension EmulatorState {
+extension GraphObjects {
     /// `/{user}/permissions`, `/{user}/friends`, `/{user}/feed` (and `/posts`).
     mutating func userEdge(
         _ request: EmulatorRequest, userID: String, edge: String, item: String?, identity: TokenIdentity,
-        version: String
+        version: String, users: inout UserDirectory, revocations: inout [IssuerRevocation],
+        context: inout EmulatorContext
     ) -> Result<JSONValue, GraphFailure> {
         let isSelf = identity.userID == userID
         let path = "/\(version)/\(userID)/\(edge)"
@@ -24,24 +25,22 @@ extension EmulatorState {
         case (.delete, "permissions", let permission):
             guard isSelf || identity.token.kind == .app else { return .failure(Self.unsupported("delete", id: userID)) }
             if let permission {
-                var grant = users[userID]?.grants[identity.app.id] ?? Grant()
-                if grant.granted.remove(permission) != nil { grant.declined.insert(permission) }
-                users[userID]?.grants[identity.app.id] = grant
+                users.revoke(permission, userID: userID, appID: identity.app.id)
             } else {
-                removeApp(userID: userID, appID: identity.app.id)
-                issuers.revocations.append(
+                users.removeApp(userID: userID, appID: identity.app.id, context: &context)
+                revocations.append(
                     IssuerRevocation(
                         issuer: "facebook", clientID: identity.app.id, userID: userID, tokenKind: "permissions",
-                        at: now))
+                        at: context.now))
             }
             return .success(.object(["success": .bool(true)]))
         case (.get, "friends", nil):
             let friendIDs = users[userID]?.profile.friendIDs.filter { users[$0] != nil } ?? []
             let canSee =
                 identity.token.kind == .app
-                || grantedScopes(userID: userID, appID: identity.app.id).contains("user_friends")
+                || users.grantedScopes(userID: userID, appID: identity.app.id).contains("user_friends")
             let visible = canSee ? friendIDs : []
-            let items = visible.map { userJSON($0, fields: ["name", "id"], appID: identity.app.id) }
+            let items = visible.map { Self.userJSON($0, fields: ["name", "id"], appID: identity.app.id, users: users) }
             let page = Paging.page(items: items, ids: visible, request: request, path: path)
             return .success(
                 .object([
@@ -55,10 +54,12 @@ extension EmulatorState {
                 return .failure(Self.nonexistingField(unknown, type: "Post"))
             }
             let page = Paging.page(
-                items: list.map { postJSON($0, fields: names) }, ids: list.map(\.id), request: request, path: path)
+                items: list.map { Self.postJSON($0, fields: names, users: users) }, ids: list.map(\.id),
+                request: request,
+                path: path)
             return .success(.object([("data", .array(page.data)), ("paging", page.paging)]))
         case (.post, "feed", nil):
-            return publish(request, userID: userID, identity: identity)
+            return publish(request, userID: userID, identity: identity, users: users, context: &context)
         default:
             return .failure(Self.nonexistingField(edge, type: "User"))
         }
@@ -66,10 +67,11 @@ extension EmulatorState {
 
     /// `POST /{user}/feed`: needs `publish_actions`; the same message twice is a duplicate (506).
     mutating func publish(
-        _ request: EmulatorRequest, userID: String, identity: TokenIdentity
+        _ request: EmulatorRequest, userID: String, identity: TokenIdentity, users: UserDirectory,
+        context: inout EmulatorContext
     ) -> Result<JSONValue, GraphFailure> {
         guard identity.userID == userID,
-            grantedScopes(userID: userID, appID: identity.app.id).contains("publish_actions")
+            users.grantedScopes(userID: userID, appID: identity.app.id).contains("publish_actions")
         else {
             return .failure(GraphFailure(code: 200, message: "(#200) Requires extended permission: publish_actions"))
         }
@@ -86,15 +88,9 @@ extension EmulatorState {
         if !message.isEmpty, (posts[userID] ?? []).contains(where: { $0.message == message }) {
             return .failure(.catalog(code: 506, subcode: nil))
         }
-        let post = Post(id: "\(userID)_\(random.digits(16))", fromID: userID, message: message, createdTime: now)
+        let post = Post(
+            id: "\(userID)_\(context.random.digits(16))", fromID: userID, message: message, createdTime: context.now)
         posts[userID, default: []].insert(post, at: 0)
         return .success(.object(["id": .string(post.id)]))
-    }
-
-    /// The user removes the app: every token issued so far fails with 458, and the grants are gone.
-    mutating func removeApp(userID: String, appID: String) {
-        let generation = nextGeneration()
-        users[userID]?.appRemovedGeneration[appID] = generation
-        users[userID]?.grants[appID] = nil
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 import MendCore
 
-extension EmulatorState {
+/// The Graph API's batch requests: each item runs through the Graph surface as its own request.
+enum BatchEndpoint {
     /// The most requests one batch may hold.
     static let maximumBatchSize = 50
 
@@ -10,15 +11,17 @@ extension EmulatorState {
     /// runs as its own request and answers with its status, headers and body (as a string). A later item may use an
     /// earlier named item's result, `{result=name:$.data.0.id}`; a named item's response is omitted (`null`) when it
     /// succeeds, unless `omit_response_on_success` is false.
-    mutating func batch(_ request: EmulatorRequest) -> EmulatorResponse {
+    static func run(_ request: EmulatorRequest, state: inout EmulatorState) -> EmulatorResponse {
         guard let text = request.parameter("batch") else {
-            return render(.failure(GraphFailure(code: 100, message: "(#100) The parameter batch is required")))
+            return state.context.render(
+                .failure(GraphFailure(code: 100, message: "(#100) The parameter batch is required")))
         }
         guard case .success(let value) = JSONValue.parse(Data(text.utf8)), let items = value.arrayValue else {
-            return render(.failure(GraphFailure(code: 100, message: "(#100) The parameter batch must be a JSON array")))
+            return state.context.render(
+                .failure(GraphFailure(code: 100, message: "(#100) The parameter batch must be a JSON array")))
         }
         guard items.count <= Self.maximumBatchSize else {
-            return render(
+            return state.context.render(
                 .failure(
                     GraphFailure(
                         code: 100, message: "(#100) Too many requests in batch message. Maximum batch size is 50",
@@ -32,7 +35,7 @@ extension EmulatorState {
             guard var target = Self.resolveReferences(item["relative_url"]?.stringValue ?? "", named),
                 let bodyText = Self.resolveReferences(item["body"]?.stringValue ?? "", named)
             else {
-                let failed = render(
+                let failed = state.context.render(
                     .failure(GraphFailure(code: 100, message: "(#100) A result this request depends on is missing")))
                 results.append(
                     .object([
@@ -56,9 +59,10 @@ extension EmulatorState {
                 method: method.rawValue, segments: itemRequest.segments, hasIDs: itemRequest.parameter("ids") != nil)
             {
             case .graph(let version, let route) where route != .batch:
-                response = handleGraph(itemRequest, version: version, route: route)
+                response = state.handleGraph(itemRequest, version: version, route: route)
             default:
-                response = render(.failure(GraphFailure(code: 2500, message: "Unknown path components: \(target)")))
+                response = state.context.render(
+                    .failure(GraphFailure(code: 2500, message: "Unknown path components: \(target)")))
             }
             var members: [(String, JSONValue?)] = [
                 ("code", .int(response.status.code)), ("body", .string(String(decoding: response.body, as: UTF8.self))),
@@ -82,7 +86,7 @@ extension EmulatorState {
             }
             results.append(.object(members))
         }
-        return render(.success(.array(results)))
+        return state.context.render(.success(.array(results)))
     }
 
     /// Replaces each `{result=name:$.path.to.value}` in `text` with the value at that path of the named result;

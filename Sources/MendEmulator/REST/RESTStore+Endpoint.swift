@@ -10,11 +10,14 @@ enum RESTHeaders {
     static let requestID = HTTPField.Name.requestID
 }
 
-extension EmulatorState {
+extension RESTStore {
     /// `/v1/objects/{type}[/{id}]`: create, read, update (with revisions) and delete.
-    mutating func handleREST(_ request: EmulatorRequest, type: String, id: String?) -> EmulatorResponse {
-        let referenceID = random.digits(18)
-        switch restOutcome(request, type: type, id: id) {
+    mutating func handle(
+        _ request: EmulatorRequest, type: String, id: String?, tokens: TokenBook, users: UserDirectory,
+        context: inout EmulatorContext
+    ) -> EmulatorResponse {
+        let referenceID = context.random.digits(18)
+        switch outcome(request, type: type, id: id, tokens: tokens, users: users, context: context) {
         case .success(let (status, object)):
             let body = JSONValue.object([
                 (
@@ -35,9 +38,11 @@ extension EmulatorState {
         }
     }
 
-    private mutating func restOutcome(
-        _ request: EmulatorRequest, type: String, id: String?
+    private mutating func outcome(
+        _ request: EmulatorRequest, type: String, id: String?, tokens: TokenBook, users: UserDirectory,
+        context: EmulatorContext
     ) -> Result<(HTTPResponse.Status, JSONValue?), RESTFailure> {
+        let configuration = context.configuration
         guard let key = request.headers[RESTHeaders.apiKey] ?? request.headers[RESTHeaders.apiKeyAlternative] else {
             return .failure(RESTFailure(code: 401, message: "An API key is required (Appacitive-Apikey header)."))
         }
@@ -45,7 +50,9 @@ extension EmulatorState {
             return .failure(RESTFailure(code: 420, message: "The API key is invalid."))
         }
         if let session = request.headers[RESTHeaders.session] {
-            guard case .success(let identity) = validate(token: session), identity.userID != nil else {
+            guard case .success(let identity) = tokens.validate(token: session, users: users, context: context),
+                identity.userID != nil
+            else {
                 return .failure(RESTFailure(code: 421, message: "The user session token is invalid or expired."))
             }
         }
@@ -53,11 +60,10 @@ extension EmulatorState {
             return .failure(RESTFailure(code: 402, message: "The subscription is invalid or has expired."))
         }
         if let limit = configuration.restCallsPerMinute {
-            let moment = now
-            rest.calls = rest.calls.filter { moment.timeIntervalSince($0) < 60 } + [moment]
-            if rest.calls.count > limit {
-                let wait = max(
-                    1, Int((rest.calls[rest.calls.count - limit - 1].timeIntervalSince(moment) + 60).rounded(.up)))
+            let moment = context.now
+            calls = calls.filter { moment.timeIntervalSince($0) < 60 } + [moment]
+            if calls.count > limit {
+                let wait = max(1, Int((calls[calls.count - limit - 1].timeIntervalSince(moment) + 60).rounded(.up)))
                 return .failure(
                     RESTFailure(
                         code: 403, message: "The usage limit of \(limit) calls per minute was exceeded.",
@@ -69,13 +75,13 @@ extension EmulatorState {
                 RESTFailure(code: 400, message: "Invalid object type.", additionalMessages: ["type: \(type)"]))
         }
         switch (request.method, id) {
-        case (.post, nil): return create(request, type: type)
+        case (.post, nil): return create(request, type: type, context: context)
         case (.get, let id?):
-            guard let object = rest.objects[type]?[id] else { return .failure(Self.notFound(type: type, id: id)) }
+            guard let object = objects[type]?[id] else { return .failure(Self.notFound(type: type, id: id)) }
             return .success((.ok, Self.json(object)))
-        case (.put, let id?), (.patch, let id?): return update(request, type: type, id: id)
+        case (.put, let id?), (.patch, let id?): return update(request, type: type, id: id, context: context)
         case (.delete, let id?):
-            guard rest.objects[type]?.removeValue(forKey: id) != nil else {
+            guard objects[type]?.removeValue(forKey: id) != nil else {
                 return .failure(Self.notFound(type: type, id: id))
             }
             return .success((.ok, nil))
@@ -86,29 +92,29 @@ extension EmulatorState {
     }
 
     private mutating func create(
-        _ request: EmulatorRequest, type: String
+        _ request: EmulatorRequest, type: String, context: EmulatorContext
     ) -> Result<(HTTPResponse.Status, JSONValue?), RESTFailure> {
         guard case .success(let properties) = Self.properties(request.body) else {
             return .failure(Self.invalidBody)
         }
-        if let field = rest.duplicate(of: properties, type: type, except: nil) {
+        if let field = duplicate(of: properties, type: type, except: nil) {
             return .failure(
                 RESTFailure(
                     code: 435, message: "An object of type \(type) with the same \(field) exists.",
                     additionalMessages: ["\(field): must be unique"]))
         }
-        let id = String(rest.nextID + 100_000_000)
-        rest.nextID += 1
+        let id = String(nextID + 100_000_000)
+        nextID += 1
         let object = RESTStore.Object(
-            id: id, type: type, revision: 1, properties: properties, createdAt: now, updatedAt: now)
-        rest.objects[type, default: [:]][id] = object
+            id: id, type: type, revision: 1, properties: properties, createdAt: context.now, updatedAt: context.now)
+        objects[type, default: [:]][id] = object
         return .success((.created, Self.json(object)))
     }
 
     private mutating func update(
-        _ request: EmulatorRequest, type: String, id: String
+        _ request: EmulatorRequest, type: String, id: String, context: EmulatorContext
     ) -> Result<(HTTPResponse.Status, JSONValue?), RESTFailure> {
-        guard var object = rest.objects[type]?[id] else { return .failure(Self.notFound(type: type, id: id)) }
+        guard var object = objects[type]?[id] else { return .failure(Self.notFound(type: type, id: id)) }
         if let ifMatch = request.headers[.ifMatch],
             ifMatch.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) != String(object.revision)
         {
@@ -127,13 +133,13 @@ extension EmulatorState {
         }
         var merged = object.properties
         for (key, value) in properties where !key.hasPrefix("__") { merged[key] = value }
-        if let field = rest.duplicate(of: merged, type: type, except: id) {
+        if let field = duplicate(of: merged, type: type, except: id) {
             return .failure(RESTFailure(code: 435, message: "An object of type \(type) with the same \(field) exists."))
         }
         object.properties = merged
         object.revision += 1
-        object.updatedAt = now
-        rest.objects[type]?[id] = object
+        object.updatedAt = context.now
+        objects[type]?[id] = object
         return .success((.ok, Self.json(object)))
     }
 
@@ -153,13 +159,13 @@ extension EmulatorState {
         return .success(object)
     }
 
-    static func json(_ object: RESTStore.Object) -> JSONValue {
+    static func json(_ object: Object) -> JSONValue {
         var members = object.properties
         members["__id"] = .string(object.id)
         members["__type"] = .string(object.type)
         members["__revision"] = .string(String(object.revision))
-        members["__utcdatecreated"] = .string(graphDate(object.createdAt))
-        members["__utclastupdateddate"] = .string(graphDate(object.updatedAt))
+        members["__utcdatecreated"] = .string(ProviderDate.graph(object.createdAt))
+        members["__utclastupdateddate"] = .string(ProviderDate.graph(object.updatedAt))
         return .object(members)
     }
 }
