@@ -1,5 +1,6 @@
 public import Foundation
 public import MendEmulator
+public import MendHTTP
 
 /// A running provider emulator: its base URL and its in-process control API.
 ///
@@ -75,12 +76,13 @@ public struct RunningEmulator: Sendable {
 /// }
 /// ```
 public func withEmulator<T>(
-    configuration: EmulatorConfiguration = EmulatorConfiguration(), _ body: (RunningEmulator) async throws -> T
+    configuration: EmulatorConfiguration = EmulatorConfiguration(), clock: PipelineClock = .system,
+    _ body: (RunningEmulator) async throws -> T
 ) async throws -> T {
     var configuration = configuration
     configuration.port = 0
     if configuration.host.isEmpty { configuration.host = "127.0.0.1" }
-    let emulator = Emulator(configuration: configuration)
+    let emulator = Emulator(configuration: configuration, clock: clock)
     return try await EmulatorServer.withRunning(emulator) { url in
         try await body(RunningEmulator(baseURL: url, emulator: emulator))
     }

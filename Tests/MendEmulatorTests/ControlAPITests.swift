@@ -7,8 +7,39 @@ import MendHTTP
 import MendTesting
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The control API under `/_emulator/` and the fault kinds.
 struct ControlAPITests {
+    @Test func runningTimeAndDelayedAnswersFollowThePipelineClock() async throws {
+        // The emulator's running time comes from the clock it is given (MendHTTP's PipelineClock), so a test moves
+        // it without the control API; advancing on command still adds to it, and a frozen clock ignores the source.
+        let offset = OffsetClock()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let running = Emulator(
+            configuration: EmulatorConfiguration(startTime: start, clockMode: .running), clock: offset.pipeline())
+        offset.advance(by: 3600)
+        let later = await running.now()
+        #expect(later.timeIntervalSince(start) >= 3600)
+        _ = await running.advanceClock(by: 60)
+        #expect(await running.now().timeIntervalSince(later) >= 60)
+        let frozen = Emulator(
+            configuration: EmulatorConfiguration(startTime: start, clockMode: .frozen), clock: offset.pipeline())
+        offset.advance(by: 3600)
+        #expect(await frozen.now() == start)
+        // A delayed answer waits on the same clock: one that records its waits sees the fault's delay.
+        let waits = LockedDurations()
+        let recording = PipelineClock(sleep: { waits.append($0) })
+        try await withEmulator(clock: recording) { running in
+            _ = try await running.emulator.injectFault(
+                FaultRule(kind: .delay, path: "/me", delayMilliseconds: 2500, times: 1))
+            _ = try? await URLSession.shared.data(from: running.url("/v25.0/me"))
+        }
+        #expect(waits.values == [.milliseconds(2500)])
+    }
+
     @Test func faultsAreAddedListedCountedAndRemovedOverHTTP() async throws {
         try await withEmulatorClient(.live) { client, emulator in
             let token = try await emulator.issueToken(userID: alice)
@@ -176,4 +207,14 @@ struct ControlAPITests {
 @Test func theClientTestKitsCatalogIsEverySpace() {
     #expect(ErrorCatalog.everyClientSpace.domains == ErrorCatalog.everySpace.domains)
     #expect(ErrorCatalog.everyClientSpace.entries == ErrorCatalog.everySpace.entries)
+}
+
+/// Durations recorded from any task.
+final class LockedDurations: @unchecked Sendable {
+    // Every access holds the lock.
+    private let lock = NSLock()
+    private var recorded: [Duration] = []
+
+    func append(_ duration: Duration) { lock.withLock { recorded.append(duration) } }
+    var values: [Duration] { lock.withLock { recorded } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Hummingbird
+import MendHTTP
 import NIOCore
 
 /// The emulator's HTTP responder: turns a Hummingbird request into an ``EmulatorRequest``, lets the ``Emulator``
@@ -22,7 +23,7 @@ public struct EmulatorResponder: HTTPResponder {
             method: request.method, path: request.uri.path, rawQuery: request.uri.query ?? "",
             headers: request.headers, body: Data(buffer.readableBytesView), baseURL: "http://\(authority)")
         let answer = await emulator.handle(emulatorRequest)
-        if let delay = answer.delay { try await Task.sleep(for: delay) }
+        if let delay = answer.delay { try await emulator.clock.sleep(delay) }
         switch answer.delivery {
         case .normal:
             return Response(

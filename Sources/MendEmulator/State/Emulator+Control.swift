@@ -87,7 +87,7 @@ extension Emulator {
 
     /// Returns to the configuration's state: same seed, no tokens, no faults, an empty log, the clock at its start.
     public func reset() {
-        state = EmulatorState(configuration: configuration)
+        state = EmulatorState(configuration: configuration, clock: clock)
     }
 }
 

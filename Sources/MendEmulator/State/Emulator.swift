@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 import MendCore
+public import MendHTTP
 
 /// The emulated provider: its state (apps, users, codes, tokens, clock, faults, request log) and the handling of
 /// every request.
@@ -18,13 +19,16 @@ import MendCore
 public actor Emulator {
     /// The configuration the emulator started from (and returns to on ``reset()``).
     public nonisolated let configuration: EmulatorConfiguration
+    /// The clock the emulator's running time comes from and its delayed answers wait on (MendHTTP's one clock).
+    public nonisolated let clock: PipelineClock
     var state: EmulatorState
     let graphQL = GraphQLService()
 
-    /// Creates an emulator.
-    public init(configuration: EmulatorConfiguration = EmulatorConfiguration()) {
+    /// Creates an emulator whose running time comes from `clock` (the system's by default; a test's to move it).
+    public init(configuration: EmulatorConfiguration = EmulatorConfiguration(), clock: PipelineClock = .system) {
         self.configuration = configuration
-        self.state = EmulatorState(configuration: configuration)
+        self.clock = clock
+        self.state = EmulatorState(configuration: configuration, clock: clock)
     }
 
     /// Answers one request: the control API, or fault injection, then the Graph, login, GraphQL or REST surface;

@@ -1,7 +1,9 @@
 public import Foundation
+public import MendHTTP
 
 /// The emulator's clock: a start time plus the time that was advanced on command, plus (when running) the time
-/// that really passed since the start.
+/// that passed on its source — MendHTTP's `PipelineClock`, the one clock of the clients and the server — since the
+/// start.
 ///
 /// Every expiry (codes, tokens, rate-limit windows, id_tokens) reads this clock, never the wall clock alone, so
 /// tests move time with ``advance(by:)`` instead of sleeping.
@@ -20,23 +22,22 @@ public struct EmulatorClock: Sendable {
     public let mode: Mode
     /// The total time advanced on command.
     public private(set) var advanced: TimeInterval = 0
-    private let startInstant: ContinuousClock.Instant
+    /// Where running time comes from (the system's clock, or a test's).
+    public let source: PipelineClock
+    private let sourceStart: Date
 
-    /// Creates a clock.
-    public init(start: Date, mode: Mode) {
+    /// Creates a clock whose running time comes from `source`.
+    public init(start: Date, mode: Mode, source: PipelineClock = .system) {
         self.start = start
         self.mode = mode
-        self.startInstant = ContinuousClock.now
+        self.source = source
+        self.sourceStart = source.now()
     }
 
     /// The current emulator time.
     public var now: Date {
         var elapsed = advanced
-        if mode == .running {
-            let duration = ContinuousClock.now - startInstant
-            elapsed +=
-                Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
+        if mode == .running { elapsed += max(0, source.now().timeIntervalSince(sourceStart)) }
         return start.addingTimeInterval(elapsed)
     }
 

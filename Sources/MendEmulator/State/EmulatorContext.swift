@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendHTTP
 
 /// What every concern of the emulator's state shares: the configuration and its apps, the seeded random numbers,
 /// the clock and the event counter.
@@ -18,11 +19,12 @@ struct EmulatorContext: Sendable {
     /// Increases with every token issue and state change (orders them even when the clock stands still).
     var generation = 0
 
-    init(configuration: EmulatorConfiguration) {
+    init(configuration: EmulatorConfiguration, clock source: PipelineClock) {
         self.configuration = configuration
         self.random = SeededGenerator(seed: configuration.seed)
-        let start = configuration.startTime ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        self.clock = EmulatorClock(start: start, mode: configuration.clockMode)
+        let start =
+            configuration.startTime ?? Date(timeIntervalSince1970: source.now().timeIntervalSince1970.rounded(.down))
+        self.clock = EmulatorClock(start: start, mode: configuration.clockMode, source: source)
         self.apps = Dictionary(configuration.apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MendCore
+import MendHTTP
 
 /// All of the emulator's mutable state, as one value composed of one part per concern: the shared context (the
 /// configuration, the seeded random numbers, the clock, the event counter), the users, the Graph objects, the tokens,
@@ -23,8 +24,8 @@ struct EmulatorState: Sendable {
     var faults = FaultBook()
     var log = RequestLog()
 
-    init(configuration: EmulatorConfiguration) {
-        context = EmulatorContext(configuration: configuration)
+    init(configuration: EmulatorConfiguration, clock: PipelineClock) {
+        context = EmulatorContext(configuration: configuration, clock: clock)
         users = UserDirectory(configuration: configuration)
         graph = GraphObjects(configuration: configuration, start: context.clock.start)
         issuers = IssuerState(seed: configuration.seed)
