@@ -1,4 +1,5 @@
 public import ArgumentParser
+import MendCore
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -18,18 +19,13 @@ public struct MendCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self,
             GraphQLCommand.self, LoginCommand.self, WhoAmICommand.self, TokenCommand.self, LogoutCommand.self,
+            SessionsCommand.self,
             StoreWriterCommand.self, RefreshOnceCommand.self,
         ]
     )
 
     /// The init.
     public init() {}
-}
-
-/// Mend's version.
-public enum MendVersion {
-    /// The version of this build.
-    public static let current = "0.1.0"
 }
 
 extension MendCommand {

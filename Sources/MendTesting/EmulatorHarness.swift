@@ -4,7 +4,7 @@ public import MendHTTP
 
 /// A running provider emulator: its base URL and its in-process control API.
 ///
-/// Get one with ``withEmulator(configuration:_:)``; everything the control API under `/_emulator/` does is also a
+/// Get one with ``withEmulator(configuration:clock:_:)``; everything the control API under `/_emulator/` does is also a
 /// method here (faults, the clock, user state, signing keys, the request log, reset).
 public struct RunningEmulator: Sendable {
     /// `http://127.0.0.1:<port>`: the emulator's base URL (Graph, login dialog, GraphQL and REST).

@@ -59,6 +59,7 @@ struct LoginProfile: Codable {
     func backendClient(transport: any HTTPTransport) -> BackendSessionClient? {
         guard let backend, let url = URL(string: backend) else { return nil }
         var client = BackendSessionClient(baseURL: url, transport: transport)
+        client.clientIdentifier = MendVersion.clientIdentifier(name: "mend")
         if provider != "facebook" { client.provider = provider }
         return client
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MendCore
+import MendHTTPAsyncHTTPClient
 import MendLogin
 
 /// `mend whoami`: the logged-in user, after a validity check.
@@ -162,10 +163,10 @@ struct TokenCommand: AsyncParsableCommand {
     }
 }
 
-/// `mend logout`: revoke, then clear.
+/// `mend logout`: revoke, then clear; or, with a backend, sign out the other devices or every device.
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logout", abstract: "Revoke the session, then forget it.")
+        commandName: "logout", abstract: "Revoke the session, then forget it (or sign out other devices).")
 
     @Option(name: .long, help: "Where the session is kept.")
     var stateDirectory: String?
@@ -173,11 +174,44 @@ struct LogoutCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Only forget the session locally.")
     var noRevoke = false
 
+    @Flag(name: .long, help: "Sign out every other session of the user at the backend; this one goes on.")
+    var others = false
+
+    @Flag(name: .long, help: "Sign out every session of the user at the backend, this one included.")
+    var everywhere = false
+
+    func validate() throws {
+        guard [others, everywhere, noRevoke].filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give one of --others, --everywhere and --no-revoke.")
+        }
+    }
+
     func run() async throws {
         guard
-            let (credentials, _) = try await LoginProfile.credentials(directory: LoginProfile.directory(stateDirectory))
+            let (credentials, profile) = try await LoginProfile.credentials(
+                directory: LoginProfile.directory(stateDirectory))
         else {
             print("Not logged in.")
+            return
+        }
+        if others || everywhere {
+            guard let backend = profile.backendClient(transport: AsyncHTTPClientTransport()),
+                let session = try await credentials.currentSession()
+            else {
+                print("--others and --everywhere need a session from a backend (mend login --backend …).")
+                throw ExitCode(1)
+            }
+            do {
+                try await backend.logout(session, scope: others ? .others : .global)
+            } catch let error as MendError {
+                throw Failure.report(error)
+            }
+            if others {
+                print("Signed out the other sessions; this one goes on.")
+                return
+            }
+            _ = try await credentials.logout(revoke: false)
+            print("Signed out everywhere.")
             return
         }
         let outcome = try await credentials.logout(revoke: !noRevoke)

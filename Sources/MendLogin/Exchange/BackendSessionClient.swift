@@ -65,6 +65,10 @@ public struct BackendSessionClient: Sendable {
     /// Facebook). mend-server exchanges a code of another provider (`google`, or any OpenID Connect issuer it is
     /// configured for) with that provider's client secret.
     public var provider: String?
+    /// What this client calls itself in its `Mend-Client` header (`name/version (platform)`), which the backend
+    /// records on the sessions it opens for the user's list of devices; `MendLogin/<version> (<platform>)` by
+    /// default, `nil` to send none. An app sets its own (`MyApp/2.3 (iOS 18.1)`: `MendVersion.clientIdentifier(name:version:)` (MendCore)).
+    public var clientIdentifier: String?
     /// The backend's base URL (`https://api.example.com`).
     package let baseURL: URL
     /// How refreshes are attempted.
@@ -103,6 +107,7 @@ public struct BackendSessionClient: Sendable {
     ) {
         self.baseURL = baseURL
         self.provider = nil
+        self.clientIdentifier = MendVersion.clientIdentifier(name: "MendLogin")
         self.refreshPolicy = refreshPolicy
         self.requestTimeout = requestTimeout
         self.client = APIClient(
@@ -166,7 +171,7 @@ public struct BackendSessionClient: Sendable {
     /// however old — belongs to. Succeeds for a token that is unknown or already revoked; retried on transient
     /// failures (it is idempotent).
     package func revoke(token: String) async throws {
-        var headers = HTTPFields()
+        var headers = identifyingHeaders
         headers[.contentType] = "application/x-www-form-urlencoded"
         let encoded = FormEncoding.encode([("token", token)])
         let request = APIRequest(
@@ -178,10 +183,17 @@ public struct BackendSessionClient: Sendable {
         _ = try await client.send(request)
     }
 
-    /// `POST /v1/session/logout`: ends the session at the backend with its refresh token (so an expired access token
-    /// does not stop it) and, when asked, revokes the provider's permissions — which ends every session of the user.
-    package func logout(_ session: Session, revokeProviderPermissions: Bool = false) async throws {
-        var body: [String: JSONValue] = ["revoke_provider_permissions": .bool(revokeProviderPermissions)]
+    /// `POST /v1/session/logout`: ends what `scope` names — this session, the user's other sessions, or all of them —
+    /// at the backend, with the session's refresh token (so an expired access token does not stop it) and, when
+    /// asked, revokes the provider's permissions, which ends every session of the user. Idempotent, so retried on
+    /// transient failures. It leaves the stored session alone: ``CredentialsManager/logout(revoke:)`` ends and
+    /// forgets this one.
+    public func logout(
+        _ session: Session, scope: LogoutScope = .local, revokeProviderPermissions: Bool = false
+    ) async throws {
+        var body: [String: JSONValue] = [
+            "revoke_provider_permissions": .bool(revokeProviderPermissions), "scope": .string(scope.rawValue),
+        ]
         if let refreshToken = session.refreshToken { body["refresh_token"] = .string(refreshToken) }
         let credential =
             session.accessToken.isExpired(at: now()) ? nil : Credential(token: session.accessToken.tokenString)
@@ -194,7 +206,7 @@ public struct BackendSessionClient: Sendable {
         _ path: String, body: JSONValue, retryable: Bool, credential: Credential? = nil, timeout: Duration,
         attemptTimeout: Duration? = nil, expectsJSON: Bool = true
     ) async throws -> APIResponse {
-        var headers = HTTPFields()
+        var headers = identifyingHeaders
         headers[.contentType] = "application/json"
         headers[.accept] = "application/json"
         let request = APIRequest(

@@ -42,7 +42,7 @@ extension BackendSessionClient: SessionAuthority {
     /// (`session/1`) or the session ended (`session/10`–`19`).
     public func checkValidity(of session: Session) async throws {
         let request = APIRequest(
-            method: .get, url: baseURL.appendingPathComponent("v1/session"),
+            method: .get, url: baseURL.appendingPathComponent("v1/session"), headers: identifyingHeaders,
             options: RequestOptions(
                 credentialRejection: .keep, credentialOverride: Credential(token: session.accessToken.tokenString),
                 timeout: requestTimeout))

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import MendCore
+import MendHTTPAsyncHTTPClient
+import MendLogin
+
+/// `mend sessions` and `mend sessions end ID`: the user's sessions at the backend (devices), and ending one.
+struct SessionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions", abstract: "List the user's sessions at the backend (devices), or end one.",
+        subcommands: [List.self, End.self], defaultSubcommand: List.self)
+
+    /// The backend client and a valid access token of the stored session, or exit 1 saying why not.
+    static func backend(stateDirectory: String?) async throws -> (BackendSessionClient, String) {
+        guard
+            let (credentials, profile) = try await LoginProfile.credentials(
+                directory: LoginProfile.directory(stateDirectory)),
+            try await credentials.currentSession() != nil
+        else {
+            StandardError.write("Not logged in. Run `mend login --backend …`.\n")
+            throw ExitCode(1)
+        }
+        guard let backend = profile.backendClient(transport: AsyncHTTPClientTransport()) else {
+            StandardError.write(
+                "The session does not come from a backend (mend login --backend …): it has no devices.\n")
+            throw ExitCode(1)
+        }
+        do {
+            return (backend, try await credentials.validToken().tokenString)
+        } catch let error as MendError {
+            throw Failure.report(error)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the user's active sessions, newest first (* marks this one).")
+
+        @Option(name: .long, help: "Where the session is kept.")
+        var stateDirectory: String?
+
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Print JSON: {\"sessions\": [{\"id\", \"current\", \"client\", \"platform\", \"createdAt\", "
+                    + "\"refreshedAt\", \"expiresAt\", \"firstAddress\", \"lastAddress\"}]} (ISO 8601 times)."))
+        var json = false
+
+        func run() async throws {
+            let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory)
+            let devices: [BackendDevice]
+            do {
+                devices = try await backend.sessions(accessToken: token)
+            } catch let error as MendError {
+                throw Failure.report(error, json: json)
+            }
+            let formatter = ISO8601DateFormatter()
+            if json {
+                func date(_ value: Date?) -> JSONValue { value.map { .string(formatter.string(from: $0)) } ?? .null }
+                func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+                let entries = devices.map { device in
+                    JSONValue.object([
+                        "id": .string(device.id), "current": .bool(device.isCurrent), "client": text(device.client),
+                        "platform": text(device.platform), "createdAt": date(device.createdAt),
+                        "refreshedAt": date(device.refreshedAt), "expiresAt": date(device.expiresAt),
+                        "firstAddress": text(device.firstAddress), "lastAddress": text(device.lastAddress),
+                    ])
+                }
+                print(JSONValue.object(["sessions": .array(entries)]).jsonText())
+                return
+            }
+            for device in devices {
+                let client =
+                    device.client.map { "\($0)\(device.platform.map { " (\($0))" } ?? "")" } ?? "unknown client"
+                let refreshed = device.refreshedAt.map { ", refreshed \(formatter.string(from: $0))" } ?? ""
+                let address = device.lastAddress.map { ", from \($0)" } ?? ""
+                print(
+                    "\(device.isCurrent ? "*" : " ") \(device.id)  \(client), signed in "
+                        + "\(formatter.string(from: device.createdAt))\(refreshed)\(address)")
+            }
+        }
+    }
+
+    struct End: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "end", abstract: "End one of the user's sessions by its id (mend sessions lists them).")
+
+        @Argument(help: "The session id.")
+        var id: String
+
+        @Option(name: .long, help: "Where the session is kept.")
+        var stateDirectory: String?
+
+        func run() async throws {
+            let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory)
+            do {
+                try await backend.endSession(id: id, accessToken: token)
+            } catch let error as MendError {
+                throw Failure.report(error)
+            }
+            print("Ended session \(id).")
+        }
+    }
+}
