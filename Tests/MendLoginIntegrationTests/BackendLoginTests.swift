@@ -83,8 +83,14 @@ struct BackendLoginTests {
                 let session = try #require(result.session)
                 #expect(session.issuer == .backend)
                 #expect(session.user?.email == "alice@example.com")
+                // The scopes Google's token answer granted are the session's, as Facebook's are (they were empty).
+                let granted: Set = [
+                    "openid", "https://www.googleapis.com/auth/userinfo.email",
+                    "https://www.googleapis.com/auth/userinfo.profile",
+                ]
+                #expect(session.accessToken.permissions == granted)
                 #expect(try await credentials.checkValidity(force: true))
-                _ = try await credentials.refresh()
+                #expect(try await credentials.refresh().accessToken.permissions == granted)
 
                 // A second login of the same Google user is the same mend-server user.
                 let again = try #require(try await login.logIn(presenter: presenter(.grantAll)).session)

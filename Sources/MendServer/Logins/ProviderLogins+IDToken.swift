@@ -92,8 +92,10 @@ extension ProviderLogins {
         let kept = try await body.authorizationCode.asyncMap {
             try await keepToken(code: $0, claims: claims, issuer: issuer, validator: validator, logger: logger)
         }
+        var identity = ProviderIdentity(claims, kept: kept ?? nil)
+        identity.grantedScopes = kept??.scopes ?? []
         return try await completeIdentityLogin(
-            ProviderIdentity(claims, kept: kept ?? nil), provider: issuer.name, linkingTo: linkingUserID,
+            identity, provider: issuer.name, linkingTo: linkingUserID,
             hash: tokenHash, client: client, logger: logger)
     }
 
@@ -106,7 +108,13 @@ extension ProviderLogins {
         let identity = ServerStore.IdentityClaims(
             provider: provider, subject: login.subject, email: login.email, emailVerified: login.emailVerified,
             isPrivateEmail: login.isPrivateEmail)
-        let user = try await user(for: identity, name: login.name, linkingTo: linkingUserID, logger: logger)
+        var user = try await user(for: identity, name: login.name, linkingTo: linkingUserID, logger: logger)
+        let added = login.grantedScopes.filter { !user.grantedScopes.contains($0) }
+        if !added.isEmpty {
+            // What the provider's token answer granted (its `scope`): the session's scopes, as Facebook's are.
+            user.grantedScopes += added
+            try await store.setGrantedScopes(user.grantedScopes, userID: user.id, now: now)
+        }
         if let kept = login.kept {
             try await store.storeProviderToken(
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,

@@ -69,22 +69,27 @@ public struct ProviderGrant: Sendable, Hashable {
     public var idToken: String?
     /// The access token's lifetime in seconds, if the answer said.
     public var expiresIn: Int?
+    /// The scopes the answer says were granted (its `scope`, split), if it said.
+    public var scopes: [String]
 
     /// A grant.
     public init(
         clientID: String, accessToken: String? = nil, refreshToken: String? = nil, idToken: String? = nil,
-        expiresIn: Int? = nil
+        expiresIn: Int? = nil, scopes: [String] = []
     ) {
         self.clientID = clientID
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.idToken = idToken
         self.expiresIn = expiresIn
+        self.scopes = scopes
     }
 
     /// The token to keep for revocation: the refresh token, which outlives the access token, else the access token.
     public var tokenToKeep: KeptProviderToken? {
-        (refreshToken ?? accessToken).map { KeptProviderToken(clientID: clientID, token: $0, idToken: idToken) }
+        (refreshToken ?? accessToken).map {
+            KeptProviderToken(clientID: clientID, token: $0, idToken: idToken, scopes: scopes)
+        }
     }
 }
 

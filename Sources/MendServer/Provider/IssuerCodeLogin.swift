@@ -22,7 +22,9 @@ struct IssuerCodeLogin: CodeLoginProvider {
                 transport: context.transport, now: context.now)
         }
         // The keeper answers with the token to keep (its refresh token, else its access token).
-        return kept.map { ProviderGrant(clientID: $0.clientID, refreshToken: $0.token, idToken: $0.idToken) }
+        return kept.map {
+            ProviderGrant(clientID: $0.clientID, refreshToken: $0.token, idToken: $0.idToken, scopes: $0.scopes)
+        }
     }
 
     func identify(_ grant: ProviderGrant, context: ProviderCallContext) async throws -> ProviderIdentity {
@@ -35,7 +37,9 @@ struct IssuerCodeLogin: CodeLoginProvider {
         } catch let error as MendError where error.code == .Login.invalidIDToken {
             throw ServerFailure(error)
         }
-        return ProviderIdentity(claims, kept: grant.tokenToKeep)
+        var identity = ProviderIdentity(claims, kept: grant.tokenToKeep)
+        identity.grantedScopes = grant.scopes
+        return identity
     }
 
     func revoke(_ token: KeptProviderToken, context: ProviderCallContext) async throws {

@@ -57,13 +57,18 @@ public struct KeptProviderToken: Sendable, Hashable {
     public var idToken: String?
     /// When the token expires, if the provider said.
     public var expiresAt: Date?
+    /// The scopes the provider's answer says it granted (its `scope`), if it said.
+    public var scopes: [String]
 
     /// A kept token.
-    public init(clientID: String, token: String, idToken: String? = nil, expiresAt: Date? = nil) {
+    public init(
+        clientID: String, token: String, idToken: String? = nil, expiresAt: Date? = nil, scopes: [String] = []
+    ) {
         self.clientID = clientID
         self.token = token
         self.idToken = idToken
         self.expiresAt = expiresAt
+        self.scopes = scopes
     }
 }
 
@@ -170,7 +175,9 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
                 ] + extra)
         ).json()
         guard let token = json["refresh_token"]?.stringValue ?? json["access_token"]?.stringValue else { return nil }
-        return KeptProviderToken(clientID: clientID, token: token, idToken: json["id_token"]?.stringValue)
+        return KeptProviderToken(
+            clientID: clientID, token: token, idToken: json["id_token"]?.stringValue,
+            scopes: (json["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
     }
 
     /// Revokes by RFC 7009; `invalid_token` (already dead) counts as revoked.

@@ -95,6 +95,16 @@ extension ServerStore {
 
     /// Creates a user who signed in with an id_token: a profile from its claims, no provider token, no scopes (a
     /// Limited Login's subject is the Facebook user id, and becomes `provider_user_id`).
+    /// Sets the scopes a user's sessions carry (an identity login adds what its provider granted).
+    func setGrantedScopes(_ scopes: [String], userID: String, now: Int64) async throws {
+        try await sql.raw(
+            """
+            UPDATE mend_users SET granted_scopes = \(bind: ScopeList.encode(scopes)), updated_at = \(bind: now)
+            WHERE id = \(bind: userID)
+            """
+        ).run()
+    }
+
     func createUser(name: String, email: String?, facebookUserID: String?, now: Int64) async throws -> UserRecord {
         let rows = try await sql.raw(
             """
