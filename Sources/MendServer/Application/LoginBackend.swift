@@ -86,7 +86,8 @@ public final class LoginBackend: BackendPart {
                 ])
             let signer = try await SessionSigner(
                 configuration: configuration.sessions.signingKeys, issuer: configuration.sessions.issuer,
-                audience: configuration.accessTokenAudience)
+                audience: configuration.accessTokenAudience,
+                cacheCapacity: configuration.sessions.verifiedTokenCacheSize)
             let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providers.timeout)
             let facebook = configuration.providers.facebook.map {
                 ProviderGateway(

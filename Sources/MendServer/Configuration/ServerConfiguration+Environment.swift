@@ -94,6 +94,10 @@ extension ServerConfiguration {
                 "MEND_RATE_LIMIT_REFRESH_IP", default: limit(limits.refreshPerAddress), "refreshes per client address"),
             Variable("MEND_RATE_LIMIT_REFRESH_USER", default: limit(limits.refreshPerUser), "refreshes per user"),
             Variable(
+                "MEND_TOKEN_CACHE_SIZE", default: value(sessions.verifiedTokenCacheSize),
+                "how many verified access tokens bearer checks keep, each until its `exp` (about 1 KB each; `0`: "
+                    + "off); expiry and revocation are still checked on every request"),
+            Variable(
                 "MEND_REQUIRE_PKCE", default: value(sessions.requiresPKCE),
                 "code logins must carry `code_verifier` (RFC 7636 S256); `false` accepts logins without it, for a "
                     + "server whose clients are all confidential"),
@@ -323,6 +327,7 @@ extension ServerConfiguration {
         if let ttl = try duration("MEND_SESSION_MAX_TTL") { sessions.maximumLifetime = ttl }
         if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { sessions.refreshReuseGrace = grace }
         if let requires = try flag("MEND_REQUIRE_PKCE") { sessions.requiresPKCE = requires }
+        if let size = try integer("MEND_TOKEN_CACHE_SIZE") { sessions.verifiedTokenCacheSize = size }
         for (name, limit) in [
             ("MEND_RATE_LIMIT_LOGIN_IP", \Sessions.RateLimits.loginPerAddress),
             ("MEND_RATE_LIMIT_LOGIN_USER", \.loginPerUser), ("MEND_RATE_LIMIT_REFRESH_IP", \.refreshPerAddress),

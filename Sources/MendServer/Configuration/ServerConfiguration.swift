@@ -142,6 +142,10 @@ extension ServerConfiguration {
         public var allowedRedirectURIs: [String]
         /// Rate limits on login and refresh.
         public var rateLimits: RateLimits
+        /// How many verified access tokens a bearer check keeps (10,000 by default, about 1 KB each; 0 turns the
+        /// cache off): a token presented again skips its signature check until its `exp`. Expiry and the
+        /// revocation view are still checked on every request, so a logout is refused as fast as without it.
+        public var verifiedTokenCacheSize: Int
 
         /// Session settings with the defaults: no redirect URI (set at least one), a generated signing key.
         public init(
@@ -149,7 +153,7 @@ extension ServerConfiguration {
             accessTokenLifetime: Duration = .seconds(900), idleLifetime: Duration = .seconds(30 * 86400),
             maximumLifetime: Duration = .seconds(90 * 86400), refreshReuseGrace: Duration = .seconds(60),
             requiresPKCE: Bool = true, allowedRedirectURIs: [String] = [],
-            rateLimits: RateLimits = RateLimits()
+            rateLimits: RateLimits = RateLimits(), verifiedTokenCacheSize: Int = 10_000
         ) {
             self.issuer = issuer
             self.audience = audience
@@ -161,6 +165,7 @@ extension ServerConfiguration {
             self.requiresPKCE = requiresPKCE
             self.allowedRedirectURIs = allowedRedirectURIs
             self.rateLimits = rateLimits
+            self.verifiedTokenCacheSize = verifiedTokenCacheSize
         }
     }
 

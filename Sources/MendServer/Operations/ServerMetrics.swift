@@ -17,6 +17,8 @@ public final class ServerMetrics: Sendable {
     /// `mend_session_checks_total` by source, made once (no lookup on the hot path).
     private let sessionChecksFromView: CoreMetrics.Counter
     private let sessionChecksFromDatabase: CoreMetrics.Counter
+    private let tokenCacheHits: CoreMetrics.Counter
+    private let tokenCacheMisses: CoreMetrics.Counter
 
     /// Creates metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -32,6 +34,10 @@ public final class ServerMetrics: Sendable {
             label: "mend_session_checks_total", dimensions: [("source", "view")], factory: factory)
         self.sessionChecksFromDatabase = CoreMetrics.Counter(
             label: "mend_session_checks_total", dimensions: [("source", "database")], factory: factory)
+        self.tokenCacheHits = CoreMetrics.Counter(
+            label: "mend_access_token_cache_total", dimensions: [("outcome", "hit")], factory: factory)
+        self.tokenCacheMisses = CoreMetrics.Counter(
+            label: "mend_access_token_cache_total", dimensions: [("outcome", "miss")], factory: factory)
     }
 
     /// The factory behind these metrics, to bootstrap the global metrics system with (the executable does, so that
@@ -89,6 +95,12 @@ public final class ServerMetrics: Sendable {
     }
 
     /// A bearer check answered by the revocation view or, while the view is not current, by the database.
+    /// `mend_access_token_cache_total{outcome="hit"|"miss"}`: bearer checks answered from the verified-token cache,
+    /// or verified (and cached).
+    func tokenCache(hit: Bool) {
+        (hit ? tokenCacheHits : tokenCacheMisses).increment()
+    }
+
     func sessionCheck(fromDatabase: Bool) {
         (fromDatabase ? sessionChecksFromDatabase : sessionChecksFromView).increment()
     }

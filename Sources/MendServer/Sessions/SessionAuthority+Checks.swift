@@ -35,7 +35,9 @@ extension SessionAuthority {
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
         let claims: AccessTokenClaims
-        switch signer.verify(token, now: configuration.clock.now()) {
+        let (verified, cacheHit) = signer.verifyCached(token, now: configuration.clock.now())
+        if let cacheHit { metrics.tokenCache(hit: cacheHit) }
+        switch verified {
         case .success(let verified): claims = verified
         case .failure(.expired):
             throw ServerFailure.session(

@@ -23,8 +23,12 @@ struct SessionSigner: Sendable {
     let jwks: JSONValue
     let issuer: String
     let audience: String
+    /// The verified tokens of these keys (`nil`: every check verifies the signature).
+    let cache: VerifiedTokenCache?
 
-    init(configuration: [SigningKeyConfiguration], issuer: String, audience: String) async throws {
+    init(
+        configuration: [SigningKeyConfiguration], issuer: String, audience: String, cacheCapacity: Int = 0
+    ) async throws {
         precondition(!configuration.isEmpty, "at least one signing key")
         let collection = JWTKeyCollection()
         var verifyingKeys: [String: VerifyingKey] = [:]
@@ -75,6 +79,7 @@ struct SessionSigner: Sendable {
         self.jwks = .object(["keys": .array(published)])
         self.issuer = issuer
         self.audience = audience
+        self.cache = cacheCapacity > 0 ? VerifiedTokenCache(capacity: cacheCapacity) : nil
     }
 
     func sign(_ claims: AccessTokenClaims) async throws -> String {
@@ -97,6 +102,23 @@ struct SessionSigner: Sendable {
             guard Int64(now.timeIntervalSince1970) < claims.expiresAt else { return .failure(.expired) }
             return .success(claims)
         }
+    }
+
+    /// ``verify(_:now:)`` through the cache: a token verified before answers from it — its `exp` checked against
+    /// `now` as ever — and one that verifies now is cached; a refusal never is. `cacheHit` is `nil` without a cache.
+    func verifyCached(_ token: String, now: Date) -> (result: Result<AccessTokenClaims, Rejection>, cacheHit: Bool?) {
+        guard let cache else { return (verify(token, now: now), nil) }
+        let seconds = Int64(now.timeIntervalSince1970)
+        if let claims = cache.claims(for: token) {
+            guard seconds < claims.expiresAt else {
+                cache.remove(token)
+                return (.failure(.expired), true)
+            }
+            return (.success(claims), true)
+        }
+        let result = verify(token, now: now)
+        if case .success(let claims) = result { cache.insert(token, claims: claims) }
+        return (result, false)
     }
 
     /// The claims of a token signed by a known key for our issuer and audience, expired or not: what token

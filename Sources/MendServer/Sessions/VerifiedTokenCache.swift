@@ -1,0 +1,92 @@
+import MendCore
+
+/// A bounded cache of access tokens whose signature, issuer and audience were verified: the claims of a token this
+/// server signed, kept until its `exp`, so that a token presented many times (every API call of its lifetime) is
+/// verified once.
+///
+/// It never holds a refusal, and it decides nothing about time or sessions: a hit is still checked against `exp`
+/// and, by the caller, against the revocation view — a logout is refused exactly as fast as without the cache. It
+/// belongs to the ``SessionSigner`` of the keys that verified its entries, so a change of `MEND_SIGNING_KEYS`
+/// (a restart with other keys) starts it empty.
+///
+/// Bounded by ``capacity`` entries in 16 shards, each with its own lock and CLOCK eviction (a recently used entry
+/// survives one sweep of the hand). Keyed by the token itself: no hash to compute beyond the dictionary's.
+final class VerifiedTokenCache: Sendable {
+    /// The most entries it holds (at least one per shard).
+    let capacity: Int
+    private let shards: [Locked<Shard>]
+
+    init(capacity: Int) {
+        let perShard = max(1, (capacity + Self.shardCount - 1) / Self.shardCount)
+        self.capacity = perShard * Self.shardCount
+        self.shards = (0..<Self.shardCount).map { _ in Locked(Shard(capacity: perShard)) }
+    }
+
+    static let shardCount = 16
+
+    /// The cached claims of `token`, marking it used; `nil` when it is not cached.
+    func claims(for token: String) -> AccessTokenClaims? {
+        shard(for: token).withLock { $0.claims(for: token) }
+    }
+
+    /// Caches the claims of a token that verified (never a refusal).
+    func insert(_ token: String, claims: AccessTokenClaims) {
+        shard(for: token).withLock { $0.insert(token, claims: claims) }
+    }
+
+    /// Forgets `token` (its `exp` passed).
+    func remove(_ token: String) {
+        shard(for: token).withLock { $0.remove(token) }
+    }
+
+    /// How many tokens it holds.
+    var count: Int { shards.reduce(0) { $0 + $1.withLock { $0.entries.count } } }
+
+    /// The shard of a token: by its last byte (the signature's, which is uniformly distributed).
+    private func shard(for token: String) -> Locked<Shard> {
+        shards[Int(token.utf8.last ?? 0) % Self.shardCount]
+    }
+
+    /// One shard: a dictionary and a ring of its keys, swept by a CLOCK hand when full.
+    private struct Shard {
+        struct Entry {
+            var claims: AccessTokenClaims
+            var slot: Int
+            var used: Bool
+        }
+
+        let capacity: Int
+        var entries: [String: Entry] = [:]
+        var ring: [String?]
+        var hand = 0
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            self.ring = Array(repeating: nil, count: capacity)
+        }
+
+        mutating func claims(for token: String) -> AccessTokenClaims? {
+            guard let entry = entries[token] else { return nil }
+            if !entry.used { entries[token]?.used = true }
+            return entry.claims
+        }
+
+        mutating func insert(_ token: String, claims: AccessTokenClaims) {
+            if entries[token] != nil { return }
+            // The hand sweeps for a free slot, or an entry not used since its last sweep.
+            while let resident = ring[hand], let entry = entries[resident], entry.used {
+                entries[resident]?.used = false
+                hand = (hand + 1) % capacity
+            }
+            if let resident = ring[hand] { entries[resident] = nil }
+            ring[hand] = token
+            entries[token] = Entry(claims: claims, slot: hand, used: false)
+            hand = (hand + 1) % capacity
+        }
+
+        mutating func remove(_ token: String) {
+            guard let entry = entries.removeValue(forKey: token) else { return }
+            ring[entry.slot] = nil
+        }
+    }
+}

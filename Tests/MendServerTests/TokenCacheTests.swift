@@ -1,0 +1,82 @@
+import Foundation
+import MendCore
+import MendHTTP
+import MendLogin
+import MendTesting
+import Testing
+
+@testable import MendServer
+
+/// The verified-token cache: bounded, never a refusal, and never slower to refuse an ended session or an expired
+/// token than a check without it.
+@Suite struct TokenCacheTests {
+    static func claims(_ index: Int, expiresAt: Int64 = 2_000_000_000) -> AccessTokenClaims {
+        AccessTokenClaims(
+            issuer: "i", audience: "a", subject: "u\(index)", sessionID: "s\(index)", scope: "", issuedAt: 0,
+            expiresAt: expiresAt, tokenID: "t\(index)")
+    }
+
+    @Test func holdsAtMostItsCapacityAndKeepsWhatIsUsed() {
+        let cache = VerifiedTokenCache(capacity: 64)
+        #expect(cache.capacity == 64)
+        // A hot token, used between every insertion, survives a stream of a thousand cold ones.
+        let hot = "hot-token-x"
+        cache.insert(hot, claims: Self.claims(0))
+        for index in 1...1000 {
+            cache.insert(
+                "cold-\(index)-\(Character(UnicodeScalar(UInt8(65 + index % 26))))", claims: Self.claims(index))
+            #expect(cache.claims(for: hot)?.subject == "u0")
+            #expect(cache.count <= 64)
+        }
+        #expect(cache.count <= 64 && cache.count > 32)
+        cache.remove(hot)
+        #expect(cache.claims(for: hot) == nil)
+    }
+
+    @Test("Repeated checks hit the cache; a logout, an expiry and a tampered token are refused as without it")
+    func refusesAsFastAsWithout() async throws {
+        try await TestStack.run { stack in
+            let session = try await stack.login()
+            let access = try #require(session["access_token"]?.stringValue)
+            for _ in 0..<5 { _ = try await stack.client.get("/v1/session", bearer: access) }
+            let metrics = stack.server.backend.metrics.render()
+            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="hit"} 4"#), "\(metrics)")
+            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="miss"} 1"#))
+
+            // A tampered token (its last signature character changed) is refused every time, never cached.
+            var tampered = access
+            let last = tampered.removeLast()
+            tampered.append(last == "A" ? "B" : "A")
+            for _ in 0..<2 {
+                let refused = await stack.client.failure { try await stack.client.get("/v1/session", bearer: tampered) }
+                #expect(refused?.isSession(.Session.accessTokenInvalid) == true)
+            }
+            #expect(stack.server.backend.sessions.signer.cache?.claims(for: tampered) == nil)
+
+            // The cached token's expiry is still checked.
+            stack.clock.advance(by: 901)
+            let expired = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
+            #expect(expired?.isSession(.Session.accessTokenExpired) == true)
+            #expect(stack.server.backend.sessions.signer.cache?.claims(for: access) == nil, "an expired token leaves")
+
+            // A cached token of a session that ends is refused on the next check.
+            let fresh = try await stack.client.refresh(session["refresh_token"])
+            let token = try #require(fresh["access_token"]?.stringValue)
+            _ = try await stack.client.get("/v1/session", bearer: token)
+            #expect(stack.server.backend.sessions.signer.cache?.claims(for: token) != nil)
+            _ = try await stack.client.post(
+                "/v1/session/logout", json: .object([:]), bearer: token, expectsJSON: false)
+            let ended = await stack.client.failure { try await stack.client.get("/v1/session", bearer: token) }
+            #expect(ended?.isSession(.Session.loggedOut) == true)
+        }
+    }
+
+    @Test func sizeZeroTurnsItOff() async throws {
+        try await TestStack.run(configure: { $0.sessions.verifiedTokenCacheSize = 0 }) { stack in
+            #expect(stack.server.backend.sessions.signer.cache == nil)
+            let session = try await stack.login()
+            _ = try await stack.client.get("/v1/session", bearer: try #require(session["access_token"]?.stringValue))
+            #expect(!stack.server.backend.metrics.render().contains("mend_access_token_cache_total{outcome=\"hit\"} 1"))
+        }
+    }
+}
