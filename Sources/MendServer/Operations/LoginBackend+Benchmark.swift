@@ -23,6 +23,10 @@ extension LoginBackend {
         sessions.revocations.setBypassed(on)
     }
 
+    /// How many verified tokens the session checks' cache holds, and the most it holds.
+    package var sessionCacheCount: Int { sessions.signer.cache?.count ?? 0 }
+    package var sessionCacheCapacity: Int { sessions.signer.cache?.capacity ?? 0 }
+
     /// Whether `token` is a valid access token (signature, issuer, audience, expiry): the verification alone.
     package func verifiesAccessToken(_ token: String) -> Bool {
         if case .success = sessions.signer.verify(token, now: configuration.clock.now()) { return true }
