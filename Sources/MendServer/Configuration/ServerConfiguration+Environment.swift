@@ -22,11 +22,16 @@ public struct EnvironmentVariable: Sendable, Hashable {
     }
 }
 
-extension ServerConfiguration {
-    /// The variables ``load(environment:)`` reads, in the order `docs/server.md` lists them. The defaults are read
-    /// from the groups' initializers, where each is written once.
-    public static let environmentVariables: [EnvironmentVariable] = {
-        let listening = Listening(), storage = Storage(), sessions = Sessions(), providers = Providers()
+/// Reading a ``ServerConfiguration`` from `mend-server`'s environment variables (and the JSON file
+/// `MEND_CONFIG_FILE` names): the list of variables with their defaults and meanings, the table the docs and
+/// `mend-server env` print, and the parsing. ``ServerConfiguration/load(environment:)`` is its entry point.
+enum ServerEnvironment {
+    /// The variables ``ServerConfiguration/load(environment:)`` reads, in the order `docs/server.md` lists them. The
+    /// defaults are read from the groups' initializers, where each is written once.
+    static let variables: [EnvironmentVariable] = {
+        typealias Configuration = ServerConfiguration
+        let listening = Configuration.Listening(), storage = Configuration.Storage()
+        let sessions = Configuration.Sessions(), providers = Configuration.Providers()
         let facebook = FacebookApp(appID: "", appSecret: Secret("")), limits = sessions.rateLimits
         let apple = IDTokenIssuer.apple(clientIDs: []), google = IDTokenIssuer.google(clientIDs: [])
         let googleServer = ClientSecretTokenKeeper.google(clientID: "", clientSecret: Secret(""))
@@ -177,10 +182,10 @@ extension ServerConfiguration {
 
     /// ``environmentVariables`` as `docs/server.md`'s Markdown table (`markdown`), or as `mend-server env` prints
     /// them: one line each, the name padded, then the meaning and the default.
-    public static func environmentTable(markdown: Bool) -> String {
+    static func table(markdown: Bool) -> String {
         var lines: [String] = []
         if markdown { lines = ["| variable | default | meaning |", "|---|---|---|"] }
-        for variable in environmentVariables {
+        for variable in variables {
             if markdown {
                 let names = (["`\(variable.name)`"] + variable.aliases.map { "(or `\($0)`)" }).joined(separator: " ")
                 let meaning = variable.meaning.replacingOccurrences(of: "|", with: "\\|")
@@ -194,25 +199,6 @@ extension ServerConfiguration {
             }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// Reads the configuration from `environment` (by default the process's), over the JSON file that
-    /// `MEND_CONFIG_FILE` names, if any.
-    ///
-    /// - Throws: ``ConfigurationError`` naming the variable that is missing or wrong (never a secret's value).
-    public static func load(
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws
-        -> ServerConfiguration
-    {
-        var values: [String: String] = [:]
-        if let path = environment["MEND_CONFIG_FILE"], !path.isEmpty {
-            values = try fileValues(path: path)
-        }
-        for (name, value) in environment where name.hasPrefix("MEND_") || name == "DATABASE_URL" {
-            values[name] = value
-        }
-        return try ServerConfiguration(values: values)
     }
 
     /// Reads a JSON object of variable names to strings, numbers, booleans or arrays of strings.
@@ -239,7 +225,7 @@ extension ServerConfiguration {
         return values
     }
 
-    init(values: [String: String]) throws(ConfigurationError) {
+    static func configuration(values: [String: String]) throws(ConfigurationError) -> ServerConfiguration {
         func value(_ name: String) -> String? {
             guard let text = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
                 return nil
@@ -272,7 +258,7 @@ extension ServerConfiguration {
             return url
         }
 
-        self.init()
+        var configuration = ServerConfiguration()
         if let appID = value("MEND_APP_ID") {
             var secret = value("MEND_APP_SECRET")
             if secret == nil, let path = value("MEND_APP_SECRET_FILE") {
@@ -292,52 +278,62 @@ extension ServerConfiguration {
             if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL") { facebook.validityCheckInterval = interval }
             if let age = try duration("MEND_PROFILE_MAX_AGE") { facebook.profileMaxAge = age }
             if let age = try duration("MEND_SIGNED_REQUEST_MAX_AGE") { facebook.signedRequestMaxAge = age }
-            providers.facebook = facebook
+            configuration.providers.facebook = facebook
         } else if value("MEND_APP_SECRET") != nil || value("MEND_APP_SECRET_FILE") != nil {
             throw ConfigurationError("MEND_APP_SECRET is set without MEND_APP_ID: the Facebook app needs both")
         }
-        if let host = value("MEND_HOST") { listening.host = host }
+        if let host = value("MEND_HOST") { configuration.listening.host = host }
         if let port = try integer("MEND_PORT") {
             guard port <= 65535 else { throw ConfigurationError("MEND_PORT must be 0…65535") }
-            listening.port = port
+            configuration.listening.port = port
         }
-        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") { listening.trustedProxyCount = trusts ? 1 : 0 }
-        if let proxies = try integer("MEND_TRUSTED_PROXIES") { listening.trustedProxyCount = proxies }
-        if let publicURL = try url("MEND_PUBLIC_URL") { listening.publicURL = publicURL }
-        if let size = try integer("MEND_MAX_BODY_SIZE") { listening.maximumBodySize = max(1024, size) }
+        if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") {
+            configuration.listening.trustedProxyCount = trusts ? 1 : 0
+        }
+        if let proxies = try integer("MEND_TRUSTED_PROXIES") { configuration.listening.trustedProxyCount = proxies }
+        if let publicURL = try url("MEND_PUBLIC_URL") { configuration.listening.publicURL = publicURL }
+        if let size = try integer("MEND_MAX_BODY_SIZE") { configuration.listening.maximumBodySize = max(1024, size) }
         if let database = value("DATABASE_URL") ?? value("MEND_DATABASE_URL") {
             _ = try DatabaseLocation.parse(database)
-            storage.databaseURL = database
+            configuration.storage.databaseURL = database
         }
         if let key = value("MEND_TOKEN_ENCRYPTION_KEY") {
             guard Data(base64Encoded: key)?.count == 32 else {
                 throw ConfigurationError("MEND_TOKEN_ENCRYPTION_KEY must be 32 bytes in base64")
             }
-            storage.tokenEncryptionKey = Secret(key)
+            configuration.storage.tokenEncryptionKey = Secret(key)
         }
-        if let uris = list("MEND_REDIRECT_URIS") { sessions.allowedRedirectURIs = uris.filter { !$0.isEmpty } }
+        if let uris = list("MEND_REDIRECT_URIS") {
+            configuration.sessions.allowedRedirectURIs = uris.filter { !$0.isEmpty }
+        }
         if let keys = value("MEND_SIGNING_KEYS") {
-            sessions.signingKeys = try SigningKeyConfiguration.parse(list: keys)
+            configuration.sessions.signingKeys = try SigningKeyConfiguration.parse(list: keys)
         }
-        if let issuer = value("MEND_ISSUER") { sessions.issuer = issuer }
-        if let audience = value("MEND_AUDIENCE") { sessions.audience = audience }
-        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { sessions.accessTokenLifetime = ttl }
-        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { sessions.idleLifetime = ttl }
-        if let ttl = try duration("MEND_SESSION_IDLE_TTL") { sessions.idleLifetime = ttl }
-        if let ttl = try duration("MEND_SESSION_MAX_TTL") { sessions.maximumLifetime = ttl }
-        if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { sessions.refreshReuseGrace = grace }
-        if let requires = try flag("MEND_REQUIRE_PKCE") { sessions.requiresPKCE = requires }
-        if let size = try integer("MEND_TOKEN_CACHE_SIZE") { sessions.verifiedTokenCacheSize = size }
+        if let issuer = value("MEND_ISSUER") { configuration.sessions.issuer = issuer }
+        if let audience = value("MEND_AUDIENCE") { configuration.sessions.audience = audience }
+        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { configuration.sessions.accessTokenLifetime = ttl }
+        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { configuration.sessions.idleLifetime = ttl }
+        if let ttl = try duration("MEND_SESSION_IDLE_TTL") { configuration.sessions.idleLifetime = ttl }
+        if let ttl = try duration("MEND_SESSION_MAX_TTL") { configuration.sessions.maximumLifetime = ttl }
+        if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { configuration.sessions.refreshReuseGrace = grace }
+        if let requires = try flag("MEND_REQUIRE_PKCE") { configuration.sessions.requiresPKCE = requires }
+        if let size = try integer("MEND_TOKEN_CACHE_SIZE") { configuration.sessions.verifiedTokenCacheSize = size }
         for (name, limit) in [
-            ("MEND_RATE_LIMIT_LOGIN_IP", \Sessions.RateLimits.loginPerAddress),
+            ("MEND_RATE_LIMIT_LOGIN_IP", \ServerConfiguration.Sessions.RateLimits.loginPerAddress),
             ("MEND_RATE_LIMIT_LOGIN_USER", \.loginPerUser), ("MEND_RATE_LIMIT_REFRESH_IP", \.refreshPerAddress),
             ("MEND_RATE_LIMIT_REFRESH_USER", \.refreshPerUser),
         ] {
-            if let rule = value(name) { sessions.rateLimits[keyPath: limit] = try RateLimitRule.parse(rule) }
+            if let rule = value(name) {
+                configuration.sessions.rateLimits[keyPath: limit] = try RateLimitRule.parse(rule)
+            }
         }
-        if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") { providers.returnsProviderToken = returns }
-        if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { providers.timeout = timeout }
-        if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") { providers.maxAttempts = max(1, attempts) }
+        if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") {
+            configuration.providers.returnsProviderToken = returns
+        }
+        if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { configuration.providers.timeout = timeout }
+        if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") {
+            configuration.providers.maxAttempts = max(1, attempts)
+        }
         if let clients = list("MEND_APPLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
             let base = IDTokenIssuer.apple(clientIDs: clients)
             let issuer = value("MEND_APPLE_ISSUER") ?? base.issuer
@@ -354,7 +350,7 @@ extension ServerConfiguration {
                     teamID: teamID, keyID: keyID, privateKeyPEM: Secret(String(decoding: data, as: UTF8.self)),
                     issuer: issuer)
             }
-            providers.idTokenIssuers.append(
+            configuration.providers.idTokenIssuers.append(
                 .apple(
                     clientIDs: clients, issuer: issuer, jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI,
                     credentials: credentials))
@@ -372,22 +368,51 @@ extension ServerConfiguration {
                     tokenEndpoint: try url("MEND_GOOGLE_TOKEN_URL") ?? defaults.tokenEndpoint,
                     revocationEndpoint: try url("MEND_GOOGLE_REVOCATION_URL") ?? defaults.revocationEndpoint)
             }
-            providers.idTokenIssuers.append(
+            configuration.providers.idTokenIssuers.append(
                 .google(
                     clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER") ?? base.issuer,
                     jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI, serverClient: serverClient))
         }
         if try flag("MEND_LIMITED_LOGIN") == true {
-            guard let appID = providers.facebook?.appID else {
+            guard let appID = configuration.providers.facebook?.appID else {
                 throw ConfigurationError("MEND_LIMITED_LOGIN needs MEND_APP_ID: Limited Login's tokens name the app")
             }
             let base = IDTokenIssuer.limitedLogin(appID: appID)
-            providers.idTokenIssuers.append(
+            configuration.providers.idTokenIssuers.append(
                 .limitedLogin(
                     appID: appID, issuer: value("MEND_LIMITED_LOGIN_ISSUER") ?? base.issuer,
                     jwksURI: try url("MEND_LIMITED_LOGIN_JWKS_URL") ?? base.jwksURI))
         }
-        try validate()
+        try configuration.validate()
+        return configuration
+    }
+}
+
+extension ServerConfiguration {
+    /// The variables ``load(environment:)`` reads, in the order `docs/server.md` lists them. The defaults are read
+    /// from the groups' initializers, where each is written once.
+    public static var environmentVariables: [EnvironmentVariable] { ServerEnvironment.variables }
+
+    /// ``environmentVariables`` as `docs/server.md`'s Markdown table (`markdown`), or as `mend-server env` prints
+    /// them: one line each, the name padded, then the meaning and the default.
+    public static func environmentTable(markdown: Bool) -> String { ServerEnvironment.table(markdown: markdown) }
+    /// Reads the configuration from `environment` (by default the process's), over the JSON file that
+    /// `MEND_CONFIG_FILE` names, if any.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the variable that is missing or wrong (never a secret's value).
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws
+        -> ServerConfiguration
+    {
+        var values: [String: String] = [:]
+        if let path = environment["MEND_CONFIG_FILE"], !path.isEmpty {
+            values = try ServerEnvironment.fileValues(path: path)
+        }
+        for (name, value) in environment where name.hasPrefix("MEND_") || name == "DATABASE_URL" {
+            values[name] = value
+        }
+        return try ServerEnvironment.configuration(values: values)
     }
 
     /// Checks the values that have to make sense together.
