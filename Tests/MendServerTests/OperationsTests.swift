@@ -150,7 +150,8 @@ import Testing
                 "POST /v1/login/code", "POST /v1/login/id_token", "POST /v1/login/provider-token",
                 "POST /v1/session/refresh", "POST /v1/session/logout", "GET /v1/sessions", "DELETE /v1/sessions/{id}",
                 "POST /v1/session/revoke", "GET /v1/session",
-                "GET /v1/me", "DELETE /v1/me", "GET /.well-known/jwks.json", "POST /v1/provider/deauthorize",
+                "GET /v1/me", "GET /v1/me/activity", "DELETE /v1/me", "GET /.well-known/jwks.json",
+                "POST /v1/provider/deauthorize",
                 "POST /v1/provider/data-deletion", "GET /v1/provider/deletion/{code}", "GET /health/live",
                 "GET /health/ready", "GET /metrics", "GET /openapi.json",
             ]

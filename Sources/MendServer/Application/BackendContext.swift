@@ -62,6 +62,34 @@ extension BackendPart {
         try await context.upstream(operation, logger: logger, call)
     }
 
+    /// Writes an event that has no database write of its own — a refused login, a session past its lifetime, a
+    /// provider callback — best effort: a failure to write is counted (`mend_audit_write_failures_total`) and
+    /// logged, never answered. Every event also goes to the log as one structured `audit` line.
+    func audit(_ event: AuditRecord.Event, _ record: AuditRecord, logger: Logger) async {
+        var record = record
+        record.event = event.rawValue
+        logAudit(record, logger: logger)
+        do {
+            try await store.recordAudit(record)
+        } catch {
+            metrics.auditWriteFailed()
+            logger.warning("audit event not written", metadata: ["event": .string(record.event)])
+        }
+    }
+
+    /// The structured `audit` log line of an event (the triggers' events are logged where the server makes their
+    /// change).
+    func logAudit(_ record: AuditRecord, logger: Logger) {
+        var metadata: Logger.Metadata = ["event": .string(record.event)]
+        for (key, value) in [
+            ("user_id", record.userID), ("session_id", record.sessionID), ("provider", record.provider),
+            ("detail", record.detail), ("address", record.address), ("client", record.client), ("actor", record.actor),
+        ] {
+            if let value { metadata[key] = .string(value) }
+        }
+        logger.info("audit", metadata: metadata)
+    }
+
     /// Takes a token from the rate-limit bucket or throws 429.
     ///
     /// On PostgreSQL the buckets are shared by every instance (one row per key, see

@@ -66,4 +66,10 @@ extension LoginBackend {
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
     }
+
+    /// `GET /v1/me/activity`: the caller's latest 50 audit events, newest first.
+    func activity(_ headers: HTTPFields) async throws -> ActivityBody {
+        let claims = try await sessions.authenticate(headers)
+        return ActivityBody(events: try await store.auditEvents(userID: claims.subject, limit: 50))
+    }
 }

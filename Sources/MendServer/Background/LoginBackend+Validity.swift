@@ -27,7 +27,7 @@ extension LoginBackend {
 
     /// Re-checks every stored provider token not checked within half the interval (all of them when `force`) with
     /// `debug_token`; an invalid one ends the user's sessions, with the provider's reason. Also purges expired
-    /// tokens, sessions and old login codes.
+    /// tokens, sessions, old login codes and the audit events older than `MEND_AUDIT_RETENTION`.
     @discardableResult
     public func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
         var report = ValidityCheckReport()
@@ -75,6 +75,7 @@ extension LoginBackend {
         }
         try? await store.purge(now: now, revocationRetention: sessions.revocations.retention)
         try? await store.purgeRateLimits(now: configuration.clock.now().timeIntervalSince1970)
+        try? await store.pruneAudit(before: now - Int64(configuration.storage.auditRetention.seconds))
         logger.info(
             "validity check done",
             metadata: [

@@ -67,7 +67,12 @@ extension LoginBackend {
     func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
         let callback = try await acceptedCallback(signedRequest)
         let payload = callback.payload
-        guard let user = try await store.user(providerUserID: payload.userID) else {
+        let user = try await store.user(providerUserID: payload.userID)
+        await audit(
+            .callbackReceived,
+            AuditRecord(at: now, event: "", userID: user?.id, provider: "facebook", detail: "deauthorize"),
+            logger: logger)
+        guard let user else {
             try await remember(callback)
             return 0
         }
@@ -86,7 +91,12 @@ extension LoginBackend {
         let callback = try await acceptedCallback(signedRequest)
         let payload = callback.payload
         let current = now
-        if let user = try await store.user(providerUserID: payload.userID) {
+        let user = try await store.user(providerUserID: payload.userID)
+        await audit(
+            .callbackReceived,
+            AuditRecord(at: current, event: "", userID: user?.id, provider: "facebook", detail: "data_deletion"),
+            logger: logger)
+        if let user {
             let reason = SessionEndReason.userDeleted
             let (_, ended) = try await store.deleteUser(
                 id: user.id, reason: reason, detail: "data deletion requested", now: current)

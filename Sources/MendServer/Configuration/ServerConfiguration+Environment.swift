@@ -133,6 +133,9 @@ enum ServerEnvironment {
                 "MEND_TOKEN_ENCRYPTION_KEY", default: "none",
                 "base64 32-byte AES-GCM key that encrypts stored provider tokens"),
             Variable(
+                "MEND_AUDIT_RETENTION", default: duration(storage.auditRetention),
+                "how long the audit log keeps an event (pruned with the background check)"),
+            Variable(
                 "MEND_MAX_BODY_SIZE", default: value(listening.maximumBodySize),
                 "largest request body, in bytes (at least 1024)"),
             Variable(
@@ -297,6 +300,7 @@ enum ServerEnvironment {
             _ = try DatabaseLocation.parse(database)
             configuration.storage.databaseURL = database
         }
+        if let retention = try duration("MEND_AUDIT_RETENTION") { configuration.storage.auditRetention = retention }
         if let key = value("MEND_TOKEN_ENCRYPTION_KEY") {
             guard Data(base64Encoded: key)?.count == 32 else {
                 throw ConfigurationError("MEND_TOKEN_ENCRYPTION_KEY must be 32 bytes in base64")

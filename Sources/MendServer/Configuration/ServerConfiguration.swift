@@ -95,11 +95,17 @@ extension ServerConfiguration {
         public var databaseURL: String
         /// A 32-byte key (AES-GCM, base64) that encrypts stored provider tokens; `nil` stores them as they are.
         public var tokenEncryptionKey: Secret?
+        /// How long the audit log keeps an event (90 days by default); older ones are pruned in the background.
+        public var auditRetention: Duration
 
         /// Storage settings; the default is `mend.sqlite` in the working directory, unencrypted.
-        public init(databaseURL: String = "sqlite://mend.sqlite", tokenEncryptionKey: Secret? = nil) {
+        public init(
+            databaseURL: String = "sqlite://mend.sqlite", tokenEncryptionKey: Secret? = nil,
+            auditRetention: Duration = .seconds(90 * 86400)
+        ) {
             self.databaseURL = databaseURL
             self.tokenEncryptionKey = tokenEncryptionKey
+            self.auditRetention = auditRetention
         }
     }
 

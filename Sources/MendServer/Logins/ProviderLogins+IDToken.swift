@@ -67,7 +67,7 @@ extension ProviderLogins {
         do {
             claims = try await validator.validate(body.idToken, nonceRule: rule)
         } catch let error as MendError where error.code == .Login.invalidIDToken {
-            metrics.login(outcome: "id_token_rejected")
+            await refused("id_token_rejected", provider: issuer.name, client: client, error: error, logger: logger)
             logger.notice(
                 "id_token refused",
                 metadata: ["provider": .string(issuer.name), "error": .string(error.developerMessage)])
@@ -82,7 +82,7 @@ extension ProviderLogins {
         // The same token twice is a replay (the nonce is the app's, and an app asks for one token per nonce).
         let tokenHash = OpaqueToken.hash("id_token:" + body.idToken)
         guard try await store.claimLoginCode(hash: tokenHash, now: now) else {
-            metrics.login(outcome: "id_token_replayed")
+            await refused("id_token_replayed", provider: issuer.name, client: client, error: nil, logger: logger)
             throw ServerFailure(
                 MendError(
                     code: .Login.invalidIDToken, developerMessage: "This id_token has been used.", catalog: .server))
@@ -95,14 +95,14 @@ extension ProviderLogins {
         var identity = ProviderIdentity(claims, kept: kept ?? nil)
         identity.grantedScopes = kept??.scopes ?? []
         return try await completeIdentityLogin(
-            identity, provider: issuer.name, linkingTo: linkingUserID,
+            identity, provider: issuer.name, flow: "id_token", linkingTo: linkingUserID,
             hash: tokenHash, client: client, logger: logger)
     }
 
     /// What every login by an identity ends with: its user (found, linked or created), the provider token kept on
     /// the identity, a session bound to the code's or token's hash, the metric and the log line.
     func completeIdentityLogin(
-        _ login: ProviderIdentity, provider: String, linkingTo linkingUserID: String?, hash: String?,
+        _ login: ProviderIdentity, provider: String, flow: String, linkingTo linkingUserID: String?, hash: String?,
         client: SessionClient?, logger: Logger
     ) async throws -> SessionBody {
         let identity = ServerStore.IdentityClaims(
@@ -120,7 +120,7 @@ extension ProviderLogins {
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
                 refreshToken: kept.token)
         }
-        let session = try await sessions.openSession(for: user, client: client)
+        let session = try await sessions.openSession(for: user, client: client, provider: provider, flow: flow)
         if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
         metrics.login(outcome: "success")
         logger.info(

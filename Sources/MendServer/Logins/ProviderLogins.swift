@@ -58,7 +58,7 @@ struct ProviderLogins: BackendPart {
         let context = callContext(client: client, logger: logger)
         let codeHash = OpaqueToken.hash(body.code)
         guard try await store.claimLoginCode(hash: codeHash, now: now) else {
-            throw try await replayedCode(hash: codeHash, logger: logger)
+            throw try await replayedCode(hash: codeHash, provider: name, client: client, logger: logger)
         }
         let grant: ProviderGrant?
         do {
@@ -71,7 +71,7 @@ struct ProviderLogins: BackendPart {
             // Only a code the provider certainly did not use is released for the app to try again; after a timeout
             // or a dropped connection the provider may have used it, and sending it twice is what RFC 9700 forbids.
             if Self.exchangeCertainlyUnused(failure.error) { try? await store.releaseLoginCode(hash: codeHash) }
-            metrics.login(outcome: "code_exchange_failed")
+            await refused("code_exchange_failed", provider: name, client: client, error: failure.error, logger: logger)
             throw failure
         }
         guard let grant else {
@@ -113,8 +113,8 @@ struct ProviderLogins: BackendPart {
             }
             guard provider is FacebookCodeLogin, let kept = identity.kept else {
                 return try await completeIdentityLogin(
-                    identity, provider: provider.name, linkingTo: nil, hash: codeHash, client: context.client,
-                    logger: logger)
+                    identity, provider: provider.name, flow: "code", linkingTo: nil, hash: codeHash,
+                    client: context.client, logger: logger)
             }
             let user = try await store.upsertUser(
                 ServerStore.LoginUpsert(
@@ -126,16 +126,35 @@ struct ProviderLogins: BackendPart {
             _ = try await store.addIdentity(
                 ServerStore.IdentityClaims(provider: provider.name, subject: identity.subject, email: identity.email),
                 userID: user.id, now: now)
-            let session = try await sessions.openSession(for: user, client: context.client)
+            let session = try await sessions.openSession(
+                for: user, client: context.client, provider: provider.name,
+                flow: codeHash == nil ? "provider_token" : "code")
             if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
             metrics.login(outcome: "success")
             logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
             return sessions.sessionBody(
                 session, providerToken: configuration.providers.returnsProviderToken ? kept.token : nil)
         } catch {
-            metrics.login(outcome: "rejected")
+            await refused(
+                "rejected", provider: provider.name, client: context.client,
+                error: (error as? ServerFailure)?.error ?? (error as? MendError), logger: logger)
             throw error
         }
+    }
+
+    /// A login refused: the metric, and the audit log's `login_refused` event with the outcome and the error's code
+    /// (never its message, which may quote what the client sent).
+    func refused(
+        _ outcome: String, provider: String, client: SessionClient?, error: MendError?, logger: Logger
+    ) async {
+        metrics.login(outcome: outcome)
+        await audit(
+            .loginRefused,
+            AuditRecord(
+                at: now, event: "", provider: provider,
+                detail: error.map { "\(outcome): \($0.shortDescription)" } ?? outcome, address: client?.addressKey,
+                client: client?.name),
+            logger: logger)
     }
 
     /// The per-user rate-limit key: Facebook's keeps its first form (`login:user:<id>`), so buckets survive updates.
@@ -178,8 +197,10 @@ struct ProviderLogins: BackendPart {
     }
 
     /// A code seen before: revoke the session it issued (RFC 9700 §4.2.4), and refuse as the provider does.
-    func replayedCode(hash: String, logger: Logger) async throws -> ServerFailure {
-        metrics.login(outcome: "code_replayed")
+    func replayedCode(
+        hash: String, provider: String, client: SessionClient, logger: Logger
+    ) async throws -> ServerFailure {
+        await refused("code_replayed", provider: provider, client: client, error: nil, logger: logger)
         if let sessionID = try await store.sessionIssued(byCodeHash: hash) {
             let reason = SessionEndReason.codeReplayed
             let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)

@@ -131,6 +131,18 @@ enum OpenAPIDocument {
                 "completed_at": .object(["type": .array([.string("integer"), .string("null")])]),
             ], required: ["confirmation_code", "status", "requested_at"]),
         "Health": object(["status": string], required: ["status"]),
+        "Activity": object(
+            [
+                "events": .object([
+                    "type": .string("array"),
+                    "items": object(
+                        [
+                            "at": integer, "event": string, "session_id": nullableString, "provider": nullableString,
+                            "detail": nullableString, "address": nullableString, "client": nullableString,
+                        ],
+                        required: ["at", "event", "session_id", "provider", "detail", "address", "client"]),
+                ])
+            ], required: ["events"]),
         "SessionList": object(
             [
                 "sessions": .object([

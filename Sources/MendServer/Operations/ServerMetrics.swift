@@ -101,6 +101,11 @@ public final class ServerMetrics: Sendable {
         (hit ? tokenCacheHits : tokenCacheMisses).increment()
     }
 
+    /// `mend_audit_write_failures_total`: best-effort audit events that could not be written.
+    func auditWriteFailed() {
+        Counter(label: "mend_audit_write_failures_total", factory: factory).increment()
+    }
+
     func sessionCheck(fromDatabase: Bool) {
         (fromDatabase ? sessionChecksFromDatabase : sessionChecksFromView).increment()
     }

@@ -72,6 +72,10 @@ enum RouteTable {
     static let me = Endpoint(
         method: .get, path: "/v1/me", summary: "The user's profile (refreshed from the provider when stale)",
         operationID: "me", authenticated: true, responseSchema: "User", errorStatuses: [401, 403, 500, 502, 503, 504])
+    static let activity = Endpoint(
+        method: .get, path: "/v1/me/activity",
+        summary: "The user's latest authentication events (the audit log's), newest first",
+        operationID: "myActivity", authenticated: true, responseSchema: "Activity", errorStatuses: [401, 500, 503])
     static let deleteMe = Endpoint(
         method: .delete, path: "/v1/me",
         summary:
@@ -121,6 +125,7 @@ enum RouteTable {
 
     static let all: [Endpoint] = [
         loginCode, loginIDToken, loginProviderToken, refresh, logout, sessions, endSession, revoke, session, me,
+        activity,
         deleteMe,
         jwks, deauthorize,
         dataDeletion,

@@ -79,6 +79,9 @@ enum ServerRoutes {
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
             try WireResponse.json(try await backend.me(request.headers, logger: context.logger))
         }
+        router.on(RouterPath(RouteTable.activity.path), method: .get) { request, _ in
+            try WireResponse.json(try await backend.activity(request.headers))
+        }
         router.on(RouterPath(RouteTable.deleteMe.path), method: .delete) { request, context in
             try WireResponse.json(try await backend.deleteAccount(request.headers, logger: context.logger))
         }

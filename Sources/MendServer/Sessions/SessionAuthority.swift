@@ -55,14 +55,18 @@ struct SessionAuthority: BackendPart {
     /// past the absolute one.
     func expiry(createdAt: Int64, now: Int64) -> Int64 { min(now + idleLifetime, createdAt + maximumLifetime) }
 
-    /// Opens a session (a new refresh-token family) for `user`, recording the `client` that opened it.
-    func openSession(for user: UserRecord, client: SessionClient?) async throws -> IssuedSession {
+    /// Opens a session (a new refresh-token family) for `user`, recording the `client` that opened it and the
+    /// `provider` and `flow` (`code`, `provider_token`, `id_token`) of the login; the audit log's `login` event is
+    /// written with it (a trigger, in the same statement).
+    func openSession(
+        for user: UserRecord, client: SessionClient?, provider: String? = nil, flow: String? = nil
+    ) async throws -> IssuedSession {
         let current = now
         let expiresAt = expiry(createdAt: current, now: current)
         let session = SessionRecord(
             id: OpaqueToken.make(prefix: "ses_", bytes: 16), userID: user.id, scopes: user.grantedScopes,
             createdAt: current, expiresAt: expiresAt, client: client?.name, clientPlatform: client?.platform,
-            firstAddress: client?.addressKey, lastAddress: client?.addressKey)
+            firstAddress: client?.addressKey, lastAddress: client?.addressKey, provider: provider, flow: flow)
         try await store.createSession(session)
         let refreshToken = OpaqueToken.make(prefix: "mrt_")
         try await store.insertRefreshToken(
@@ -122,6 +126,15 @@ struct SessionAuthority: BackendPart {
                     .Session.refreshTokenUnknown, "The refresh token is unknown; log in again.")
             case .expired(let lifetime):
                 metrics.refresh(outcome: "expired")
+                if let session = state.session {
+                    await audit(
+                        .sessionExpired,
+                        AuditRecord(
+                            at: now, event: "", userID: session.userID, sessionID: session.id,
+                            provider: session.provider, detail: lifetime.rawValue, address: client.addressKey,
+                            client: session.client),
+                        logger: logger)
+                }
                 throw Self.lifetimeEnded(lifetime, configuration.sessions)
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")

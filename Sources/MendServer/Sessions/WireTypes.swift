@@ -180,3 +180,31 @@ struct DeletionStatusBody: Encodable, Sendable {
         case confirmationCode = "confirmation_code", status, requestedAt = "requested_at", completedAt = "completed_at"
     }
 }
+
+/// `GET /v1/me/activity`: the user's own audit events (who did it, when not the user, is for the admin API).
+struct ActivityBody: Encodable, Sendable {
+    var events: [AuditRecord]
+
+    private enum Keys: String, CodingKey {
+        case events
+    }
+
+    private enum EventKeys: String, CodingKey {
+        case at, event, sessionID = "session_id", provider, detail, address, client
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        var list = container.nestedUnkeyedContainer(forKey: .events)
+        for record in events {
+            var entry = list.nestedContainer(keyedBy: EventKeys.self)
+            try entry.encode(record.at, forKey: .at)
+            try entry.encode(record.event, forKey: .event)
+            try entry.encode(record.sessionID, forKey: .sessionID)
+            try entry.encode(record.provider, forKey: .provider)
+            try entry.encode(record.detail, forKey: .detail)
+            try entry.encode(record.address, forKey: .address)
+            try entry.encode(record.client, forKey: .client)
+        }
+    }
+}

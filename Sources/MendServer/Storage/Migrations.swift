@@ -223,6 +223,127 @@ enum Migrations {
                 "ALTER TABLE mend_sessions ADD COLUMN last_address TEXT",
                 "ALTER TABLE mend_sessions ADD COLUMN refreshed_at BIGINT",
             ]),
+        Migration(
+            version: 7,
+            name: "the audit log: authentication events, written by triggers in the transaction of their change",
+            statements: [
+                "ALTER TABLE mend_sessions ADD COLUMN provider TEXT",
+                "ALTER TABLE mend_sessions ADD COLUMN flow TEXT",
+            ],
+            sqlite: [
+                """
+                CREATE TABLE mend_audit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, at BIGINT NOT NULL, event TEXT NOT NULL, user_id TEXT,
+                    session_id TEXT, provider TEXT, detail TEXT, address TEXT, client TEXT, actor TEXT
+                )
+                """,
+                "CREATE INDEX mend_audit_user ON mend_audit (user_id, id)",
+                "CREATE INDEX mend_audit_time ON mend_audit (at)",
+                """
+                CREATE TRIGGER mend_audit_login AFTER INSERT ON mend_sessions FOR EACH ROW
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                    VALUES (NEW.created_at, 'login', NEW.user_id, NEW.id, NEW.provider, NEW.flow, NEW.first_address,
+                        NEW.client);
+                END
+                """,
+                """
+                CREATE TRIGGER mend_audit_refresh AFTER UPDATE OF refreshed_at ON mend_sessions FOR EACH ROW
+                WHEN NEW.refreshed_at IS NOT NULL AND (OLD.refreshed_at IS NULL OR NEW.refreshed_at <> OLD.refreshed_at)
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id, session_id, provider, address, client)
+                    VALUES (NEW.refreshed_at, 'refresh', NEW.user_id, NEW.id, NEW.provider, NEW.last_address,
+                        NEW.client);
+                END
+                """,
+                """
+                CREATE TRIGGER mend_audit_ended AFTER UPDATE OF revoked_at ON mend_sessions
+                FOR EACH ROW WHEN OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                    VALUES (NEW.revoked_at, CASE
+                        WHEN NEW.revoked_reason = 'refresh_token_reused' THEN 'reuse_detected'
+                        WHEN NEW.revoked_reason = 'logged_out' AND NEW.revoked_detail = 'token revocation'
+                            THEN 'revocation'
+                        WHEN NEW.revoked_reason = 'logged_out' THEN 'logout'
+                        ELSE 'session_ended' END, NEW.user_id, NEW.id, NEW.provider,
+                        NEW.revoked_reason || COALESCE(': ' || NEW.revoked_detail, ''), NEW.last_address, NEW.client);
+                END
+                """,
+                """
+                CREATE TRIGGER mend_audit_deleted AFTER DELETE ON mend_users FOR EACH ROW
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id) VALUES (CAST(strftime('%s', 'now') AS INTEGER),
+                        'account_deleted', OLD.id);
+                END
+                """,
+                """
+                CREATE TRIGGER mend_audit_linked AFTER INSERT ON mend_identities FOR EACH ROW
+                WHEN EXISTS (SELECT 1 FROM mend_identities WHERE user_id = NEW.user_id
+                    AND NOT (provider = NEW.provider AND subject = NEW.subject))
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id, provider) VALUES (NEW.created_at, 'account_linked',
+                        NEW.user_id, NEW.provider);
+                END
+                """,
+            ],
+            postgres: [
+                """
+                CREATE TABLE mend_audit (
+                    id BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, event TEXT NOT NULL, user_id TEXT,
+                    session_id TEXT, provider TEXT, detail TEXT, address TEXT, client TEXT, actor TEXT
+                )
+                """,
+                "CREATE INDEX mend_audit_user ON mend_audit (user_id, id)",
+                "CREATE INDEX mend_audit_time ON mend_audit (at)",
+                """
+                CREATE FUNCTION mend_audit_session() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'INSERT' THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                        VALUES (NEW.created_at, 'login', NEW.user_id, NEW.id, NEW.provider, NEW.flow,
+                            NEW.first_address, NEW.client);
+                    ELSIF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                        VALUES (NEW.revoked_at, CASE
+                        WHEN NEW.revoked_reason = 'refresh_token_reused' THEN 'reuse_detected'
+                        WHEN NEW.revoked_reason = 'logged_out' AND NEW.revoked_detail = 'token revocation'
+                            THEN 'revocation'
+                        WHEN NEW.revoked_reason = 'logged_out' THEN 'logout'
+                        ELSE 'session_ended' END, NEW.user_id, NEW.id, NEW.provider,
+                            NEW.revoked_reason || COALESCE(': ' || NEW.revoked_detail, ''), NEW.last_address,
+                            NEW.client);
+                    ELSIF NEW.refreshed_at IS NOT NULL AND NEW.refreshed_at IS DISTINCT FROM OLD.refreshed_at THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, address, client)
+                        VALUES (NEW.refreshed_at, 'refresh', NEW.user_id, NEW.id, NEW.provider, NEW.last_address,
+                            NEW.client);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER mend_audit_session AFTER INSERT OR UPDATE OF revoked_at, refreshed_at ON mend_sessions
+                FOR EACH ROW EXECUTE FUNCTION mend_audit_session()
+                """,
+                """
+                CREATE FUNCTION mend_audit_user() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN
+                        INSERT INTO mend_audit (at, event, user_id)
+                        VALUES (extract(epoch FROM now())::bigint, 'account_deleted', OLD.id);
+                    ELSIF EXISTS (SELECT 1 FROM mend_identities WHERE user_id = NEW.user_id
+                        AND NOT (provider = NEW.provider AND subject = NEW.subject)) THEN
+                        INSERT INTO mend_audit (at, event, user_id, provider)
+                        VALUES (NEW.created_at, 'account_linked', NEW.user_id, NEW.provider);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                "CREATE TRIGGER mend_audit_deleted AFTER DELETE ON mend_users FOR EACH ROW EXECUTE FUNCTION mend_audit_user()",
+                "CREATE TRIGGER mend_audit_linked AFTER INSERT ON mend_identities FOR EACH ROW EXECUTE FUNCTION mend_audit_user()",
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

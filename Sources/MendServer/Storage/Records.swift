@@ -43,6 +43,9 @@ struct SessionRecord: Sendable, Hashable {
     var lastAddress: String?
     /// When the session last refreshed (unix seconds); `nil` before its first refresh.
     var refreshedAt: Int64?
+    /// The provider and the flow of the login that opened it (`code`, `provider_token`, `id_token`).
+    var provider: String?
+    var flow: String?
 }
 
 /// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection

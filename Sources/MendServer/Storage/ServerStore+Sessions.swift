@@ -8,18 +8,18 @@ extension ServerStore {
         try await sql.raw(
             """
             INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, client,
-                client_platform, first_address, last_address, refreshed_at)
+                client_platform, first_address, last_address, refreshed_at, provider, flow)
             VALUES (\(bind: session.id), \(bind: session.userID), \(bind: ScopeList.encode(session.scopes)),
                 \(bind: session.createdAt), \(bind: session.expiresAt), NULL, NULL, \(bind: session.client),
                 \(bind: session.clientPlatform), \(bind: session.firstAddress), \(bind: session.lastAddress),
-                \(bind: session.refreshedAt))
+                \(bind: session.refreshedAt), \(bind: session.provider), \(bind: session.flow))
             """
         ).run()
     }
 
     static let sessionColumns = """
         id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail, client, \
-        client_platform, first_address, last_address, refreshed_at
+        client_platform, first_address, last_address, refreshed_at, provider, flow
         """
 
     func session(id: String) async throws -> SessionRecord? {
@@ -36,7 +36,8 @@ extension ServerStore {
             revokedDetail: try row.optionalText("revoked_detail"), client: try row.optionalText("client"),
             clientPlatform: try row.optionalText("client_platform"),
             firstAddress: try row.optionalText("first_address"),
-            lastAddress: try row.optionalText("last_address"), refreshedAt: try row.optionalInteger("refreshed_at"))
+            lastAddress: try row.optionalText("last_address"), refreshedAt: try row.optionalInteger("refreshed_at"),
+            provider: try row.optionalText("provider"), flow: try row.optionalText("flow"))
     }
 
     /// The user's sessions that are neither ended nor past `expires_at`, newest first (the devices list).
