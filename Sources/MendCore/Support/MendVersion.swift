@@ -6,27 +6,27 @@ public enum MendVersion {
     public static let current = "0.1.0"
 
     /// The platform this build runs on, as a `Mend-Client` header names it (`iOS 18.1`, `macOS 15.2`, `Linux`).
-    public static var platform: String {
-        #if os(iOS) || os(macOS) || os(tvOS) || os(watchOS) || os(visionOS)
-            let version = ProcessInfo.processInfo.operatingSystemVersion
-            let number = "\(version.majorVersion).\(version.minorVersion)"
-        #endif
-        #if os(iOS)
-            return "iOS \(number)"
-        #elseif os(macOS)
-            return "macOS \(number)"
-        #elseif os(tvOS)
-            return "tvOS \(number)"
-        #elseif os(watchOS)
-            return "watchOS \(number)"
-        #elseif os(visionOS)
-            return "visionOS \(number)"
-        #elseif os(Linux)
+    package static var platform: String {
+        #if os(Linux)
             return "Linux"
         #elseif os(Windows)
             return "Windows"
         #else
-            return "unknown"
+            #if os(iOS)
+                let name = "iOS"
+            #elseif os(macOS)
+                let name = "macOS"
+            #elseif os(tvOS)
+                let name = "tvOS"
+            #elseif os(watchOS)
+                let name = "watchOS"
+            #elseif os(visionOS)
+                let name = "visionOS"
+            #else
+                let name = "unknown"
+            #endif
+            let version = ProcessInfo.processInfo.operatingSystemVersion
+            return "\(name) \(version.majorVersion).\(version.minorVersion)"
         #endif
     }
 

@@ -68,8 +68,9 @@ extension LoginBackend {
     }
 
     /// `GET /v1/me/activity`: the caller's latest 50 audit events, newest first.
-    func activity(_ headers: HTTPFields) async throws -> ActivityBody {
+    func activity(_ headers: HTTPFields) async throws -> JSONValue {
         let claims = try await sessions.authenticate(headers)
-        return ActivityBody(events: try await store.auditEvents(userID: claims.subject, limit: 50))
+        let events = try await store.auditEvents(userID: claims.subject, limit: 50)
+        return .object(["events": .array(events.map(\.activity))])
     }
 }

@@ -59,7 +59,7 @@ enum ServerRoutes {
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.sessions.path), method: .get) { request, _ in
-            try WireResponse.json(try await backend.sessions.list(request.headers))
+            WireResponse.json(try await backend.sessions.list(request.headers))
         }
         router.on(RouterPath(RouteTable.endSession.path), method: .delete) { request, context in
             try await backend.sessions.endSession(
@@ -80,7 +80,7 @@ enum ServerRoutes {
             try WireResponse.json(try await backend.me(request.headers, logger: context.logger))
         }
         router.on(RouterPath(RouteTable.activity.path), method: .get) { request, _ in
-            try WireResponse.json(try await backend.activity(request.headers))
+            WireResponse.json(try await backend.activity(request.headers))
         }
         router.on(RouterPath(RouteTable.deleteMe.path), method: .delete) { request, context in
             try WireResponse.json(try await backend.deleteAccount(request.headers, logger: context.logger))

@@ -89,12 +89,12 @@ extension SessionAuthority {
     // MARK: Devices
 
     /// `GET /v1/sessions`: the caller's active sessions, newest first, the caller's own marked `current`.
-    func list(_ headers: HTTPFields) async throws -> SessionListBody {
+    func list(_ headers: HTTPFields) async throws -> JSONValue {
         let claims = try await authenticate(headers)
         let current = now
         let sessions = try await store.activeSessions(userID: claims.subject, now: current)
             .filter { current < $0.createdAt + maximumLifetime }
-        return SessionListBody(sessions: sessions.map { SessionListBody.Entry($0, current: claims.sessionID) })
+        return .object(["sessions": .array(sessions.map { $0.listed(currentID: claims.sessionID) })])
     }
 
     /// `DELETE /v1/sessions/{id}`: ends one of the caller's own sessions (session/11 for it); a session of another

@@ -1,4 +1,5 @@
 import Foundation
+import MendCore
 
 /// `POST /v1/login/code`.
 struct LoginRequestBody: Decodable, Sendable {
@@ -37,57 +38,6 @@ enum LogoutScope: String, Sendable, Hashable, CaseIterable {
     case others
     /// Every session of the user, the caller's included.
     case global
-}
-
-/// `GET /v1/sessions`: the user's active sessions (devices).
-struct SessionListBody: Encodable, Sendable {
-    struct Entry: Encodable, Sendable {
-        var id: String
-        /// Whether this is the session of the access token that asked.
-        var current: Bool
-        /// `name/version` from the `Mend-Client` header of the login, if it sent one.
-        var client: String?
-        var platform: String?
-        var createdAt: Int64
-        /// The last refresh (`null` before the first).
-        var refreshedAt: Int64?
-        /// The session's refresh token expiry: the idle lifetime from the last refresh, capped by the maximum.
-        var expiresAt: Int64
-        var firstAddress: String?
-        var lastAddress: String?
-
-        init(_ record: SessionRecord, current currentID: String) {
-            id = record.id
-            current = record.id == currentID
-            client = record.client
-            platform = record.clientPlatform
-            createdAt = record.createdAt
-            refreshedAt = record.refreshedAt
-            expiresAt = record.expiresAt
-            firstAddress = record.firstAddress
-            lastAddress = record.lastAddress
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case id, current, client, platform, createdAt = "created_at", refreshedAt = "refreshed_at"
-            case expiresAt = "expires_at", firstAddress = "first_address", lastAddress = "last_address"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(current, forKey: .current)
-            try container.encode(client, forKey: .client)
-            try container.encode(platform, forKey: .platform)
-            try container.encode(createdAt, forKey: .createdAt)
-            try container.encode(refreshedAt, forKey: .refreshedAt)
-            try container.encode(expiresAt, forKey: .expiresAt)
-            try container.encode(firstAddress, forKey: .firstAddress)
-            try container.encode(lastAddress, forKey: .lastAddress)
-        }
-    }
-
-    var sessions: [Entry]
 }
 
 /// The user object of the session response and of `GET /v1/me` (`email` and `picture` are `null` when unknown).
@@ -181,30 +131,33 @@ struct DeletionStatusBody: Encodable, Sendable {
     }
 }
 
-/// `GET /v1/me/activity`: the user's own audit events (who did it, when not the user, is for the admin API).
-struct ActivityBody: Encodable, Sendable {
-    var events: [AuditRecord]
+extension JSONValue {
+    /// A string, or `null`.
+    init(_ text: String?) { self = text.map(JSONValue.string) ?? .null }
 
-    private enum Keys: String, CodingKey {
-        case events
+    /// An integer, or `null`.
+    init(_ number: Int64?) { self = number.map { .int(Int($0)) } ?? .null }
+}
+
+extension SessionRecord {
+    /// A `GET /v1/sessions` entry; `currentID` is the session of the token that asked.
+    func listed(currentID: String) -> JSONValue {
+        .object([
+            "id": .string(id), "current": .bool(id == currentID), "client": JSONValue(client),
+            "platform": JSONValue(clientPlatform), "created_at": JSONValue(createdAt),
+            "refreshed_at": JSONValue(refreshedAt), "expires_at": JSONValue(expiresAt),
+            "first_address": JSONValue(firstAddress), "last_address": JSONValue(lastAddress),
+        ])
     }
+}
 
-    private enum EventKeys: String, CodingKey {
-        case at, event, sessionID = "session_id", provider, detail, address, client
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        var list = container.nestedUnkeyedContainer(forKey: .events)
-        for record in events {
-            var entry = list.nestedContainer(keyedBy: EventKeys.self)
-            try entry.encode(record.at, forKey: .at)
-            try entry.encode(record.event, forKey: .event)
-            try entry.encode(record.sessionID, forKey: .sessionID)
-            try entry.encode(record.provider, forKey: .provider)
-            try entry.encode(record.detail, forKey: .detail)
-            try entry.encode(record.address, forKey: .address)
-            try entry.encode(record.client, forKey: .client)
-        }
+extension AuditRecord {
+    /// A `GET /v1/me/activity` entry: the user's own view (who did it, when not the user, is for operators).
+    var activity: JSONValue {
+        .object([
+            "at": JSONValue(at), "event": .string(event), "session_id": JSONValue(sessionID),
+            "provider": JSONValue(provider), "detail": JSONValue(detail), "address": JSONValue(address),
+            "client": JSONValue(client),
+        ])
     }
 }
