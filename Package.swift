@@ -233,7 +233,8 @@ let package = Package(
         .executableTarget(
             name: "MendServerMain",
             dependencies: [
-                "MendServer",
+                "MendServer", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -17,6 +17,7 @@ struct MendServerCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, GenerateKeyCommand.self, CheckConfigCommand.self, EnvironmentCommand.self,
+            AdminCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

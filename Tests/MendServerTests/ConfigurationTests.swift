@@ -159,6 +159,8 @@ import Testing
             "MEND_RATE_LIMIT_LOGIN_IP": "5/min", "MEND_RATE_LIMIT_LOGIN_USER": "off",
             "MEND_RATE_LIMIT_REFRESH_IP": "1/h", "MEND_RATE_LIMIT_REFRESH_USER": "2/h", "MEND_REQUIRE_PKCE": "false",
             "MEND_TOKEN_CACHE_SIZE": "0", "MEND_AUDIT_RETENTION": "30d",
+            "MEND_ADMIN_TOKENS": AdminToken.generate(id: "ops").configuration.environmentValue,
+            "MEND_RATE_LIMIT_ADMIN": "10/min",
             "MEND_TRUSTED_PROXIES": "2", "MEND_TRUST_FORWARDED_FOR": "true", "MEND_PUBLIC_URL": "https://auth.example",
             "MEND_VALIDITY_CHECK_INTERVAL": "12h", "MEND_PROFILE_MAX_AGE": "30m", "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
             "MEND_PROVIDER_TIMEOUT": "2500ms", "MEND_PROVIDER_MAX_ATTEMPTS": "2",

@@ -3,6 +3,7 @@ import HTTPTypes
 import MendCore
 import MendEmulator
 import MendHTTP
+import MendLogin
 import MendTesting
 import Testing
 
@@ -24,6 +25,64 @@ import Testing
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// ``run(_:environment:)`` on a thread of its own: a test whose emulator or server runs in this process must not
+    /// block one of the few threads Swift concurrency has while the command talks to them.
+    static func runOffThread(
+        _ arguments: [String], environment: [String: String]
+    ) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try run(arguments, environment: environment) })
+            }
+        }
+    }
+
+    /// The environment of a server in front of `emulator`, its SQLite database in `directory`.
+    static func serverEnvironment(_ emulator: RunningEmulator, directory: URL) -> [String: String] {
+        let app = emulator.emulator.configuration.defaultApp
+        return [
+            "MEND_APP_ID": app.id, "MEND_APP_SECRET": app.secret,
+            "MEND_REDIRECT_URIS": "https://app.example/callback",
+            "MEND_GRAPH_URL": emulator.baseURL.absoluteString, "MEND_PORT": "0",
+            "DATABASE_URL": "sqlite://\(directory.path)/mend.sqlite",
+            "MEND_SIGNING_KEYS": SigningKeyConfiguration.generate(keyID: "k1").environmentValue,
+        ]
+    }
+
+    /// Starts the binary as a server and waits for its ready line; returns it, its port and what it has written.
+    static func start(environment: [String: String]) async throws -> (Process, Int, LockedValue<String>) {
+        let process = Process()
+        process.executableURL = try #require(Self.binary, "build the mend-server product first")
+        process.environment = environment
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = output
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let collected = LockedValue("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                continuation.finish()
+                handle.readabilityHandler = nil
+                return
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            collected.mutate { $0 += text }
+            continuation.yield(text)
+        }
+        try process.run()
+        var seen = ""
+        for await chunk in lines {
+            seen += chunk
+            if seen.contains("mend-server ready"), let port = seen.firstMatch(of: /port=(\d+)/).flatMap({ Int($0.1) }) {
+                return (process, port, collected)
+            }
+        }
+        process.terminate()
+        Issue.record("no ready line: \(seen)")
+        throw CancellationError()
     }
 
     @Test func generatesKeysAndChecksTheConfiguration() throws {
@@ -94,43 +153,8 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let app = emulator.emulator.configuration.defaultApp
-            let process = Process()
-            process.executableURL = try #require(Self.binary, "build the mend-server product first")
-            process.environment = [
-                "MEND_APP_ID": app.id, "MEND_APP_SECRET": app.secret,
-                "MEND_REDIRECT_URIS": "https://app.example/callback",
-                "MEND_GRAPH_URL": emulator.baseURL.absoluteString, "MEND_PORT": "0",
-                "DATABASE_URL": "sqlite://\(directory.path)/mend.sqlite",
-                "MEND_SIGNING_KEYS": SigningKeyConfiguration.generate(keyID: "k1").environmentValue,
-            ]
-            let output = Pipe()
-            process.standardError = output
-            process.standardOutput = output
-            let (lines, continuation) = AsyncStream<String>.makeStream()
-            let collected = LockedValue("")
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if data.isEmpty {
-                    continuation.finish()
-                    handle.readabilityHandler = nil
-                    return
-                }
-                let text = String(decoding: data, as: UTF8.self)
-                collected.mutate { $0 += text }
-                continuation.yield(text)
-            }
-            try process.run()
-            var port: Int?
-            var seen = ""
-            for await chunk in lines {
-                seen += chunk
-                if let match = seen.firstMatch(of: /mend-server ready.*|port=(\d+).*ready/) {
-                    _ = match
-                    port = seen.firstMatch(of: /port=(\d+)/).flatMap { Int($0.1) }
-                    break
-                }
-            }
-            let serverPort = try #require(port, "no ready line: \(seen)")
+            let (process, serverPort, collected) = try await Self.start(
+                environment: Self.serverEnvironment(emulator, directory: directory))
             let client = ServerClient(URL(string: "http://127.0.0.1:\(serverPort)")!)
             _ = try await client.get("/health/ready")
             let body = try await emulator.loginCodeBody()
@@ -150,6 +174,64 @@ import Testing
             #expect(!log.contains(verifier))
             #expect(!log.contains(app.secret))
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("mend.sqlite").path))
+        }
+    }
+
+    @Test("mend-server admin: new-token offline, then every subcommand against the running server's admin API")
+    func adminCommands() async throws {
+        let made = try Self.run(["admin", "new-token", "ops"], environment: [:])
+        #expect(made.status == 0)
+        let token = try #require(made.output.firstMatch(of: /token: (mend_admin_[A-Za-z0-9_-]{43})\n/)?.1)
+        let entry = try #require(made.output.firstMatch(of: /entry: (ops:sha256:[0-9a-f]{64})\n/)?.1)
+        #expect(try Self.run(["admin", "new-token", "no spaces"], environment: [:]).status == 64)
+        try await withEmulator { emulator in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mend-server-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var environment = Self.serverEnvironment(emulator, directory: directory)
+            environment["MEND_ADMIN_TOKENS"] = String(entry)
+            let (process, port, collected) = try await Self.start(environment: environment)
+            defer { process.terminate() }
+            let client = ServerClient(URL(string: "http://127.0.0.1:\(port)")!)
+            let session = try await client.post("/v1/login/code", json: try await emulator.loginCodeBody()).json()
+            let userID = try #require(session["user"]?["id"]?.stringValue)
+            let sessionID = try #require(session["session_id"]?.stringValue)
+            let admin = ["MEND_ADMIN_URL": "http://127.0.0.1:\(port)", "MEND_ADMIN_TOKEN": String(token)]
+
+            let users = try await Self.runOffThread(["admin", "users", "100000000000001"], environment: admin)
+            #expect(users.status == 0 && users.output.hasPrefix(userID), "\(users.output)")
+            let json = try await Self.runOffThread(["admin", "users", "--json"], environment: admin)
+            #expect((try? JSONValue.parse(Data(json.output.utf8)).get())?["users"]?.arrayValue?.count == 1)
+            let user = try await Self.runOffThread(["admin", "user", userID], environment: admin)
+            #expect(user.output.contains("identity facebook 100000000000001") && user.output.contains(sessionID))
+            let ended = try await Self.runOffThread(
+                ["admin", "end-session", sessionID, "--reason", "lost phone"], environment: admin)
+            #expect(ended.status == 0 && ended.output == "session ended\n")
+            let refused = await client.failure { try await client.refresh(session["refresh_token"]) }
+            #expect(refused?.isSession(.Session.revoked) == true)
+            #expect(
+                try await Self.runOffThread(["admin", "logout-user", userID], environment: admin).output
+                    == "sessions ended: 0\n")
+            let audit = try await Self.runOffThread(["admin", "audit", "--event", "admin_action"], environment: admin)
+            #expect(audit.output.contains("admin_action") && audit.output.contains("actor=ops"))
+            #expect(audit.output.contains("detail=end_session: lost phone"))
+            #expect(try await Self.runOffThread(["admin", "delete-user", userID], environment: admin).status == 64)
+            let deleted = try await Self.runOffThread(["admin", "delete-user", userID, "--yes"], environment: admin)
+            #expect(deleted.status == 0 && deleted.output.contains("revoked at: facebook"), "\(deleted.output)")
+
+            // Refusals: an unknown user, a wrong token, no token.
+            let unknown = try await Self.runOffThread(["admin", "user", userID], environment: admin)
+            #expect(unknown.status == 1 && unknown.output.contains("rest.404.notFound"))
+            var wrong = admin
+            wrong["MEND_ADMIN_TOKEN"] = "mend_admin_wrong"
+            let refusedToken = try await Self.runOffThread(["admin", "users"], environment: wrong)
+            #expect(refusedToken.status == 1 && refusedToken.output.contains("rest.401.accessDenied"))
+            let noToken = try await Self.runOffThread(
+                ["admin", "users"], environment: ["MEND_ADMIN_URL": admin["MEND_ADMIN_URL"]!])
+            #expect(noToken.status == 78 && noToken.output.contains("MEND_ADMIN_TOKEN"))
+            // The token never reaches the server's log.
+            #expect(!collected.value.contains(String(token)))
         }
     }
 }

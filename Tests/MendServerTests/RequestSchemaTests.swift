@@ -57,6 +57,7 @@ struct RequestSchemaTests {
     @Test func theDocumentDescribesTheSchemasAndEveryErrorStatusWithoutADefault() {
         var configuration = ServerConfiguration(appID: "1", appSecret: Secret("s"))
         configuration.sessions.allowedRedirectURIs = ["https://app.example/callback"]
+        configuration.admin.tokens = [AdminToken.generate(id: "ops").configuration]
         let document = OpenAPIDocument.make(configuration: configuration)
         let login = document["components"]?["schemas"]?["LoginRequest"]
         #expect(login?["properties"]?["code_verifier"]?["minLength"] == .int(43))

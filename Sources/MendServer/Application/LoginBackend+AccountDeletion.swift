@@ -31,6 +31,12 @@ extension LoginBackend {
         guard let user = try await store.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
+        return try await deleteAccount(of: user, detail: "account deleted by the user", logger: logger)
+    }
+
+    /// Deletes `user`'s account: what `DELETE /v1/me` and the admin API's `DELETE /v1/admin/users/{id}` do alike;
+    /// `detail` says who asked, in the sessions' ending.
+    func deleteAccount(of user: UserRecord, detail: String, logger: Logger) async throws -> AccountDeletionBody {
         let identities = try await store.identities(userID: user.id)
         let context = logins.callContext(logger: logger)
         // The configured Facebook app's token is on the user row; every other provider's is on its identity.
@@ -54,7 +60,7 @@ extension LoginBackend {
         let notRevoked = providers.subtracting(revokedAt).sorted()
         let reason = SessionEndReason.userDeleted
         let (deleted, ended) = try await store.deleteUser(
-            id: user.id, reason: reason, detail: "account deleted by the user", now: now)
+            id: user.id, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info(
             "account deleted",

@@ -35,7 +35,7 @@ enum ServerEnvironment {
         let facebook = FacebookApp(appID: "", appSecret: Secret("")), limits = sessions.rateLimits
         let apple = IDTokenIssuer.apple(clientIDs: []), google = IDTokenIssuer.google(clientIDs: [])
         let googleServer = ClientSecretTokenKeeper.google(clientID: "", clientSecret: Secret(""))
-        let limitedLogin = IDTokenIssuer.limitedLogin(appID: "")
+        let limitedLogin = IDTokenIssuer.limitedLogin(appID: ""), admin = Configuration.Admin()
         func value(_ text: some CustomStringConvertible) -> String { "`\(text)`" }
         func duration(_ duration: Duration) -> String { value(DurationText.format(duration)) }
         func limit(_ rule: RateLimitRule?) -> String { value(rule.map(\.description) ?? "off") }
@@ -136,6 +136,13 @@ enum ServerEnvironment {
             Variable(
                 "MEND_AUDIT_RETENTION", default: duration(storage.auditRetention),
                 "how long the audit log keeps an event (pruned with the background check)"),
+            Variable(
+                "MEND_ADMIN_TOKENS", default: "none: the admin API is off",
+                "the admin API's tokens as `id:sha256:<hex>`, comma-separated (`mend-server admin new-token ID` makes "
+                    + "one): their SHA-256 only, never the tokens; the id is the actor the audit log names"),
+            Variable(
+                "MEND_RATE_LIMIT_ADMIN", default: limit(admin.rateLimit),
+                "admin API requests per client address, counted before the token is checked"),
             Variable(
                 "MEND_MAX_BODY_SIZE", default: value(listening.maximumBodySize),
                 "largest request body, in bytes (at least 1024)"),
@@ -302,6 +309,8 @@ enum ServerEnvironment {
             configuration.storage.databaseURL = database
         }
         if let retention = try duration("MEND_AUDIT_RETENTION") { configuration.storage.auditRetention = retention }
+        if let tokens = value("MEND_ADMIN_TOKENS") { configuration.admin.tokens = try AdminToken.parse(list: tokens) }
+        if let rule = value("MEND_RATE_LIMIT_ADMIN") { configuration.admin.rateLimit = try RateLimitRule.parse(rule) }
         if let key = value("MEND_TOKEN_ENCRYPTION_KEY") {
             guard Data(base64Encoded: key)?.count == 32 else {
                 throw ConfigurationError("MEND_TOKEN_ENCRYPTION_KEY must be 32 bytes in base64")
@@ -442,6 +451,12 @@ extension ServerConfiguration {
             throw ConfigurationError("MEND_SESSION_MAX_TTL must be longer than MEND_ACCESS_TOKEN_TTL")
         }
         _ = try DatabaseLocation.parse(storage.databaseURL)
+        guard admin.tokens.allSatisfy({ AdminToken.isValidID($0.id) && $0.sha256.count == 32 }),
+            Set(admin.tokens.map(\.id)).count == admin.tokens.count
+        else {
+            throw ConfigurationError(
+                "MEND_ADMIN_TOKENS: each token needs an id of its own (letters, digits, `.`, `_`, `-`) and a SHA-256")
+        }
         var names = Set<String>()
         for issuer in providers.idTokenIssuers {
             guard !issuer.clientIDs.isEmpty, names.insert(issuer.name).inserted else {

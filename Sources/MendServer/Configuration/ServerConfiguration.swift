@@ -2,9 +2,9 @@ public import Foundation
 public import MendGraphAPI
 public import MendHTTP
 
-/// Everything `mend-server` needs to run, in five values: where it listens (``listening``), where its data lives
+/// Everything `mend-server` needs to run, in six values: where it listens (``listening``), where its data lives
 /// (``storage``), the sessions it issues (``sessions``), the providers users log in with (``providers``, Facebook one
-/// of them) and the clock it reads (``clock``).
+/// of them), the operator's admin API (``admin``) and the clock it reads (``clock``).
 ///
 /// Build one in code, or read it from the environment and an optional JSON file with ``load(environment:)``; every
 /// variable, its default and its meaning is in ``environmentVariables`` (`mend-server env` prints them, and
@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var sessions: Sessions
     /// The providers users log in with, and how they are called.
     public var providers: Providers
+    /// The admin API: its tokens (none by default: it is off) and its rate limit.
+    public var admin: Admin
     /// The server's clock (MendHTTP's one clock): the time of every expiry, rate limit, signature and
     /// `signed_request` check, the waits of its provider calls' retries and the background check's period. Replace
     /// it in tests (`offsetClock.pipeline()`). The revocation feed's polling waits real time on purpose: it paces
@@ -35,12 +37,13 @@ public struct ServerConfiguration: Sendable {
     /// Creates a configuration from its groups; each group's initializer holds the defaults.
     public init(
         listening: Listening = Listening(), storage: Storage = Storage(), sessions: Sessions = Sessions(),
-        providers: Providers = Providers(), clock: PipelineClock = .system
+        providers: Providers = Providers(), admin: Admin = Admin(), clock: PipelineClock = .system
     ) {
         self.listening = listening
         self.storage = storage
         self.sessions = sessions
         self.providers = providers
+        self.admin = admin
         self.clock = clock
     }
 

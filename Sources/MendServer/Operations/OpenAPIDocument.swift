@@ -7,7 +7,7 @@ enum OpenAPIDocument {
     static func make(configuration: ServerConfiguration) -> JSONValue {
         let requestSchemas = RequestSchema.all(configuration)
         var paths: [String: JSONValue] = [:]
-        for endpoint in RouteTable.all {
+        for endpoint in RouteTable.served(configuration) {
             var operations = paths[endpoint.openAPIPath]?.objectValue ?? [:]
             operations[endpoint.method.rawValue.lowercased()] = operation(
                 endpoint, request: endpoint.requestSchema.flatMap { requestSchemas[$0] })
@@ -27,7 +27,13 @@ enum OpenAPIDocument {
                 "securitySchemes": .object([
                     "bearer": .object([
                         "type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT"),
-                    ])
+                        "description": .string("A session's access token."),
+                    ]),
+                    "admin": .object([
+                        "type": .string("http"), "scheme": .string("bearer"),
+                        "description": .string(
+                            "An admin token: one whose SHA-256 MEND_ADMIN_TOKENS lists (mend-server admin new-token)."),
+                    ]),
                 ]),
                 "responses": .object([
                     "Error": .object([
@@ -62,17 +68,34 @@ enum OpenAPIDocument {
         if endpoint.authenticated {
             // An empty requirement makes the bearer optional.
             operation["security"] = .array(
-                [.object(["bearer": .array([])])] + (endpoint.bearerOptional ? [.object([:])] : []))
+                [.object([endpoint.admin ? "admin" : "bearer": .array([])])]
+                    + (endpoint.bearerOptional ? [.object([:])] : []))
         }
-        if endpoint.path.contains(":") {
-            operation["parameters"] = .array(
-                endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
-                    .object([
-                        "name": .string(String(segment.dropFirst())), "in": .string("path"), "required": .bool(true),
-                        "schema": .object(["type": .string("string")]),
-                    ])
-                })
+        var parameters: [JSONValue] = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
+            .object([
+                "name": .string(String(segment.dropFirst())), "in": .string("path"), "required": .bool(true),
+                "schema": .object(["type": .string("string")]),
+            ])
         }
+        for parameter in endpoint.query {
+            var schema: [String: JSONValue]
+            switch parameter.kind {
+            case .string(let maxLength, let allowed):
+                schema = ["type": .string("string"), "minLength": .int(1), "maxLength": .int(maxLength)]
+                if let allowed { schema["enum"] = .array(allowed.map(JSONValue.string)) }
+            case .integer(let range):
+                schema = [
+                    "type": .string("integer"), "minimum": .int(Int(range.lowerBound)),
+                    "maximum": .int(Int(range.upperBound)),
+                ]
+            }
+            parameters.append(
+                .object([
+                    "name": .string(parameter.name), "in": .string("query"), "required": .bool(false),
+                    "description": .string(parameter.description), "schema": .object(schema),
+                ]))
+        }
+        if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         return .object(operation)
     }
 
@@ -159,6 +182,56 @@ enum OpenAPIDocument {
                         ]),
                 ])
             ], required: ["sessions"]),
+        "AdminUserList": object(
+            ["users": .object(["type": .string("array"), "items": ref("AdminUserSummary")])], required: ["users"]),
+        "AdminUserSummary": object(
+            [
+                "id": string, "provider_user_id": nullableString, "name": string, "email": nullableString,
+                "created_at": integer, "updated_at": integer,
+            ], required: ["id", "provider_user_id", "name", "email", "created_at", "updated_at"]),
+        "AdminUser": object(
+            [
+                "user": ref("AdminUserSummary"),
+                "identities": .object([
+                    "type": .string("array"),
+                    "items": object(
+                        ["provider": string, "subject": string, "email": nullableString],
+                        required: ["provider", "subject", "email"]),
+                ]),
+                "sessions": .object([
+                    "type": .string("array"),
+                    "items": object(
+                        [
+                            "id": string, "client": nullableString, "platform": nullableString,
+                            "provider": nullableString, "flow": nullableString, "created_at": integer,
+                            "refreshed_at": nullableInteger, "expires_at": integer, "first_address": nullableString,
+                            "last_address": nullableString,
+                        ],
+                        required: [
+                            "id", "client", "platform", "provider", "flow", "created_at", "refreshed_at",
+                            "expires_at", "first_address", "last_address",
+                        ]),
+                ]),
+            ], required: ["user", "identities", "sessions"]),
+        "AdminSessionsEnded": object(["sessions_ended": integer], required: ["sessions_ended"]),
+        "AdminSessionEnded": object(["ended": boolean], required: ["ended"]),
+        "AuditLog": object(
+            [
+                "events": .object([
+                    "type": .string("array"),
+                    "items": object(
+                        [
+                            "id": integer, "at": integer, "event": string, "user_id": nullableString,
+                            "session_id": nullableString, "provider": nullableString, "detail": nullableString,
+                            "address": nullableString, "client": nullableString, "actor": nullableString,
+                        ],
+                        required: [
+                            "id", "at", "event", "user_id", "session_id", "provider", "detail", "address", "client",
+                            "actor",
+                        ]),
+                ]),
+                "next_before": nullableInteger,
+            ], required: ["events", "next_before"]),
         "Error": object(
             [
                 "error": object(

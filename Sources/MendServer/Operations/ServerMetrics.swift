@@ -102,6 +102,11 @@ public final class ServerMetrics: Sendable {
     }
 
     /// `mend_audit_write_failures_total`: best-effort audit events that could not be written.
+    /// `mend_admin_refused_total`: admin API requests with a token no configured digest matches.
+    func adminRefused() {
+        Counter(label: "mend_admin_refused_total", factory: factory).increment()
+    }
+
     func auditWriteFailed() {
         Counter(label: "mend_audit_write_failures_total", factory: factory).increment()
     }

@@ -21,7 +21,7 @@ enum WireResponse {
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: value.jsonText())))
     }
 

@@ -295,12 +295,24 @@ extension RequestSchema {
                 description: "base64url(HMAC-SHA256 signature).base64url(JSON payload), signed with the app secret.")
         ], encodings: [.form, .json])
 
+    /// The admin API's endings (`POST /v1/admin/users/{id}/logout`, `POST /v1/admin/sessions/{id}/end`): an empty
+    /// body is `{}`.
+    static let adminEnd = RequestSchema(
+        name: "AdminEndRequest",
+        fields: [
+            Field(
+                name: "reason", kind: .string(StringRule(maxLength: 200)), required: false,
+                description:
+                    "Why, in words: the clients' developer message and the audit log carry it (control characters "
+                    + "become spaces; token-shaped text is redacted).")
+        ], encodings: [.json], bodyRequired: false)
+
     /// Every request schema, by name.
     static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
         Dictionary(
             uniqueKeysWithValues: [
                 login(configuration), idTokenLogin(configuration), providerTokenLogin, refresh, logout, revocation,
-                signedRequest,
+                signedRequest, adminEnd,
             ].map {
                 ($0.name, $0)
             })

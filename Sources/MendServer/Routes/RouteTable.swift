@@ -17,6 +17,10 @@ enum RouteTable {
         var successStatus: Int = 200
         /// The error statuses it can answer (each with the Mend error body), besides 405 for another method.
         var errorStatuses: [Int] = []
+        /// The query parameters it reads (others are ignored).
+        var query: [QueryParameter] = []
+        /// Whether it is the admin API's: authenticated by an admin token, served only when one is configured.
+        var admin = false
 
         /// The path in OpenAPI form (`/v1/provider/deletion/{code}`).
         var openAPIPath: String {
@@ -24,6 +28,21 @@ enum RouteTable {
                 segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
             }.joined(separator: "/")
         }
+    }
+
+    /// A query parameter: its name, what it means, and its rule — the one definition the route validates with
+    /// (``AdminQuery``) and `/openapi.json` documents.
+    struct QueryParameter: Sendable, Hashable {
+        enum Kind: Sendable, Hashable {
+            /// A string of 1 to `maxLength` UTF-8 bytes, one of `allowed` when given.
+            case string(maxLength: Int, allowed: [String]? = nil)
+            /// A decimal integer within the range.
+            case integer(ClosedRange<Int64>)
+        }
+
+        var name: String
+        var kind: Kind
+        var description: String
     }
 
     static let loginCode = Endpoint(
@@ -107,6 +126,61 @@ enum RouteTable {
     static let openAPI = Endpoint(
         method: .get, path: "/openapi.json", summary: "This document", operationID: "openAPI")
 
+    // MARK: The admin API
+
+    static let adminLimit = QueryParameter(
+        name: "limit", kind: .integer(1...200), description: "How many to answer (50 by default).")
+    static let adminUsers = Endpoint(
+        method: .get, path: "/v1/admin/users",
+        summary:
+            "Admin: the users, newest first, or those a query finds: a user id, a provider's subject, or part of an "
+            + "e-mail address",
+        operationID: "adminListUsers", authenticated: true, responseSchema: "AdminUserList",
+        errorStatuses: [400, 401, 429, 500, 503],
+        query: [
+            QueryParameter(
+                name: "query", kind: .string(maxLength: 256),
+                description: "A user id, a provider subject (any provider's), or part of an e-mail (any case)."),
+            adminLimit,
+            QueryParameter(
+                name: "offset", kind: .integer(0...1_000_000), description: "How many to skip (0 by default)."),
+        ], admin: true)
+    static let adminUser = Endpoint(
+        method: .get, path: "/v1/admin/users/:id",
+        summary: "Admin: a user with their identities and active sessions", operationID: "adminGetUser",
+        authenticated: true, responseSchema: "AdminUser", errorStatuses: [401, 404, 429, 500, 503], admin: true)
+    static let adminLogoutUser = Endpoint(
+        method: .post, path: "/v1/admin/users/:id/logout",
+        summary:
+            "Admin: end every session of a user; their clients get session/17 with the reason in the developer message",
+        operationID: "adminLogoutUser", authenticated: true, requestSchema: "AdminEndRequest",
+        responseSchema: "AdminSessionsEnded", errorStatuses: [400, 401, 404, 413, 429, 500, 503], admin: true)
+    static let adminEndSession = Endpoint(
+        method: .post, path: "/v1/admin/sessions/:id/end",
+        summary: "Admin: end one session; its client gets session/17 with the reason in the developer message",
+        operationID: "adminEndSession", authenticated: true, requestSchema: "AdminEndRequest",
+        responseSchema: "AdminSessionEnded", errorStatuses: [400, 401, 404, 413, 429, 500, 503], admin: true)
+    static let adminDeleteUser = Endpoint(
+        method: .delete, path: "/v1/admin/users/:id",
+        summary:
+            "Admin: delete a user's account as DELETE /v1/me does (revoke at each linked provider, end every session)",
+        operationID: "adminDeleteUser", authenticated: true, responseSchema: "AccountDeletion",
+        errorStatuses: [401, 404, 429, 500, 502, 503, 504], admin: true)
+    static let adminAudit = Endpoint(
+        method: .get, path: "/v1/admin/audit",
+        summary: "Admin: the audit log, newest first, paged back with `before`", operationID: "adminAuditLog",
+        authenticated: true, responseSchema: "AuditLog", errorStatuses: [400, 401, 429, 500, 503],
+        query: [
+            QueryParameter(name: "user_id", kind: .string(maxLength: 64), description: "Only this user's events."),
+            QueryParameter(
+                name: "event", kind: .string(maxLength: 32, allowed: AuditRecord.Event.allCases.map(\.rawValue)),
+                description: "Only events of this code."),
+            QueryParameter(
+                name: "before", kind: .integer(1...Int64.max),
+                description: "Only events older than this event id (the previous page's `next_before`)."),
+            adminLimit,
+        ], admin: true)
+
     /// The methods declared for `path` (a request path, `/v1/provider/deletion/ABC`), in table order; empty when no
     /// endpoint has this path.
     static func methods(forPath path: String) -> [HTTPRequest.Method] {
@@ -133,5 +207,11 @@ enum RouteTable {
         live, ready,
         metrics,
         openAPI,
+        adminUsers, adminUser, adminLogoutUser, adminEndSession, adminDeleteUser, adminAudit,
     ]
+
+    /// The endpoints a server with `configuration` serves: every one but the admin API's when it is off.
+    static func served(_ configuration: ServerConfiguration) -> [Endpoint] {
+        configuration.admin.isEnabled ? all : all.filter { !$0.admin }
+    }
 }

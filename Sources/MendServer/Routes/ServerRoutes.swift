@@ -128,6 +128,55 @@ enum ServerRoutes {
         router.on(RouterPath(RouteTable.openAPI.path), method: .get) { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: openAPI))
         }
+        registerAdmin(on: router, backend: backend)
+    }
+
+    /// The admin API's routes: each authorizes its caller first (404 when the admin API is off, then the rate limit,
+    /// then the token).
+    @available(macOS 14, iOS 17, tvOS 17, *)
+    static func registerAdmin(on router: Router<ServerRequestContext>, backend: LoginBackend) {
+        let limit = backend.configuration.listening.maximumBodySize
+        let admin = Administration(backend: backend)
+        @Sendable func caller(_ request: Request, _ context: ServerRequestContext) async throws -> Administration.Caller
+        {
+            try await admin.authorize(request.headers, address: clientAddress(request, context, backend))
+        }
+        router.on(RouterPath(RouteTable.adminUsers.path), method: .get) { request, context in
+            _ = try await caller(request, context)
+            return WireResponse.json(
+                try await admin.users(AdminQuery(request.uri.query, endpoint: RouteTable.adminUsers)))
+        }
+        router.on(RouterPath(RouteTable.adminUser.path), method: .get) { request, context in
+            _ = try await caller(request, context)
+            return WireResponse.json(try await admin.user(id: try context.parameters.require("id")))
+        }
+        router.on(RouterPath(RouteTable.adminLogoutUser.path), method: .post) { request, context in
+            let caller = try await caller(request, context)
+            let values = try await RequestBody.read(.adminEnd, from: request, limit: limit)
+            return WireResponse.json(
+                try await admin.logoutUser(
+                    id: try context.parameters.require("id"), reason: values["reason"], caller: caller,
+                    logger: context.logger))
+        }
+        router.on(RouterPath(RouteTable.adminEndSession.path), method: .post) { request, context in
+            let caller = try await caller(request, context)
+            let values = try await RequestBody.read(.adminEnd, from: request, limit: limit)
+            return WireResponse.json(
+                try await admin.endSession(
+                    id: try context.parameters.require("id"), reason: values["reason"], caller: caller,
+                    logger: context.logger))
+        }
+        router.on(RouterPath(RouteTable.adminDeleteUser.path), method: .delete) { request, context in
+            let caller = try await caller(request, context)
+            return try WireResponse.json(
+                try await admin.deleteUser(
+                    id: try context.parameters.require("id"), caller: caller, logger: context.logger))
+        }
+        router.on(RouterPath(RouteTable.adminAudit.path), method: .get) { request, context in
+            _ = try await caller(request, context)
+            return WireResponse.json(
+                try await admin.audit(AdminQuery(request.uri.query, endpoint: RouteTable.adminAudit)))
+        }
     }
 
     /// The client's address: behind `trustedProxyCount` proxies, the `X-Forwarded-For` entry that many places from

@@ -56,12 +56,16 @@ extension ServerStore {
         ).run()
     }
 
-    /// The newest events (of `userID`, or of everyone), newest first; `before` pages back by id.
-    func auditEvents(userID: String?, before: Int64? = nil, limit: Int) async throws -> [AuditRecord] {
+    /// The newest events (of `userID`, or of everyone; of one `event` code, or of all), newest first; `before` pages
+    /// back by id.
+    func auditEvents(
+        userID: String?, event: String? = nil, before: Int64? = nil, limit: Int
+    ) async throws -> [AuditRecord] {
         var query = SQLQueryString(
             "SELECT id, at, event, user_id, session_id, provider, detail, address, client, actor FROM mend_audit WHERE 1 = 1"
         )
         if let userID { query.appendInterpolation(raw: " AND user_id = "); query.appendInterpolation(bind: userID) }
+        if let event { query.appendInterpolation(raw: " AND event = "); query.appendInterpolation(bind: event) }
         if let before { query.appendInterpolation(raw: " AND id < "); query.appendInterpolation(bind: before) }
         query.appendInterpolation(raw: " ORDER BY id DESC LIMIT \(max(1, min(limit, 1000)))")
         return try await sql.raw(query).all().map { row in
