@@ -37,15 +37,22 @@ import Testing
 ///   purposeful revocation;
 /// - at the end every manager of every process is on the same session.
 ///
-/// `MEND_TORTURE_STEPS` (default 200: about a minute) and `MEND_TORTURE_SEED` set the run; the figures are printed.
+/// It runs twice: with the default maximum session lifetime (90 days, never reached), and with one of 8 seconds, so
+/// that sessions keep reaching it (session/15) while everything else goes on — a session past its maximum lifetime
+/// is one more purposeful end: the client signs out, and nothing else may.
+///
+/// `MEND_TORTURE_STEPS` (default 200 per run: about a minute each) and `MEND_TORTURE_SEED` set the runs; the figures
+/// are printed.
 @Suite("Session torture", .enabled(if: TortureClient.url != nil && MendExecutable.url != nil))
 struct SessionTortureTests {
-    @Test("Processes, managers, faults and time: sessions are never lost")
-    func torture() async throws {
+    @Test(
+        "Processes, managers, faults and time: sessions are never lost",
+        arguments: [TortureRun.defaultMaximumLifetime, 8])
+    func torture(maximumLifetime: Int) async throws {
         let environment = ProcessInfo.processInfo.environment
         let seed = environment["MEND_TORTURE_SEED"].flatMap(UInt64.init) ?? 20_261_123
         let steps = environment["MEND_TORTURE_STEPS"].flatMap(Int.init) ?? 200
-        let report = try await TortureRun(seed: seed, steps: steps).run()
+        let report = try await TortureRun(seed: seed, steps: steps, maximumLifetime: maximumLifetime).run()
         print(report.summary)
         #expect(report.violations.isEmpty, "\(report.violations.prefix(10).joined(separator: "\n"))")
         for (name, count) in report.coverage where count == 0 {
@@ -165,6 +172,14 @@ final class TortureProcess: @unchecked Sendable {
 struct TortureRun {
     let seed: UInt64
     let steps: Int
+    /// The sessions' maximum lifetime, in seconds (`MEND_SESSION_MAX_TTL`).
+    let maximumLifetime: Int
+
+    /// The server's default maximum lifetime (90 days), in seconds: never reached in a run.
+    static let defaultMaximumLifetime = Int(ServerConfiguration.Sessions().maximumLifetime.seconds)
+
+    /// Whether sessions reach their maximum lifetime within a run.
+    var lifetimeIsShort: Bool { maximumLifetime < 3600 }
 
     struct Report {
         var summary: String
@@ -183,6 +198,8 @@ struct TortureRun {
     enum Action {
         case login(viaCLI: Bool, failing: Bool)
         case replay, deauthorize, pause
+        /// Waits until the current session is past its maximum lifetime (short lifetimes only).
+        case outliveLifetime
         case batch([Operation])
     }
 
@@ -220,6 +237,7 @@ struct TortureRun {
         try await withEmulator { emulator in
             var configuration = ServerConfiguration.forEmulator(emulator)
             configuration.sessions.accessTokenLifetime = .seconds(Self.accessTokenLifetime)
+            configuration.sessions.maximumLifetime = .seconds(maximumLifetime)
             // Two-second tokens refresh far more often than the default per-user limit expects of 15-minute ones.
             configuration.sessions.rateLimits.refreshPerUser = nil
             configuration.sessions.rateLimits.refreshPerAddress = nil
@@ -263,7 +281,7 @@ struct TortureRun {
         defer { for process in processes { process.stop() } }
         var oracle = Oracle(
             server: server, store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
-            grace: server.backend.configuration.sessions.refreshReuseGrace)
+            grace: server.backend.configuration.sessions.refreshReuseGrace, maximumLifetime: Int64(maximumLifetime))
         var generator = SeededGenerator(seed: seed)
         let started = ContinuousClock.now
         let cli = CLI(directory: directory, emulator: emulator, backend: proxy.baseURL)
@@ -276,10 +294,11 @@ struct TortureRun {
         try await oracle.loggedIn()
 
         // Every rare action happens at least once, at fixed steps; the rest is drawn.
-        let forced: [Action] = [
-            .batch([.cliLogout]), .login(viaCLI: true, failing: false), .batch([.cliRefresh, .refresh]),
-            .batch([.cliWhoami, .whoami]), .replay, .deauthorize, .pause, .login(viaCLI: false, failing: true),
-        ]
+        let forced: [Action] =
+            [
+                .batch([.cliLogout]), .login(viaCLI: true, failing: false), .batch([.cliRefresh, .refresh]),
+                .batch([.cliWhoami, .whoami]), .replay, .deauthorize, .pause, .login(viaCLI: false, failing: true),
+            ] + (lifetimeIsShort ? [.outliveLifetime] : [])
         let forcedSteps = Dictionary(
             uniqueKeysWithValues: forced.enumerated().map { (($0.offset + 1) * steps / (forced.count + 1), $0.element) }
         )
@@ -322,6 +341,12 @@ struct TortureRun {
                 // The provider says the user removed the app (the deauthorize callback).
                 try await oracle.deauthorize(step: step, appSecret: emulator.emulator.configuration.defaultApp.secret)
                 oracle.count("provider revoked")
+            case .outliveLifetime:
+                // Nobody touches the session until it is past its maximum lifetime: the next operation ends it.
+                if let family = before.stored?.familyID, let remaining = try await oracle.remainingLifetime(family) {
+                    try await Task.sleep(for: .seconds(max(0, remaining) + 1))
+                    oracle.count("session outlived its maximum lifetime")
+                }
             case .pause:
                 // A client process sleeps past a token lifetime while idle.
                 let process = processes.randomElement(using: &generator)!
@@ -376,43 +401,59 @@ struct TortureRun {
         }
 
         // Convergence: log in if needed, then every manager of every process checks its session with the server.
-        if try await oracle.snapshot().stored == nil {
-            var answer = await processes[0].send("login", manager: 0)
-            while !answer.ok { answer = await processes[0].send("login", manager: 0) }
-            try await oracle.loggedIn()
-        }
-        let stored = try await oracle.snapshot().stored
-        for process in processes {
-            for manager in 0..<Self.managersPerProcess {
-                var answer = await process.send("checkValidity", manager: manager)
-                var tries = 1
-                while !answer.ok, answer.category == "transient", tries < 10 {
-                    answer = await process.send("checkValidity", manager: manager)
-                    tries += 1
-                }
-                if !answer.ok || answer.family != stored?.familyID {
-                    oracle.violation(
-                        steps,
-                        "process \(process.index) manager \(manager) ended on \(answer.family ?? "nothing") "
-                            + "(\(answer.error ?? "ok")), the store on \(stored?.familyID ?? "nothing")")
+        // With a short maximum lifetime the session may reach it during the check (a held answer alone takes 3 s):
+        // then every manager must be signed out, and the convergence runs again on a new login (three rounds at most).
+        for round in 1...3 {
+            var remaining: Int64?
+            if let family = try await oracle.snapshot().stored?.familyID {
+                remaining = try await oracle.remainingLifetime(family)
+            }
+            if try await oracle.snapshot().stored == nil || remaining.map({ $0 < maximumLifetime / 2 }) == true {
+                var answer = await processes[0].send("login", manager: 0)
+                while !answer.ok { answer = await processes[0].send("login", manager: 0) }
+                try await oracle.loggedIn()
+            }
+            let stored = try await oracle.snapshot().stored
+            var failures: [String] = []
+            for process in processes {
+                for manager in 0..<Self.managersPerProcess {
+                    var answer = await process.send("checkValidity", manager: manager)
+                    var tries = 1
+                    while !answer.ok, answer.category == "transient", tries < 10 {
+                        answer = await process.send("checkValidity", manager: manager)
+                        tries += 1
+                    }
+                    if !answer.ok || answer.family != stored?.familyID {
+                        failures.append(
+                            "process \(process.index) manager \(manager) ended on \(answer.family ?? "nothing") "
+                                + "(\(answer.error ?? "ok")), the store on \(stored?.familyID ?? "nothing")")
+                    }
                 }
             }
+            let final = try await oracle.snapshot().stored
+            if final?.familyID != stored?.familyID {
+                failures.append("the store changed during the final check")
+            }
+            if round < 3, !failures.isEmpty, try await oracle.lifetimeReached(stored?.familyID) { continue }
+            for failure in failures { oracle.violation(steps, failure) }
+            break
         }
-        let final = try await oracle.snapshot().stored
-        if final?.familyID != stored?.familyID { oracle.violation(steps, "the store changed during the final check") }
 
         let elapsed = ContinuousClock.now - started
         let statistics = proxy.statistics
         var coverage = Operation.allCases.map { ($0.rawValue, oracle.counts[$0.rawValue, default: 0]) }
         coverage += FaultProxy.Fault.allCases.map { ("proxy fault \($0)", statistics.faults[$0, default: 0]) }
-        coverage += [
-            "emulator fault on login", "replay injected", "provider revoked", "process paused past a token lifetime",
-        ]
-        .map { ($0, oracle.counts[$0, default: 0]) }
+        coverage +=
+            ([
+                "emulator fault on login", "replay injected", "provider revoked",
+                "process paused past a token lifetime",
+            ] + (lifetimeIsShort ? ["session outlived its maximum lifetime", "maximum lifetime reached"] : []))
+            .map { ($0, oracle.counts[$0, default: 0]) }
         let rotations = try await server.rotations()
         let summary = """
             session torture: seed \(seed), \(steps) steps in \(elapsed), \(Self.processes) processes × \
-            \(Self.managersPerProcess) managers + the mend binary, access tokens of \(Self.accessTokenLifetime) s
+            \(Self.managersPerProcess) managers + the mend binary, access tokens of \(Self.accessTokenLifetime) s, \
+            sessions of at most \(lifetimeIsShort ? "\(maximumLifetime) s" : "90 days")
               operations: \(coverage.prefix(Operation.allCases.count).map { "\($0.0) \($0.1)" }.joined(separator: ", "))
               faults: \(coverage.dropFirst(Operation.allCases.count).map { "\($0.0) \($0.1)" }.joined(separator: ", "))
               proxy forwarded \(statistics.forwarded) requests; refresh tokens rotated \(rotations); \
@@ -466,6 +507,8 @@ struct Oracle {
     let server: RunningMendServer
     let store: FileTokenStore
     let grace: Duration
+    /// The sessions' maximum lifetime, in seconds.
+    let maximumLifetime: Int64
     private(set) var violations: [String] = []
     private(set) var counts: [String: Int] = [:]
     /// Families (session ids) that a logout, a replay or the provider ended on purpose.
@@ -475,10 +518,36 @@ struct Oracle {
     /// Every refresh token the store held, in order (for replays).
     private var history: [String] = []
 
-    init(server: RunningMendServer, store: FileTokenStore, grace: Duration) {
+    /// The family the store held last (to tell, once the store is empty, whether its lifetime was over).
+    private var lastFamily: String?
+
+    init(server: RunningMendServer, store: FileTokenStore, grace: Duration, maximumLifetime: Int64) {
         self.server = server
         self.store = store
         self.grace = grace
+        self.maximumLifetime = maximumLifetime
+    }
+
+    /// The seconds until the session `family` reaches its maximum lifetime (negative past it), from its stored
+    /// creation time and the server's clock (the system's here); `nil` for an unknown session.
+    func remainingLifetime(_ family: String) async throws -> Int64? {
+        try await sql.raw("SELECT created_at FROM mend_sessions WHERE id = \(bind: family)").first()
+            .map {
+                try $0.decode(column: "created_at", as: Int64.self) + maximumLifetime
+                    - Int64(Date().timeIntervalSince1970)
+            }
+    }
+
+    /// Marks `family` as ended on purpose if it is past its maximum lifetime (the server decided it at a time no
+    /// later than now); whether it is.
+    mutating func lifetimeReached(_ family: String?) async throws -> Bool {
+        guard let family, let remaining = try await remainingLifetime(family), remaining <= 0 else { return false }
+        if !endedOnPurpose.contains(family) {
+            endedOnPurpose.insert(family)
+            count("maximum lifetime reached")
+        }
+        signOutCause = signOutCause ?? "maximum lifetime"
+        return true
     }
 
     struct Snapshot {
@@ -495,7 +564,9 @@ struct Oracle {
 
     mutating func loggedIn() async throws {
         signOutCause = nil
-        if let token = try await store.read()?.refreshToken { history.append(token) }
+        let stored = try await store.read()
+        if let token = stored?.refreshToken { history.append(token) }
+        lastFamily = stored?.familyID
     }
 
     func revokedSessions() async throws -> [(id: String, reason: String)] { try await server.revokedSessions() }
@@ -523,6 +594,9 @@ struct Oracle {
         step: Int, before: Snapshot, results: [(TortureRun.Operation, TortureAnswer)], hasLogout: Bool
     ) async throws {
         let family = before.stored?.familyID
+        // A session past its maximum lifetime ends on purpose: session/15 to whoever asks first, "not logged in"
+        // to the rest.
+        _ = try await lifetimeReached(family)
         if hasLogout, let family {
             endedOnPurpose.insert(family)
             signOutCause = "logout"
@@ -577,7 +651,7 @@ struct Oracle {
             endedOnPurpose.insert(id)
         }
         guard let stored = try await store.read() else {
-            if signOutCause == nil {
+            if signOutCause == nil, try await !lifetimeReached(lastFamily) {
                 violation(step, "the store is empty though nobody logged out and nothing was revoked")
                 signOutCause = "(reported)"
             }
@@ -588,6 +662,7 @@ struct Oracle {
             return
         }
         if history.last != refreshToken { history.append(refreshToken) }
+        lastFamily = stored.familyID
         guard let row = try await tokenRow(refreshToken) else {
             violation(step, "the stored refresh token is unknown to the server")
             return
