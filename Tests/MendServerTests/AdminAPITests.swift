@@ -285,4 +285,37 @@ import Testing
             #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration.load(environment: values) }
         }
     }
+
+    @Test(
+        "An admin's ending on one instance is refused on the other within the revocation view's bound",
+        .enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
+    func endsOnEveryInstance() async throws {
+        try await withTwoPostgresInstances(configure: Self.withAdmin) { emulator, first, second, _ in
+            let clients = [ServerClient(first.baseURL), ServerClient(second.baseURL)]
+            let phone = try await clients[0].post("/v1/login/code", json: try await emulator.loginCodeBody()).json()
+            let laptop = try await clients[1].post("/v1/login/code", json: try await emulator.loginCodeBody()).json()
+            let userID = try #require(phone["user"]?["id"]?.stringValue)
+            for (session, client) in [(phone, clients[1]), (laptop, clients[0])] {
+                _ = try await client.get("/v1/session", bearer: try DevicesTests.access(session))
+            }
+            var request = APIRequest(
+                method: .post, url: clients[0].url("/v1/admin/users/\(userID)/logout"),
+                headers: [.authorization: "Bearer \(Self.ops.token)", .contentType: "application/json"],
+                body: Data(#"{"reason":"stolen laptop"}"#.utf8))
+            let started = ContinuousClock.now
+            #expect(try await clients[0].client.send(request).json() == .object(["sessions_ended": .int(2)]))
+            for session in [phone, laptop] {
+                let (refusal, _) = try await clients[1].timeUntilRefused(
+                    try DevicesTests.access(session), since: started)
+                #expect(refusal.isSession(.Session.revoked))
+                #expect(refusal.developerMessage.contains("stolen laptop"))
+            }
+            // The admin API answers on the other instance as well.
+            request.head.path = "/v1/admin/users/\(userID)"
+            request.head.method = .get
+            request.body = nil
+            let detail = try await clients[1].client.send(request).json()
+            #expect(detail["sessions"]?.arrayValue?.isEmpty == true)
+        }
+    }
 }
