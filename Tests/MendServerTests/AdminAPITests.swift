@@ -206,6 +206,12 @@ import Testing
             let ids = (first["events"]?.arrayValue ?? []) + (second["events"]?.arrayValue ?? [])
             let numbers = ids.compactMap { $0["id"]?.intValue }
             #expect(numbers.count == 4 && numbers == numbers.sorted(by: >) && Set(numbers).count == 4)
+            // The last page says so.
+            let whole = try await Self.send(stack, .get, "/v1/admin/audit?limit=200")
+            let count = try #require(whole["events"]?.arrayValue?.count)
+            #expect(whole["next_before"] == .null)
+            let exact = try await Self.send(stack, .get, "/v1/admin/audit?limit=\(count)")
+            #expect(exact["next_before"] == .null && exact["events"]?.arrayValue?.count == count)
         }
     }
 

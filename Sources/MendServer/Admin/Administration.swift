@@ -70,11 +70,13 @@ struct Administration: BackendPart {
     /// `GET /v1/admin/audit`: the newest events, filtered by user and event code, paged back with `before`.
     func audit(_ query: AdminQuery) async throws -> JSONValue {
         let limit = Int(query.integers["limit"] ?? 50)
+        // One more than asked: whether there is a next page.
         let events = try await store.auditEvents(
             userID: query.strings["user_id"], event: query.strings["event"], before: query.integers["before"],
-            limit: limit)
-        let next: Int64? = events.count == limit ? events.last?.id : nil
-        return .object(["events": .array(events.map(\.adminEntry)), "next_before": JSONValue(next)])
+            limit: limit + 1)
+        let page = events.prefix(limit)
+        let next: Int64? = events.count > limit ? page.last?.id : nil
+        return .object(["events": .array(page.map(\.adminEntry)), "next_before": JSONValue(next)])
     }
 
     // MARK: Changes
