@@ -88,7 +88,16 @@ import Testing
                 #expect(!table.contains(secret), "a secret in the audit table")
                 #expect(!capture.text.contains(secret), "a secret in the logs")
             }
-            #expect(capture.text.contains("audit"))
+            // Every event, the triggers' too, is also one structured `audit` log line with the same fields.
+            func fields(_ event: String?, _ user: String?, _ session: String?, _ detail: String?) -> String {
+                [event, user, session, detail].map { $0 ?? "-" }.joined(separator: " ")
+            }
+            let lines = capture.records.filter { $0.message == "audit" }.map { line in
+                fields(
+                    line.metadata["event"], line.metadata["user_id"], line.metadata["session_id"],
+                    line.metadata["detail"])
+            }
+            #expect(lines.sorted() == events.map { fields($0.event, $0.userID, $0.sessionID, $0.detail) }.sorted())
         }
     }
 

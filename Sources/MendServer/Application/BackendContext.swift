@@ -68,26 +68,13 @@ extension BackendPart {
     func audit(_ event: AuditRecord.Event, _ record: AuditRecord, logger: Logger) async {
         var record = record
         record.event = event.rawValue
-        logAudit(record, logger: logger)
+        record.log(to: logger)
         do {
             try await store.recordAudit(record)
         } catch {
             metrics.auditWriteFailed()
             logger.warning("audit event not written", metadata: ["event": .string(record.event)])
         }
-    }
-
-    /// The structured `audit` log line of an event (the triggers' events are logged where the server makes their
-    /// change).
-    func logAudit(_ record: AuditRecord, logger: Logger) {
-        var metadata: Logger.Metadata = ["event": .string(record.event)]
-        for (key, value) in [
-            ("user_id", record.userID), ("session_id", record.sessionID), ("provider", record.provider),
-            ("detail", record.detail), ("address", record.address), ("client", record.client), ("actor", record.actor),
-        ] {
-            if let value { metadata[key] = .string(value) }
-        }
-        logger.info("audit", metadata: metadata)
     }
 
     /// Takes a token from the rate-limit bucket or throws 429.

@@ -106,7 +106,7 @@ public final class LoginBackend: BackendPart {
                 freshness: database.kind == .sqlite ? .always : .stale)
             let store = ServerStore(
                 database: database, cipher: TokenCipher(key: configuration.storage.tokenEncryptionKey?.value),
-                revocations: view)
+                revocations: view, auditLogger: logger)
             let feed = RevocationFeed(
                 view: view, store: store, source: source, logger: logger, clock: configuration.clock)
             // SQLite: the view is current from the start, so it must hold the log before the first request.

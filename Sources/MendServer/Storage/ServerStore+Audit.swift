@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SQLKit
 
 /// One authentication event of the audit log (`mend_audit`): what happened, to whom, from where. Never a token, a
@@ -39,6 +40,38 @@ struct AuditRecord: Sendable, Hashable {
     var client: String?
     /// Who did it, when not the user (an admin token's id).
     var actor: String?
+}
+
+extension AuditRecord {
+    /// The event of a session's ending, as the triggers name it: `reuse_detected`, `revocation` (RFC 7009), `logout`,
+    /// or `session_ended` for every other reason; its detail is `reason[: detail]`.
+    static func ending(
+        _ session: String, user: String, reason: SessionEndReason, detail: String?, at: Int64, row: any SQLRow
+    ) throws -> AuditRecord {
+        let event: Event =
+            switch reason {
+            case .refreshTokenReused: .reuseDetected
+            case .loggedOut where detail == "token revocation": .revocation
+            case .loggedOut: .logout
+            default: .sessionEnded
+            }
+        return AuditRecord(
+            at: at, event: event.rawValue, userID: user, sessionID: session, provider: try row.optionalText("provider"),
+            detail: reason.rawValue + (detail.map { ": \($0)" } ?? ""), address: try row.optionalText("last_address"),
+            client: try row.optionalText("client"))
+    }
+
+    /// The structured `audit` log line of the event.
+    func log(to logger: Logger) {
+        var metadata: Logger.Metadata = ["event": .string(event)]
+        for (key, value) in [
+            ("user_id", userID), ("session_id", sessionID), ("provider", provider), ("detail", detail),
+            ("address", address), ("client", client), ("actor", actor),
+        ] {
+            if let value { metadata[key] = .string(value) }
+        }
+        logger.info("audit", metadata: metadata)
+    }
 }
 
 extension ServerStore {

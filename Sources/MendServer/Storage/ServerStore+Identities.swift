@@ -70,6 +70,12 @@ extension ServerStore {
             ON CONFLICT (provider, subject) DO NOTHING RETURNING user_id
             """
         ).all().isEmpty
+        if added, try await identities(userID: userID).count > 1 {
+            logAudit(
+                AuditRecord(
+                    at: now, event: AuditRecord.Event.accountLinked.rawValue, userID: userID,
+                    provider: claims.provider))
+        }
         if added, claims.provider == "facebook" {
             try await sql.raw(
                 """

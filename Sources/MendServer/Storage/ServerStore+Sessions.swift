@@ -15,6 +15,11 @@ extension ServerStore {
                 \(bind: session.refreshedAt), \(bind: session.provider), \(bind: session.flow))
             """
         ).run()
+        logAudit(
+            AuditRecord(
+                at: session.createdAt, event: AuditRecord.Event.login.rawValue, userID: session.userID,
+                sessionID: session.id, provider: session.provider, detail: session.flow, address: session.firstAddress,
+                client: session.client))
     }
 
     static let sessionColumns = """
@@ -53,13 +58,20 @@ extension ServerStore {
 
     /// A refresh kept the session going: its new expiry (a sliding lifetime), the address it came from and when.
     func touchSession(id: String, until expiresAt: Int64, address: String?, now: Int64) async throws {
-        try await sql.raw(
+        let touched = try await sql.raw(
             """
             UPDATE mend_sessions SET expires_at = \(bind: expiresAt), refreshed_at = \(bind: now),
                 last_address = COALESCE(\(bind: address), last_address)
-            WHERE id = \(bind: id) AND revoked_at IS NULL
+            WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING user_id, provider, last_address, client
             """
-        ).run()
+        ).all()
+        for row in touched {
+            logAudit(
+                AuditRecord(
+                    at: now, event: AuditRecord.Event.refresh.rawValue, userID: try row.text("user_id"), sessionID: id,
+                    provider: try row.optionalText("provider"), address: try row.optionalText("last_address"),
+                    client: try row.optionalText("client")))
+        }
     }
 
     /// Revokes one session (the whole refresh-token family) for `reason`; returns whether it was active. A session
@@ -70,11 +82,13 @@ extension ServerStore {
             """
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
                 revoked_detail = \(bind: detail)
-            WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id
+            WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING id, user_id, provider, last_address, client
             """
         ).all()
-        guard !ended.isEmpty else { return false }
+        guard let row = ended.first else { return false }
         revocations.record(sessionID: id, .init(reason: reason.rawValue, detail: detail, endedAt: now))
+        logAudit(
+            try .ending(id, user: try row.text("user_id"), reason: reason, detail: detail, at: now, row: row))
         return true
     }
 
@@ -88,12 +102,13 @@ extension ServerStore {
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
                 revoked_detail = \(bind: detail)
             WHERE user_id = \(bind: userID) AND revoked_at IS NULL AND id <> \(bind: kept ?? "")
-            RETURNING id
+            RETURNING id, provider, last_address, client
             """
         ).all()
         for row in ended {
-            revocations.record(
-                sessionID: try row.text("id"), .init(reason: reason.rawValue, detail: detail, endedAt: now))
+            let id = try row.text("id")
+            revocations.record(sessionID: id, .init(reason: reason.rawValue, detail: detail, endedAt: now))
+            logAudit(try .ending(id, user: userID, reason: reason, detail: detail, at: now, row: row))
         }
         return ended.count
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SQLKit
 
 /// The server's queries, written once for SQLite and PostgreSQL alike (sql-kit binds `?` or `$n` as the dialect
@@ -9,8 +10,15 @@ struct ServerStore: Sendable {
     /// Told of every session this process ends, before the statement's caller goes on (other instances learn of it
     /// from the `mend_revocations` log the database keeps by trigger; see ``RevocationFeed``).
     let revocations: RevocationView
+    /// Where the `audit` line of each event a trigger writes goes, once its change is made (`nil`: nowhere).
+    var auditLogger: Logger? = nil
 
     var sql: any SQLDatabase { database.sql }
+
+    /// Logs the `audit` line of an event the database's triggers wrote with the change just made.
+    func logAudit(_ record: AuditRecord) {
+        if let auditLogger { record.log(to: auditLogger) }
+    }
 }
 
 extension ServerStore {
@@ -122,6 +130,7 @@ extension ServerStore {
         id: String, reason: SessionEndReason = .userDeleted, detail: String? = nil, now: Int64
     ) async throws -> (deleted: Bool, sessionsEnded: Int) {
         let deleted = try await !sql.raw("DELETE FROM mend_users WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        if deleted { logAudit(AuditRecord(at: now, event: AuditRecord.Event.accountDeleted.rawValue, userID: id)) }
         let ended = try await revokeSessions(userID: id, reason: reason, detail: detail, now: now)
         try await sql.raw(
             """
