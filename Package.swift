@@ -41,6 +41,7 @@ let package = Package(
         .library(name: "MendHTTPAsyncHTTPClient", targets: ["MendHTTPAsyncHTTPClient"]),
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
         .library(name: "MendLogin", targets: ["MendLogin"]),
+        .library(name: "MendRecording", targets: ["MendRecording"]),
         .library(name: "MendFacebook", targets: ["MendFacebook"]),
         .library(name: "MendGraphQL", targets: ["MendGraphQL"]),
         .library(name: "MendEmulator", targets: ["MendEmulator"]),
@@ -120,6 +121,14 @@ let package = Package(
                 "MendHTTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Record real traffic as HAR with every secret redacted, replay it (issue 30): a transport around any other.
+        .target(
+            name: "MendRecording",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
 
@@ -311,6 +320,20 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MendRecordingTests",
+            dependencies: [
+                "MendRecording", "MendClientTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "MendRecordingIntegrationTests",
+            dependencies: [
+                "MendRecording", "MendGraphAPI", "MendGraphQL", "MendTesting", "MendEmulator",
+                "MendHTTPAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
             name: "MendGraphAPIIntegrationTests",
             dependencies: [
                 "MendGraphAPI", "MendTesting", "MendEmulator", "MendHTTPAsyncHTTPClient",
@@ -402,8 +425,9 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
 if Context.environment["MEND_CLIENT_TESTS"] == "1" {
     let client: Set<String> = [
         "MendCore", "MendHTTP", "MendHTTPURLSession", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendGraphQL",
-        "MendLogin", "MendFacebook", "MendClientTesting",
+        "MendLogin", "MendFacebook", "MendClientTesting", "MendRecording",
         "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
+        "MendRecordingTests",
     ]
     let packages = ["swift-http-types", "swift-log", "swift-crypto", "async-http-client", "swift-nio"]
     package.targets.removeAll { !client.contains($0.name) }

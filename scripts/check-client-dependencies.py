@@ -35,10 +35,13 @@ CLIENT_MODULES = {
     "MendGraphQL": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI"}),
     "MendLogin": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphAPI", "MendFacebook", "MendGraphQL"}),
     "MendFacebook": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphQL"}),
+    # Recording and replay (issue 30): a transport around any other, for every client; no provider module.
+    "MendRecording": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL"}),
 }
 # The client test kit and the client-only test targets: what they must not reach (the server stack).
 CLIENT_TEST_TARGETS = [
     "MendClientTesting", "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
+    "MendRecordingTests",
 ]
 SERVER_TARGETS = {"MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest"}
 SERVER_PACKAGES = {

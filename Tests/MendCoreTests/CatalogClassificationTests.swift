@@ -191,6 +191,8 @@ let expectedRows: [ExpectedRow] = [
     .init(.Transport.emptyResponse, "emptyResponse", .transient, .retry),
     .init(.Transport.invalidRequest, "invalidRequest", .other, .changeRequest),
     .init(.Transport.cannotConnect, "cannotConnect", .transient, .retry),
+    .init(.Transport.replayMismatch, "replayMismatch", .other, .fixConfiguration),
+    .init(.Transport.recordingRefused, "recordingRefused", .other, .fixConfiguration),
 ]
 
 @Suite("Catalog classification")
@@ -235,7 +237,7 @@ struct CatalogClassificationTests {
         "The catalog holds what the closing note promises",
         arguments: [
             (MendError.Domain.login, 20), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
-            (.transport, 13),
+            (.transport, 15),
         ])
     func counts(domain: MendError.Domain, count: Int) {
         #expect(ErrorCatalog.everyClientSpace.entries(in: domain).count == count)

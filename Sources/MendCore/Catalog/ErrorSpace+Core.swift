@@ -40,6 +40,8 @@ extension ErrorSpace {
         .row(.transport, 10, "emptyResponse", .transient, .retry, .unreadableResponse, "The body was empty where content was expected."),
         .row(.transport, 11, "invalidRequest", .other, .changeRequest, .generic, "The request could not be built (an invalid URL, an unencodable body)."),
         .row(.transport, 12, "cannotConnect", .transient, .retry, .serverUnreachable, "The server refused the connection."),
+        .row(.transport, 13, "replayMismatch", .other, .fixConfiguration, .generic, "A replayed recording has no answer for the request; the message names the closest recorded request and how it differs."),
+        .row(.transport, 14, "recordingRefused", .other, .fixConfiguration, .generic, "The recording was not written: a secret survived redaction (the message says where), or the file cannot be read or written."),
     ])
 }
 

@@ -102,5 +102,11 @@ extension MendError.Code {
         public static let invalidRequest = MendError.Code(.transport, 11)
         /// The server refused the connection.
         public static let cannotConnect = MendError.Code(.transport, 12)
+        /// A replayed recording (MendRecording) has no answer for the request: the developer message names the
+        /// closest recorded request and how it differs.
+        public static let replayMismatch = MendError.Code(.transport, 13)
+        /// A recording (MendRecording) was not written: a token-shaped or high-entropy string survived redaction
+        /// (the developer message says where), or the file could not be read or written.
+        public static let recordingRefused = MendError.Code(.transport, 14)
     }
 }

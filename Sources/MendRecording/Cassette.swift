@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import MendCore
+
+/// The recorded exchanges a replay answers from, each used once, in order: matched by method, path and query
+/// (order-insensitive), the body canonicalised (JSON with sorted keys, a form's pairs sorted, GraphQL by
+/// `operationName` and variables, a Graph batch by its parts), and every redacted value compared by its kind only —
+/// a fresh PKCE verifier matches the recorded one's placeholder. The host and port are not compared (a recording
+/// made against one emulator replays against any), nor are headers (an `Authorization` header does not change what
+/// counts as the same request).
+final class Cassette: @unchecked Sendable {
+    // Every access to `used` goes through `lock`.
+    private let lock = NSLock()
+    private(set) var entries: [JSONValue]
+    private let keys: [RequestKey]
+    private var used: Set<Int> = []
+    let rules: RedactionRules
+
+    init(entries: [JSONValue], rules: RedactionRules) {
+        self.entries = entries
+        self.rules = rules
+        self.keys = entries.map { RequestKey(recorded: $0["request"] ?? .null, rules: rules) }
+    }
+
+    /// Takes the first unused entry matching the request; `nil` when there is none.
+    func take(_ key: RequestKey) -> JSONValue? {
+        lock.withLock {
+            guard let index = keys.indices.first(where: { !used.contains($0) && keys[$0] == key }) else { return nil }
+            used.insert(index)
+            return entries[index]
+        }
+    }
+
+    /// Adds an entry (recorded now) that later requests may not replay: it was answered live.
+    func appendUsed(_ entry: JSONValue) {
+        lock.withLock {
+            entries.append(entry)
+            used.insert(entries.count - 1)
+        }
+    }
+
+    /// The `transport/13` error for a request nothing answers: the closest recorded request and how it differs.
+    func mismatch(_ key: RequestKey) -> MendError {
+        let (closest, usedUp): (RequestKey?, Int) = lock.withLock {
+            let same = keys.indices.filter { keys[$0] == key }
+            if !same.isEmpty { return (keys[same[0]], same.count) }
+            return (keys.min { $0.distance(to: key) < $1.distance(to: key) }, 0)
+        }
+        let message: String
+        if closest != nil, usedUp > 0 {
+            message =
+                "The recording has no answer left for \(key.summary): all \(usedUp) recorded answer"
+                + "\(usedUp == 1 ? " was" : "s were") used (a replay answers each recorded exchange once)."
+        } else if let closest {
+            message =
+                "The recording has no answer for \(key.summary). The closest recorded request is \(closest.summary); "
+                + closest.differences(from: key).joined(separator: "; ") + "."
+        } else {
+            message = "The recording has no answer for \(key.summary): it holds no exchange."
+        }
+        return MendError(code: .Transport.replayMismatch, developerMessage: message, catalog: .core)
+    }
+}
+
+/// What identifies a request in a recording: its method, path, query and body, canonical and redacted.
+struct RequestKey: Sendable, Equatable {
+    var method: String
+    var path: String
+    /// The query's pairs, sorted.
+    var query: [String]
+    /// The body's canonical form (empty without one).
+    var body: String
+
+    /// The key of a recorded request (a HAR entry's `request`).
+    init(recorded request: JSONValue, rules: RedactionRules) {
+        let url = request["url"]?.stringValue ?? ""
+        let body = request["postData"]?["text"]?.stringValue.map { Data($0.utf8) }
+        self.init(
+            method: request["method"]?.stringValue ?? "GET", url: url, body: body,
+            mediaType: request["postData"]?["mimeType"]?.stringValue, rules: rules)
+    }
+
+    /// The key of a live request and its body.
+    init(method: String, url: String, body: Data?, mediaType: String?, rules: RedactionRules) {
+        let canonical = ExchangeRedactor(rules: rules, placeholders: PlaceholderTable(fresh: true))
+        let components = URLComponents(string: url)
+        self.method = method.uppercased()
+        self.path = components?.percentEncodedPath ?? url
+        self.query = ExchangeRedactor.decodeForm(components?.percentEncodedQuery ?? "").map { pair in
+            Self.collapse(
+                pair.name + "=" + (pair.value.map { canonical.redact(value: $0, name: pair.name, inQuery: true) } ?? "")
+            )
+        }.sorted()
+        self.body = body.map { Self.canonicalBody($0, mediaType: mediaType, redactor: canonical) } ?? ""
+    }
+
+    /// A body's canonical form: GraphQL by operation name and variables, a form's pairs sorted (a Graph batch's
+    /// `batch` by its parts), JSON with sorted keys, anything else redacted as text.
+    static func canonicalBody(_ data: Data, mediaType: String?, redactor: ExchangeRedactor) -> String {
+        guard !data.isEmpty else { return "" }
+        if case .success(let json) = JSONValue.parse(data) {
+            if json["query"]?.stringValue != nil, json.objectValue != nil {
+                let operation = json["operationName"]?.stringValue ?? Self.operationName(json["query"]?.stringValue)
+                return collapse(
+                    "graphql " + (operation ?? "(anonymous)") + " "
+                        + redactor.redact(json: json["variables"] ?? .object([:])).jsonText())
+            }
+            return collapse(redactor.redact(json: json).jsonText())
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        if (mediaType ?? "").lowercased().contains("x-www-form-urlencoded") || !text.contains(" ") && text.contains("=")
+        {
+            return ExchangeRedactor.decodeForm(text).map { pair in
+                collapse(
+                    pair.name + "="
+                        + (pair.value.map { redactor.redact(value: $0, name: pair.name, inQuery: true) } ?? ""))
+            }.sorted().joined(separator: "&")
+        }
+        return collapse(redactor.redact(text: text))
+    }
+
+    /// The first operation's name in a GraphQL document (`query Profile { … }` → `Profile`).
+    static func operationName(_ document: String?) -> String? {
+        guard let document,
+            let match = document.firstMatch(of: /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/)
+        else { return nil }
+        return String(match.1)
+    }
+
+    /// Placeholders and fresh secrets both become their kind: `<mend:code_verifier:1>` and a new verifier both read
+    /// `<code_verifier>`.
+    static func collapse(_ text: String) -> String {
+        guard text.contains("<") || text.contains("%3C") else { return text }
+        var result = text.replacing(/<(?:mend|fresh):([a-z0-9_.-]+)(?::\d+)?>/) { "<\($0.1)>" }
+        result = result.replacing(/%3C(?:mend|fresh)%3A([a-z0-9_.-]+)(?:%3A\d+)?%3E/) { "<\($0.1)>" }
+        return result
+    }
+
+    /// `GET /v25.0/me?fields=id`.
+    var summary: String {
+        "\(method) \(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+            + (body.isEmpty ? "" : " with body \(body.prefix(200))\(body.count > 200 ? "…" : "")")
+    }
+
+    /// How far another key is: the method and path weigh most, then each query pair and the body.
+    func distance(to other: RequestKey) -> Int {
+        var distance = 0
+        if method != other.method { distance += 100 }
+        if path != other.path { distance += 1000 }
+        distance += Set(query).symmetricDifference(other.query).count * 10
+        if body != other.body { distance += 5 }
+        return distance
+    }
+
+    /// What differs between this (recorded) key and the one sent.
+    func differences(from sent: RequestKey) -> [String] {
+        var differences: [String] = []
+        if method != sent.method { differences.append("the method differs: recorded \(method), sent \(sent.method)") }
+        if path != sent.path { differences.append("the path differs: recorded \(path), sent \(sent.path)") }
+        let recordedOnly = Set(query).subtracting(sent.query).sorted()
+        let sentOnly = Set(sent.query).subtracting(query).sorted()
+        if !recordedOnly.isEmpty || !sentOnly.isEmpty {
+            differences.append(
+                "the query differs: recorded \(recordedOnly.isEmpty ? "nothing more" : recordedOnly.joined(separator: "&")), "
+                    + "sent \(sentOnly.isEmpty ? "nothing more" : sentOnly.joined(separator: "&"))")
+        }
+        if body != sent.body {
+            differences.append("the body differs: recorded \(body.prefix(200)), sent \(sent.body.prefix(200))")
+        }
+        return differences.isEmpty ? ["no difference but the answers left"] : differences
+    }
+}
