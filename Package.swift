@@ -232,7 +232,7 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendFacebook", "MendServer",
+                "MendLogin", "MendFacebook", "MendServer", "MendRecording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

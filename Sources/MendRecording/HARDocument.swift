@@ -116,6 +116,7 @@ enum HAREntry {
                 "subcode": error.subcode.map { .int($0.rawValue) } ?? .null, "name": .string(error.name),
                 "category": .string(error.category.rawValue), "recovery": .string(error.recovery.action.rawValue),
                 "message": .string(error.developerMessage),
+                "referenceId": error.referenceID.map(JSONValue.string) ?? .null,
             ])
         ])
     }

@@ -48,6 +48,8 @@ public struct RedactionRules: Sendable {
         "client_assertion", "assertion", "device_code", "user_code", "secret", "app_secret", "api_key", "apikey",
         "session_token", "session_key", "private_key", "authorization_code", "subject_token", "actor_token",
         "accesstoken", "refreshtoken", "idtoken", "clientsecret", "authorization", "cookie",
+        // Random per login, never to be replayed as they were (a replay answers with the request's own).
+        "state", "nonce",
     ]
 
     /// The credential headers.
@@ -64,6 +66,8 @@ public struct RedactionRules: Sendable {
         "requestid", "x-amzn-requestid", "x-amzn-trace-id", "x-cloud-trace-context", "referenceid", "reference_id",
         "etag", "if-none-match", "if-match", "x-content-digest", "digest", "content-digest", "cf-ray",
         "x-github-request-id", "sec-websocket-accept", "sec-websocket-key", "x-mend-request-id",
+        // PKCE's challenge is the verifier's SHA-256: public by design (RFC 7636).
+        "code_challenge",
     ]
 
     func isCredential(parameter name: String) -> Bool { parameters.contains(name.lowercased()) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MendCore
 import MendGraphQL
+import MendRecording
 
 /// `mend explain`: what an error response means and what to do about it.
 struct ExplainCommand: ParsableCommand {
@@ -10,17 +11,22 @@ struct ExplainCommand: ParsableCommand {
         abstract: "Explain an error response: its domain, code, category, recovery and user message.",
         discussion: """
             Give a Graph error body, a GraphQL response, or an HTTP status plus body (the REST status error space, \
-            or any HTTP response) as an argument, with --file, or on standard input.
+            or any HTTP response) as an argument, with --file, or on standard input ('-'). With --har FILE, every \
+            failed exchange of a HAR (a browser's, a proxy's, a Mend recording's) is explained in order.
 
             Examples:
               mend explain '{"error":{"message":"Session has expired","type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"AbC"}}'
               mend explain --status 503 --file page.html
               curl -s … | mend explain --json --locale de
+              mend explain --har session.har
             """
     )
 
-    @Argument(help: "The response body. Omit it to read --file or standard input.")
+    @Argument(help: "The response body ('-' or none: standard input, unless --file is given).")
     var body: String?
+
+    @Option(name: .long, help: "Explain every failed exchange of this HAR file, in order ('-' for standard input).")
+    var har: String?
 
     @Option(name: [.short, .long], help: "Read the body from a file ('-' for standard input).")
     var file: String?
@@ -50,6 +56,10 @@ struct ExplainCommand: ParsableCommand {
         guard body == nil || file == nil else {
             throw ValidationError("Give the body as an argument or with --file, not both.")
         }
+        guard har == nil || (body == nil && file == nil && status == nil && header.isEmpty) else {
+            throw ValidationError(
+                "--har explains a whole HAR file: give no body, --file, --status or --header with it.")
+        }
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be positive.") }
         for line in header where !line.contains(":") {
             throw ValidationError("--header must look like 'Name: value', not '\(line)'.")
@@ -58,9 +68,12 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         let resolved = try language.resolve()
+        if let har { return try explainHAR(har, locale: resolved) }
         let input: Data
         do {
-            input = try InputReading.read(argument: body, file: file, limit: maxBytes)
+            // `-` is standard input, as for --file.
+            input = try InputReading.read(
+                argument: body == "-" ? nil : body, file: body == "-" ? "-" : file, limit: maxBytes)
         } catch {
             StandardError.write("error: \(error)")
             throw ExitCode(ExitCodes.badInput)
@@ -96,6 +109,48 @@ struct ExplainCommand: ParsableCommand {
         }
         print(json ? ErrorReport.json(report) : report.text())
     }
+}
+
+extension ExplainCommand {
+    /// `--har`: each failed exchange's request line and the error it is, in order; `--json`: an array of them.
+    func explainHAR(_ path: String, locale: Locale) throws {
+        let document = try RecordingInput.read(path, limit: 256 << 20)
+        let failures = HARExplainer(explainer: Explainer(maximumInputSize: maxBytes)).failures(in: document)
+        guard !failures.isEmpty else {
+            StandardError.write("no failed exchange among the \(document.entries.count) entries: nothing to explain")
+            throw ExitCode(ExitCodes.notAnError)
+        }
+        let reports = failures.map { failure in
+            var report = ErrorReport(failure.error, locale: locale)
+            report.httpStatus = failure.status == 0 ? nil : failure.status
+            return HARFailureReport(
+                entry: failure.index, method: failure.method, url: failure.url, status: failure.status, error: report)
+        }
+        if json {
+            print(ErrorReport.json(reports))
+            return
+        }
+        for report in reports {
+            print(
+                "#\(report.entry) \(report.method) \(report.url) → \(report.status == 0 ? "no response" : String(report.status))"
+            )
+            print(report.error.text().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            print("")
+        }
+        print("\(reports.count) failed of \(document.entries.count) exchanges")
+    }
+}
+
+/// One failed exchange of `mend explain --har --json`.
+struct HARFailureReport: Encodable {
+    /// Its position among the HAR's entries (0-based).
+    var entry: Int
+    var method: String
+    /// The URL, redacted.
+    var url: String
+    /// 0 when there was no response.
+    var status: Int
+    var error: ErrorReport
 }
 
 /// The CLI's exit codes.
