@@ -160,7 +160,7 @@ let package = Package(
             name: "MendEmulator",
             dependencies: [
                 // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
-                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing",
+                "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing", "MendRecording",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Graphiti", package: "Graphiti"),
@@ -232,8 +232,10 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendFacebook", "MendServer", "MendRecording",
+                "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -82,7 +82,7 @@ struct RequestKey: Sendable, Equatable {
 
     /// The key of a live request and its body.
     init(method: String, url: String, body: Data?, mediaType: String?, rules: RedactionRules) {
-        let canonical = ExchangeRedactor(rules: rules, placeholders: PlaceholderTable(fresh: true))
+        let canonical = ExchangeRedactor(rules: rules, placeholders: PlaceholderTable(fresh: true), canonical: true)
         let components = URLComponents(string: url)
         self.method = method.uppercased()
         self.path = components?.percentEncodedPath ?? url

@@ -7,11 +7,16 @@ struct ExchangeRedactor: Sendable {
     let placeholders: PlaceholderTable
     /// `name=value` pairs of the rules' credential names, in text.
     private let keyValue: TokenShape
+    /// Whether values are made canonical for matching rather than redacted for keeping: a credential parameter's
+    /// value, a placeholder or not, becomes `<fresh:NAME>` — the same secret may have been recorded under the
+    /// placeholder of another name (the token a `/me` call presented, then exchanged as `fb_exchange_token`).
+    let canonical: Bool
 
-    init(rules: RedactionRules, placeholders: PlaceholderTable) {
+    init(rules: RedactionRules, placeholders: PlaceholderTable, canonical: Bool = false) {
         self.rules = rules
         self.placeholders = placeholders
         self.keyValue = TokenShape.keyValue(rules.parameters)
+        self.canonical = canonical
     }
 
     // MARK: URLs and queries
@@ -83,8 +88,13 @@ struct ExchangeRedactor: Sendable {
     /// One named value: a credential's whole value becomes its placeholder; any other value is redacted as text
     /// (its token-shaped parts), or as JSON when it is JSON (a Graph batch's `batch` parameter), or as a URL.
     func redact(value: String, name: String, inQuery: Bool) -> String {
-        if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return value }
         let lowered = name.lowercased()
+        if canonical, rules.isCredential(parameter: lowered), !value.isEmpty,
+            !(lowered == "code" && !inQuery && value.utf8.count < 20 && !PlaceholderTable.isPlaceholder(value))
+        {
+            return "<fresh:\(lowered)>"
+        }
+        if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return value }
         if rules.isCredential(parameter: lowered) {
             // A JSON `code` is a credential only when it is long (error codes are numbers or short names).
             if lowered == "code", !inQuery, value.utf8.count < 20 { return redact(text: value) }

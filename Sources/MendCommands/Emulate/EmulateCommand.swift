@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import MendCore
 import MendEmulator
+import MendRecording
 
 /// `mend emulate`: runs the Facebook-compatible provider emulator until interrupted.
 struct EmulateCommand: AsyncParsableCommand {
@@ -30,6 +32,13 @@ struct EmulateCommand: AsyncParsableCommand {
     @Option(help: "Answer the login dialog without a person: grantAll or deny.")
     var autoConsent: String?
 
+    @Option(
+        help: """
+            Serve this HAR recording as the provider: each request is answered from it (the control API and its \
+            faults still apply on top); one it has no answer for is 404 naming the closest recorded request.
+            """)
+    var replay: String?
+
     func run() async throws {
         var configuration: EmulatorConfiguration
         if let config {
@@ -54,7 +63,15 @@ struct EmulateCommand: AsyncParsableCommand {
         case "deny": configuration.autoConsent = .deny
         case let other?: throw ValidationError("--auto-consent must be grantAll or deny, not \(other)")
         }
-        let emulator = Emulator(configuration: configuration)
+        var replaying: ReplayTransport?
+        if let replay {
+            do {
+                replaying = try ReplayTransport(recording: URL(fileURLWithPath: replay))
+            } catch {
+                throw ValidationError("cannot replay \(replay): \(error.developerMessage)")
+            }
+        }
+        let emulator = Emulator(configuration: configuration, replay: replaying)
         let summary = configuration
         try await EmulatorServer.runUntilSignalled(emulator) { url in
             let app = summary.defaultApp
@@ -62,7 +79,8 @@ struct EmulateCommand: AsyncParsableCommand {
                 """
                 Mend provider emulator (Graph \(summary.graphVersion), seed \(summary.seed), test mode \
                 \(summary.testMode ? "on" : "off"))
-                app \(app.id) (secret \(app.secret)), \(summary.users.count) test users
+                app \(app.id) (secret \(app.secret)), \(summary.users.count) test users\
+                \(replay.map { "\nreplaying \($0)" } ?? "")
                 base URL: \(url.absoluteString)
                 ready
                 """)

@@ -2,6 +2,7 @@ public import Foundation
 public import HTTPTypes
 import MendCore
 public import MendHTTP
+public import MendRecording
 
 /// The emulated provider: its state (apps, users, codes, tokens, clock, faults, request log) and the handling of
 /// every request.
@@ -23,12 +24,22 @@ public actor Emulator {
     public nonisolated let clock: PipelineClock
     var state: EmulatorState
     let graphQL = GraphQLService()
+    /// The recording the emulator answers from instead of its own state (`mend emulate --replay`), if any.
+    let replay: ReplayTransport?
 
     /// Creates an emulator whose running time comes from `clock` (the system's by default; a test's to move it).
-    public init(configuration: EmulatorConfiguration = EmulatorConfiguration(), clock: PipelineClock = .system) {
+    ///
+    /// - Parameter replay: A recording to serve as the provider: every request but the control API's is answered
+    ///   from it (faults still apply on top), and one it has no answer for gets a 404 naming the closest recorded
+    ///   request.
+    public init(
+        configuration: EmulatorConfiguration = EmulatorConfiguration(), clock: PipelineClock = .system,
+        replay: ReplayTransport? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.state = EmulatorState(configuration: configuration, clock: clock)
+        self.replay = replay
     }
 
     /// Answers one request: the control API, or fault injection, then the Graph, login, GraphQL or REST surface;
@@ -51,7 +62,11 @@ public actor Emulator {
         if let rule, let replacement = rule.replacement(context: &state.context) {
             response = rule.finish(replacement)
         } else {
-            response = await answer(request, route: route)
+            if let replay {
+                response = await Self.replayed(request, from: replay)
+            } else {
+                response = await answer(request, route: route)
+            }
             if let rule { response = rule.finish(response) }
         }
         let status = response.delivery == .drop ? 0 : response.status.code
@@ -65,6 +80,36 @@ public actor Emulator {
                     faultID: rule?.id)
             }, limit: configuration.requestLogLimit)
         return response
+    }
+
+    /// The recording's answer to `request`: its response, a dropped connection for a recorded transport failure, or
+    /// a 404 in the Graph error shape naming the closest recorded request.
+    static func replayed(_ request: EmulatorRequest, from replay: ReplayTransport) async -> EmulatorResponse {
+        let target = request.rawQuery.isEmpty ? request.path : "\(request.path)?\(request.rawQuery)"
+        let head = HTTPRequest(
+            method: request.method, scheme: "http", authority: "emulator", path: target,
+            headerFields: request.headers)
+        do {
+            let (response, body) = try await replay.send(
+                head, body: request.body.isEmpty ? nil : HTTPBody(request.body), timeout: nil)
+            guard case .complete(let data) = try await body.collect(upTo: 64 << 20) else {
+                return EmulatorResponse(status: .internalServerError)
+            }
+            return EmulatorResponse(status: response.status, headers: response.headerFields, body: data)
+        } catch let error as MendError where error.code == .Transport.replayMismatch {
+            let body = JSONValue.object([
+                "error": .object([
+                    "message": .string(error.developerMessage), "type": .string("MendReplayMismatch"),
+                    "code": .int(2500),
+                ])
+            ])
+            return EmulatorResponse(
+                status: .notFound, headers: [.contentType: "application/json"], body: Data(body.jsonText().utf8))
+        } catch {
+            var dropped = EmulatorResponse(status: .ok)
+            dropped.delivery = .drop
+            return dropped
+        }
     }
 
     private func answer(_ request: EmulatorRequest, route: EmulatorRoute) async -> EmulatorResponse {
