@@ -67,7 +67,7 @@ struct SecretScan: Sendable {
 
     private func scan(url: String, at location: String, into findings: inout [Finding]) {
         guard let components = URLComponents(string: url) else {
-            scan(value: url, name: "", at: location, into: &findings)
+            scan(value: url.replacingOccurrences(of: "?", with: " "), name: "", at: location, into: &findings)
             return
         }
         for pair in ExchangeRedactor.decodeForm(components.percentEncodedQuery ?? "") {
@@ -125,6 +125,11 @@ struct SecretScan: Sendable {
     /// allowed) for high entropy.
     func scan(value: String, name: String, at location: String, into findings: inout [Finding]) {
         if PlaceholderTable.isPlaceholder(value) { return }
+        if value.hasPrefix("http://") || value.hasPrefix("https://"), value.contains("?") {
+            // A URL (a Referer, a Location): its query pairs by their names.
+            scan(url: value, at: location, into: &findings)
+            return
+        }
         for shape in TokenShape.all {
             var found = false
             _ = shape.replace(in: value) { _, _ in
