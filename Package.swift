@@ -129,6 +129,9 @@ let package = Package(
             dependencies: [
                 "MendHTTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Re-signing a recorded JWT at replay with a fixture key (RS256, ES256, EdDSA).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
 
@@ -331,8 +334,9 @@ let package = Package(
             name: "MendRecordingIntegrationTests",
             dependencies: [
                 "MendRecording", "MendGraphAPI", "MendGraphQL", "MendTesting", "MendEmulator",
-                "MendHTTPAsyncHTTPClient",
+                "MendHTTPAsyncHTTPClient", "MendLogin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(

@@ -36,7 +36,7 @@ CLIENT_MODULES = {
     "MendLogin": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphAPI", "MendFacebook", "MendGraphQL"}),
     "MendFacebook": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphQL"}),
     # Recording and replay (issue 30): a transport around any other, for every client; no provider module.
-    "MendRecording": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL"}),
+    "MendRecording": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL"}),
 }
 # The client test kit and the client-only test targets: what they must not reach (the server stack).
 CLIENT_TEST_TARGETS = [

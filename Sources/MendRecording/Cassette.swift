@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendHTTP
 
 /// The recorded exchanges a replay answers from, each used once, in order: matched by method, path and query
 /// (order-insensitive), the body canonicalised (JSON with sorted keys, a form's pairs sorted, GraphQL by
@@ -14,21 +15,97 @@ final class Cassette: @unchecked Sendable {
     private(set) var entries: [JSONValue]
     private let keys: [RequestKey]
     private var used: Set<Int> = []
+    /// What the replayed client sent where the recording has other values (a per-run parameter: its `state`, its
+    /// `nonce`, its loopback `redirect_uri`): recorded value → the client's, applied to every later answer.
+    private var bindings: [String: String] = [:]
+    /// The recorded JWTs' templates, by placeholder.
+    private let templates: [String: JSONValue]
+    /// The keys the replay signs JWTs with, and whose JWKS it answers.
+    private let fixtureKeys = FixtureKeys()
     let rules: RedactionRules
 
     init(entries: [JSONValue], rules: RedactionRules) {
         self.entries = entries
         self.rules = rules
         self.keys = entries.map { RequestKey(recorded: $0["request"] ?? .null, rules: rules) }
+        var templates: [String: JSONValue] = [:]
+        for entry in entries {
+            for (placeholder, template) in entry["_mend"]?["jwts"]?.objectValue ?? [:] {
+                templates[placeholder] = template
+            }
+        }
+        self.templates = templates
     }
 
-    /// Takes the first unused entry matching the request; `nil` when there is none.
-    func take(_ key: RequestKey) -> JSONValue? {
+    /// Takes the first unused entry matching the request, learning the client's per-run values from it; `nil` when
+    /// there is none.
+    func take(_ key: RequestKey, url: String, body: Data?, mediaType: String?) -> JSONValue? {
         lock.withLock {
             guard let index = keys.indices.first(where: { !used.contains($0) && keys[$0] == key }) else { return nil }
             used.insert(index)
+            let recorded = entries[index]["request"] ?? .null
+            let recordedValues = Self.perRunValues(
+                url: recorded["url"]?.stringValue ?? "",
+                body: recorded["postData"]?["text"]?.stringValue.map { Data($0.utf8) },
+                mediaType: recorded["postData"]?["mimeType"]?.stringValue, rules: rules)
+            let liveValues = Self.perRunValues(url: url, body: body, mediaType: mediaType, rules: rules)
+            for (name, value) in recordedValues {
+                if let live = liveValues[name], live != value, !value.isEmpty { bindings[value] = live }
+            }
             return entries[index]
         }
+    }
+
+    /// The values of the per-run parameters in a request's query, form or JSON body.
+    static func perRunValues(url: String, body: Data?, mediaType: String?, rules: RedactionRules) -> [String: String] {
+        var values: [String: String] = [:]
+        var pairs = ExchangeRedactor.decodeForm(URLComponents(string: url)?.percentEncodedQuery ?? "")
+        if let body, !body.isEmpty {
+            if case .success(.object(let members)) = JSONValue.parse(body) {
+                for (name, value) in members { if let text = value.stringValue { pairs.append((name, text)) } }
+            } else if (mediaType ?? "").contains("x-www-form-urlencoded") {
+                pairs += ExchangeRedactor.decodeForm(String(decoding: body, as: UTF8.self))
+            }
+        }
+        for pair in pairs where rules.isPerRun(pair.name) {
+            if let value = pair.value, values[pair.name.lowercased()] == nil { values[pair.name.lowercased()] = value }
+        }
+        return values
+    }
+
+    /// The answer of `entry`: the client's own per-run values where the recording had its, each recorded JWT signed
+    /// again with a fixture key, each recorded JWKS the fixture keys'.
+    func answer(_ entry: JSONValue, now: Date = Date()) throws -> (HTTPResponse, HTTPBody) {
+        let bindings = lock.withLock { self.bindings }
+        func bind(_ text: String) -> String {
+            var result = text
+            for (recorded, live) in bindings
+            where result.contains(recorded) || result.contains(ExchangeRedactor.encode(recorded)) {
+                result = result.replacingOccurrences(of: recorded, with: live)
+                    .replacingOccurrences(of: ExchangeRedactor.encode(recorded), with: ExchangeRedactor.encode(live))
+            }
+            return result
+        }
+        var (response, body) = try Replay.answer(entry)
+        var fields = HTTPFields()
+        for field in response.headerFields { fields.append(HTTPField(name: field.name, value: bind(field.value))) }
+        response.headerFields = fields
+        guard !body.isEmpty, var text = String(data: body, encoding: .utf8) else {
+            return (response, HTTPBody(body))
+        }
+        text = bind(text)
+        if case .success(let json) = JSONValue.parse(Data(text.utf8)) {
+            if let first = json["keys"]?.arrayValue?.first, first["kty"] != nil {
+                text = try fixtureKeys.jwks(replacing: json).jsonText()
+            }
+            let accessToken = json["access_token"]?.stringValue
+            for (placeholder, template) in templates where text.contains(placeholder) {
+                let jwt = try fixtureKeys.materialize(template, now: now, bind: bind, accessToken: accessToken)
+                text = text.replacingOccurrences(of: placeholder, with: jwt)
+            }
+        }
+        body = Data(text.utf8)
+        return (response, HTTPBody(body))
     }
 
     /// Adds an entry (recorded now) that later requests may not replay: it was answered live.

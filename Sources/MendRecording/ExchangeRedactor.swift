@@ -89,6 +89,7 @@ struct ExchangeRedactor: Sendable {
     /// (its token-shaped parts), or as JSON when it is JSON (a Graph batch's `batch` parameter), or as a URL.
     func redact(value: String, name: String, inQuery: Bool) -> String {
         let lowered = name.lowercased()
+        if canonical, rules.isPerRun(lowered), !value.isEmpty { return "<fresh:\(lowered)>" }
         if canonical, rules.isCredential(parameter: lowered), !value.isEmpty,
             !(lowered == "code" && !inQuery && value.utf8.count < 20 && !PlaceholderTable.isPlaceholder(value))
         {

@@ -22,7 +22,7 @@ public struct HARDocument: Sendable, Equatable {
 
     /// A document read from a HAR file's bytes.
     ///
-    /// - Throws: `transport/14` (``MendError/Code/Transport/recordingRefused``) when it is not a HAR (no
+    /// - Throws: `transport/14` (`recordingRefused`) when it is not a HAR (no
     ///   `log.entries` array).
     public init(data: Data) throws(MendError) {
         guard case .success(let json) = JSONValue.parse(data, maxBytes: 512 << 20),

@@ -70,6 +70,13 @@ public enum HARRedaction {
             }
             object["response"] = .object(response)
         }
+        // The templates of the JWTs the entry now holds placeholders of, for the replay to sign them again.
+        let templates = redactor.placeholders.templates(in: JSONValue.object(object).jsonText())
+        if !templates.isEmpty {
+            var annotation = object["_mend"]?.objectValue ?? [:]
+            annotation["jwts"] = .object(templates)
+            object["_mend"] = .object(annotation)
+        }
         if let message = object["_mend"]?["error"]?["message"]?.stringValue,
             case .object(var annotation) = object["_mend"] ?? .null,
             case .object(var error) = annotation["error"] ?? .null

@@ -103,7 +103,11 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
             let key = RequestKey(
                 method: request.method.rawValue, url: HAREntry.urlString(request), body: requestBody,
                 mediaType: request.headerFields[.contentType], rules: redactor.rules)
-            if let entry = cassette.take(key) { return try Replay.answer(entry) }
+            if let entry = cassette.take(
+                key, url: HAREntry.urlString(request), body: requestBody, mediaType: request.headerFields[.contentType])
+            {
+                return try cassette.answer(entry)
+            }
             guard records else { throw cassette.mismatch(key) }
         }
         return try await record(request, body: requestBody, timeout: timeout)
@@ -218,15 +222,18 @@ public struct ReplayTransport: HTTPTransport {
         let key = RequestKey(
             method: request.method.rawValue, url: HAREntry.urlString(request), body: data,
             mediaType: request.headerFields[.contentType], rules: cassette.rules)
-        guard let entry = cassette.take(key) else { throw cassette.mismatch(key) }
-        return try Replay.answer(entry)
+        guard
+            let entry = cassette.take(
+                key, url: HAREntry.urlString(request), body: data, mediaType: request.headerFields[.contentType])
+        else { throw cassette.mismatch(key) }
+        return try cassette.answer(entry)
     }
 }
 
 /// A recorded entry as an answer.
 enum Replay {
-    /// The response of `entry`, or the transport error it recorded.
-    static func answer(_ entry: JSONValue) throws -> (HTTPResponse, HTTPBody) {
+    /// The response of `entry` as recorded (its body whole), or the transport error it recorded.
+    static func answer(_ entry: JSONValue) throws -> (HTTPResponse, Data) {
         let response = entry["response"] ?? .null
         let status = response["status"]?.intValue ?? 0
         guard status > 0 else {
@@ -248,6 +255,6 @@ enum Replay {
         let text = content["text"]?.stringValue ?? ""
         let body =
             content["encoding"]?.stringValue == "base64" ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
-        return (HTTPResponse(status: .init(code: status), headerFields: fields), HTTPBody(body))
+        return (HTTPResponse(status: .init(code: status), headerFields: fields), body)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import MendCore
 
 /// What a recording redacts, and what it keeps although it looks random.
 ///
@@ -16,6 +17,11 @@ public struct RedactionRules: Sendable {
     /// although they are high-entropy. A name here never keeps a credential parameter's or header's value, and never
     /// a token-shaped one.
     public private(set) var allowedNames: Set<String>
+    /// Parameters whose values a client makes afresh for every login — `state`, `nonce`, PKCE's `code_challenge`, a
+    /// loopback `redirect_uri`'s port: a replay matches them by name only, and answers with the values the client
+    /// sent (the recorded ones are replaced by them in a replayed answer: a redirect's `state`, an id_token's
+    /// `nonce`).
+    public private(set) var perRunParameters: Set<String>
 
     /// The defaults.
     public static let standard = RedactionRules()
@@ -25,7 +31,11 @@ public struct RedactionRules: Sendable {
         parameters = Self.defaultParameters
         headers = Self.defaultHeaders
         allowedNames = Self.defaultAllowedNames
+        perRunParameters = Self.defaultPerRunParameters
     }
+
+    /// The parameters made afresh for every login.
+    public static let defaultPerRunParameters: Set<String> = ["state", "nonce", "code_challenge", "redirect_uri"]
 
     /// Also redacts the values of `name` (a parameter, a JSON member or a header).
     public mutating func redact(_ name: String) {
@@ -68,11 +78,14 @@ public struct RedactionRules: Sendable {
         "x-github-request-id", "sec-websocket-accept", "sec-websocket-key", "x-mend-request-id",
         // PKCE's challenge is the verifier's SHA-256: public by design (RFC 7636).
         "code_challenge",
+        // The members of a public JWK (a JWKS answer): public keys.
+        "n", "e", "x", "y", "x5c", "x5t", "x5t#s256", "kid",
     ]
 
     func isCredential(parameter name: String) -> Bool { parameters.contains(name.lowercased()) }
     func isCredential(header name: String) -> Bool { headers.contains(name.lowercased()) }
     func isAllowed(_ name: String) -> Bool { allowedNames.contains(name.lowercased()) }
+    func isPerRun(_ name: String) -> Bool { perRunParameters.contains(name.lowercased()) }
 }
 
 /// The placeholders of one recording: each distinct secret becomes `<mend:KIND:N>`, the same secret the same
@@ -83,6 +96,8 @@ final class PlaceholderTable: @unchecked Sendable {
     private let lock = NSLock()
     private var bySecret: [String: String] = [:]
     private var counters: [String: Int] = [:]
+    /// The templates of the JWTs replaced (``JWTTemplate``), by placeholder.
+    private var templates: [String: JSONValue] = [:]
     /// Whether every secret becomes `<fresh:KIND>`, unnumbered: a live request's canonical form for matching.
     private let fresh: Bool
 
@@ -104,6 +119,20 @@ final class PlaceholderTable: @unchecked Sendable {
     func placeholder(for secret: String, kind: String) -> String {
         if Self.isPlaceholder(secret) { return secret }
         if fresh { return "<fresh:\(Self.kindName(kind))>" }
+        if secret.hasPrefix("eyJ"), lock.withLock({ bySecret[secret] == nil }),
+            let template = JWTTemplate.make(secret, placeholders: self)
+        {
+            // A JWT: a placeholder of its own kind, and its template for the replay to sign again.
+            return lock.withLock {
+                if let known = bySecret[secret] { return known }
+                let number = (counters["jwt"] ?? 0) + 1
+                counters["jwt"] = number
+                let placeholder = "<mend:jwt:\(number)>"
+                bySecret[secret] = placeholder
+                templates[placeholder] = template
+                return placeholder
+            }
+        }
         return lock.withLock {
             if let known = bySecret[secret] { return known }
             let kind = Self.kindName(kind)
@@ -112,6 +141,13 @@ final class PlaceholderTable: @unchecked Sendable {
             let placeholder = "<mend:\(kind):\(number)>"
             bySecret[secret] = placeholder
             return placeholder
+        }
+    }
+
+    /// The templates of the JWT placeholders that occur in `text`.
+    func templates(in text: String) -> [String: JSONValue] {
+        lock.withLock {
+            templates.filter { text.contains($0.key) || text.contains(ExchangeRedactor.encode($0.key)) }
         }
     }
 
