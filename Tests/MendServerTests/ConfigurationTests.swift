@@ -143,6 +143,7 @@ import Testing
                 "MEND_LIMITED_LOGIN": "true", "MEND_APPLE_TEAM_ID": "TEAM1", "MEND_APPLE_KEY_ID": "KEY1",
                 "MEND_APPLE_PRIVATE_KEY_FILE": try file("a.p8", P256.Signing.PrivateKey().pemRepresentation),
                 "MEND_GOOGLE_SERVER_CLIENT_ID": "server.apps.example", "MEND_GOOGLE_SERVER_CLIENT_SECRET": "g-secret",
+                "MEND_PROVIDER_RECORDING": "/tmp/provider.har",
             ], uniquingKeysWith: { $1 })
         let changed: [String: String] = [
             "MEND_CONFIG_FILE": try file("c.json", #"{"MEND_PORT": 7000}"#),
@@ -161,6 +162,7 @@ import Testing
             "MEND_TOKEN_CACHE_SIZE": "0", "MEND_AUDIT_RETENTION": "30d",
             "MEND_ADMIN_TOKENS": AdminToken.generate(id: "ops").configuration.environmentValue,
             "MEND_RATE_LIMIT_ADMIN": "10/min",
+            "MEND_PROVIDER_RECORDING": "/tmp/other.har", "MEND_PROVIDER_RECORDING_MODE": "newEpisodes",
             "MEND_TRUSTED_PROXIES": "2", "MEND_TRUST_FORWARDED_FOR": "true", "MEND_PUBLIC_URL": "https://auth.example",
             "MEND_VALIDITY_CHECK_INTERVAL": "12h", "MEND_PROFILE_MAX_AGE": "30m", "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
             "MEND_PROVIDER_TIMEOUT": "2500ms", "MEND_PROVIDER_MAX_ATTEMPTS": "2",

@@ -1,8 +1,10 @@
 import Foundation
 public import Logging
 public import MendCore
+import MendGraphAPI
 public import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendRecording
 import PostgresKit
 
 /// The state behind `mend-server`'s routes, in parts: the sessions (their tokens, refresh, the bearer check,
@@ -88,7 +90,15 @@ public final class LoginBackend: BackendPart {
                 configuration: configuration.sessions.signingKeys, issuer: configuration.sessions.issuer,
                 audience: configuration.accessTokenAudience,
                 cacheCapacity: configuration.sessions.verifiedTokenCacheSize)
-            let transport = transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providers.timeout)
+            var transport: any HTTPTransport =
+                transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providers.timeout)
+            if let recording = configuration.providers.recording {
+                transport = try RecordingTransport(
+                    wrapping: transport, file: recording.file, mode: recording.mode, errorDecoder: GraphErrorDecoder(),
+                    catalog: .graph)
+                logger.notice(
+                    "recording provider calls", metadata: ["file": .string(recording.file.path)])
+            }
             let facebook = configuration.providers.facebook.map {
                 ProviderGateway(
                     app: $0, providers: configuration.providers, clock: configuration.clock, transport: transport)

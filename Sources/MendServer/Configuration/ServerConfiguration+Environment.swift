@@ -1,5 +1,6 @@
 public import Foundation
 import MendCore
+import MendRecording
 
 /// One variable `mend-server` reads (also a key of its JSON file): its name, the names it also answers to, its
 /// default and what it sets.
@@ -130,6 +131,12 @@ enum ServerEnvironment {
             Variable(
                 "MEND_PROVIDER_MAX_ATTEMPTS", default: value(providers.maxAttempts),
                 "tries of an idempotent provider call on a transient error"),
+            Variable(
+                "MEND_PROVIDER_RECORDING", default: "none",
+                "a HAR file the server records its provider calls into, every secret redacted (see docs/recording.md)"),
+            Variable(
+                "MEND_PROVIDER_RECORDING_MODE", default: "`all`",
+                "`all` records anew, `newEpisodes` adds to the file, `once` and `none` answer from it"),
             Variable(
                 "MEND_TOKEN_ENCRYPTION_KEY", default: "none",
                 "base64 32-byte AES-GCM key that encrypts stored provider tokens"),
@@ -345,6 +352,13 @@ enum ServerEnvironment {
             configuration.providers.returnsProviderToken = returns
         }
         if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { configuration.providers.timeout = timeout }
+        if let file = value("MEND_PROVIDER_RECORDING") {
+            let modeName = value("MEND_PROVIDER_RECORDING_MODE") ?? "all"
+            guard let mode = RecordMode(rawValue: modeName) else {
+                throw ConfigurationError("MEND_PROVIDER_RECORDING_MODE must be once, newEpisodes, none or all")
+            }
+            configuration.providers.recording = (URL(fileURLWithPath: file), mode)
+        }
         if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") {
             configuration.providers.maxAttempts = max(1, attempts)
         }

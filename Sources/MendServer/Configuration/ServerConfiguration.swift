@@ -1,6 +1,7 @@
 public import Foundation
 public import MendGraphAPI
 public import MendHTTP
+public import MendRecording
 
 /// Everything `mend-server` needs to run, in six values: where it listens (``listening``), where its data lives
 /// (``storage``), the sessions it issues (``sessions``), the providers users log in with (``providers``, Facebook one
@@ -198,6 +199,9 @@ extension ServerConfiguration {
         public var maxAttempts: Int
         /// The base delay of the provider calls' retry backoff.
         public var retryBase: Duration
+        /// A HAR file the server records its provider calls into, every secret redacted (MendRecording), and how
+        /// (`nil`, the default: no recording). To see what a provider answered; a replay mode answers from the file.
+        public var recording: (file: URL, mode: RecordMode)?
 
         /// Provider settings; with no argument, no provider at all (give at least one).
         public init(
@@ -212,6 +216,7 @@ extension ServerConfiguration {
             self.timeout = timeout
             self.maxAttempts = maxAttempts
             self.retryBase = retryBase
+            self.recording = nil
         }
 
         /// Every provider name a login may carry: Facebook's, the id_token issuers' and the app's own.
