@@ -213,6 +213,11 @@ struct TokenShape: @unchecked Sendable {
         self.group = group
     }
 
+    /// Whether `text` holds this shape.
+    func matches(_ text: String) -> Bool {
+        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
     /// `text` with each credential replaced by `replacement(credential, kind)`.
     func replace(in text: String, _ replacement: (String, String) -> String) -> String {
         let whole = NSRange(text.startIndex..., in: text)

@@ -37,6 +37,9 @@ enum JWTTemplate {
             if hashClaims.contains(name) { continue }
             if personalClaims.contains(name), case .string(let text) = value {
                 redacted[name] = .string(placeholders.placeholder(for: text, kind: name))
+            } else if case .string(let text) = value, TokenShape.all.contains(where: { $0.matches(text) }) {
+                // A token inside a claim (a custom claim carrying one): replaced like any other.
+                redacted[name] = .string(placeholders.placeholder(for: text, kind: name))
             } else {
                 redacted[name] = value
             }

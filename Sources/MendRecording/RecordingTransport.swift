@@ -152,18 +152,20 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         if let finding = scan.knownSecretFindings(in: redacted.jsonText()).first {
             throw Self.refused("\(finding.reason) survived redaction in the entry")
         }
-        let data: Data = lock.withLock {
-            document.entries.append(redacted)
-            return document.data()
-        }
         cassette.appendUsed(redacted)
-        do {
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: file, options: .atomic)
-        } catch {
-            throw Self.refused("cannot write \(file.path): \(error.localizedDescription)")
+        // Under the lock: concurrent exchanges write in turn, each file holding every entry before it.
+        let failure: String? = lock.withLock {
+            document.entries.append(redacted)
+            do {
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try document.data().write(to: file, options: .atomic)
+                return nil
+            } catch {
+                return "cannot write \(file.path): \(error.localizedDescription)"
+            }
         }
+        if let failure { throw Self.refused(failure) }
     }
 
     static func refused(_ message: String) -> MendError {

@@ -130,16 +130,9 @@ struct SecretScan: Sendable {
             scan(url: value, at: location, into: &findings)
             return
         }
-        for shape in TokenShape.all {
-            var found = false
-            _ = shape.replace(in: value) { _, _ in
-                found = true
-                return ""
-            }
-            if found {
-                findings.append(Finding(location: location, reason: "a token-shaped string"))
-                return
-            }
+        if TokenShape.all.contains(where: { $0.matches(value) }) {
+            findings.append(Finding(location: location, reason: "a token-shaped string"))
+            return
         }
         guard !rules.isAllowed(name) else { return }
         for run in value.split(whereSeparator: { !Self.tokenCharacters.contains($0) }) where run.count >= 20 {

@@ -342,8 +342,16 @@ struct TortureRun {
                 try await oracle.deauthorize(step: step, appSecret: emulator.emulator.configuration.defaultApp.secret)
                 oracle.count("provider revoked")
             case .outliveLifetime:
-                // Nobody touches the session until it is past its maximum lifetime: the next operation ends it.
-                if let family = before.stored?.familyID, let remaining = try await oracle.remainingLifetime(family) {
+                // Nobody touches the session until it is past its maximum lifetime: the next operation ends it. (Logged
+                // out at this step, a process logs in first, so that there is a session to outlive.)
+                if before.stored == nil {
+                    var answer = await processes[0].send("login", manager: 0)
+                    while !answer.ok { answer = await processes[0].send("login", manager: 0) }
+                    try await oracle.loggedIn()
+                }
+                if let family = try await oracle.snapshot().stored?.familyID,
+                    let remaining = try await oracle.remainingLifetime(family)
+                {
                     try await Task.sleep(for: .seconds(max(0, remaining) + 1))
                     oracle.count("session outlived its maximum lifetime")
                 }

@@ -163,6 +163,28 @@ import Testing
         #expect(try HARDocument(data: Data(contentsOf: file)).entries.count == 1)
     }
 
+    @Test("Concurrent exchanges are all recorded: the file holds every one, each with its own answer")
+    func concurrent() async throws {
+        let file = temporaryDirectory().appendingPathComponent("concurrent.har")
+        let echo = InMemoryTransport { request, _ in .json(200, #"{"path":"\#(request.path ?? "")"}"#) }
+        let recorder = try RecordingTransport(wrapping: echo, file: file, mode: .all)
+        let client = APIClient(transport: recorder, steps: .standard(retryPolicy: .never))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    _ = try await client.send(
+                        APIRequest(method: .get, url: URL(string: "https://api.example/item/\(index)")!))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let entries = try HARDocument(data: Data(contentsOf: file)).entries
+        #expect(entries.count == 40)
+        #expect(
+            Set(entries.compactMap { $0["response"]?["content"]?["text"]?.stringValue })
+                == Set((0..<40).map { #"{"path":"/item/\#($0)"}"# }))
+    }
+
     @Test("A transport failure and an HTTP error are recorded with the Mend error they became, and replayed as such")
     func failures() async throws {
         let file = temporaryDirectory().appendingPathComponent("failures.har")

@@ -29,9 +29,11 @@ public actor Emulator {
 
     /// Creates an emulator whose running time comes from `clock` (the system's by default; a test's to move it).
     ///
-    /// - Parameter replay: A recording to serve as the provider: every request but the control API's is answered
-    ///   from it (faults still apply on top), and one it has no answer for gets a 404 naming the closest recorded
-    ///   request.
+    /// - Parameters:
+    ///   - configuration: The apps, users, limits and behaviours it starts from.
+    ///   - clock: Where its running time comes from, and what its delayed answers wait on.
+    ///   - replay: A recording to serve as the provider: every request but the control API's is answered from it
+    ///     (faults still apply on top), and one it has no answer for gets a 404 naming the closest recorded request.
     public init(
         configuration: EmulatorConfiguration = EmulatorConfiguration(), clock: PipelineClock = .system,
         replay: ReplayTransport? = nil
