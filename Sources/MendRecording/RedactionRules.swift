@@ -35,7 +35,7 @@ public struct RedactionRules: Sendable {
     }
 
     /// The parameters made afresh for every login.
-    public static let defaultPerRunParameters: Set<String> = ["state", "nonce", "code_challenge", "redirect_uri"]
+    static let defaultPerRunParameters: Set<String> = ["state", "nonce", "code_challenge", "redirect_uri"]
 
     /// Also redacts the values of `name` (a parameter, a JSON member or a header).
     public mutating func redact(_ name: String) {
@@ -52,7 +52,7 @@ public struct RedactionRules: Sendable {
     }
 
     /// The credential parameters: OAuth's and OpenID Connect's, the Graph API's, and the usual secret names.
-    public static let defaultParameters: Set<String> = [
+    static let defaultParameters: Set<String> = [
         "access_token", "refresh_token", "id_token", "code", "code_verifier", "client_secret", "appsecret_proof",
         "fb_exchange_token", "signed_request", "password", "passwd", "input_token", "token", "provider_token",
         "client_assertion", "assertion", "device_code", "user_code", "secret", "app_secret", "api_key", "apikey",
@@ -63,14 +63,14 @@ public struct RedactionRules: Sendable {
     ]
 
     /// The credential headers.
-    public static let defaultHeaders: Set<String> = [
+    static let defaultHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop", "x-api-key", "x-auth-token",
         "x-access-token", "x-refresh-token", "x-session-token", "x-amz-security-token", "x-csrf-token",
         "x-xsrf-token",
     ]
 
     /// High-entropy values that are no secret: paging cursors, trace and request ids, entity tags, content digests.
-    public static let defaultAllowedNames: Set<String> = [
+    static let defaultAllowedNames: Set<String> = [
         "after", "before", "cursor", "cursors", "next", "previous", "fbtrace_id", "x-fb-trace-id", "x-fb-rev",
         "x-fb-request-id", "x-fb-debug", "trace_id", "traceparent", "tracestate", "x-request-id", "request_id",
         "requestid", "x-amzn-requestid", "x-amzn-trace-id", "x-cloud-trace-context", "referenceid", "reference_id",
