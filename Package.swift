@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
         .library(name: "MendLogin", targets: ["MendLogin"]),
         .library(name: "MendRecording", targets: ["MendRecording"]),
+        .library(name: "MendTelemetry", targets: ["MendTelemetry"]),
         .library(name: "MendFacebook", targets: ["MendFacebook"]),
         .library(name: "MendGraphQL", targets: ["MendGraphQL"]),
         .library(name: "MendEmulator", targets: ["MendEmulator"]),
@@ -75,7 +76,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        // MendTelemetry (the tracing and metrics APIs only) and MendServer.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
@@ -132,6 +135,17 @@ let package = Package(
                 // Re-signing a recorded JWT at replay with a fixture key (RS256, ES256, EdDSA).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Traces and metrics of every request, to OpenTelemetry's conventions (issue 31): the pipeline's observer seam
+        // (MendHTTP) to the tracing and metrics APIs; the exporter (swift-otel) is the app's, or the executables'.
+        .target(
+            name: "MendTelemetry",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -328,6 +342,16 @@ let package = Package(
             name: "MendRecordingTests",
             dependencies: [
                 "MendRecording", "MendClientTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "MendTelemetryTests",
+            dependencies: [
+                "MendTelemetry", "MendClientTesting", "MendGraphAPI",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -37,11 +37,15 @@ CLIENT_MODULES = {
     "MendFacebook": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphQL"}),
     # Recording and replay (issue 30): a transport around any other, for every client; no provider module.
     "MendRecording": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL"}),
+    # Traces and metrics (issue 31): the tracing and metrics APIs and nothing else; the exporter is the app's.
+    "MendTelemetry": (
+        {"swift-http-types", "swift-log", "swift-distributed-tracing", "swift-metrics"},
+        {"MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL"}),
 }
 # The client test kit and the client-only test targets: what they must not reach (the server stack).
 CLIENT_TEST_TARGETS = [
     "MendClientTesting", "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
-    "MendRecordingTests",
+    "MendRecordingTests", "MendTelemetryTests",
 ]
 SERVER_TARGETS = {"MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest"}
 SERVER_PACKAGES = {

@@ -26,10 +26,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The process-wide client of transports that were given none: AsyncHTTPClient's shared configuration, except
     /// that a failed connection attempt fails the request at once instead of being retried inside the connection
     /// pool until the deadline — Mend's retry policy decides about retries (a refused connection is safe to retry,
-    /// within the budget). It lives as long as the process, like `HTTPClient.shared`.
+    /// within the budget). Its own tracing is off: MendTelemetry traces each attempt to OpenTelemetry's conventions,
+    /// and AsyncHTTPClient would add a second span per attempt with older attribute names. It lives as long as the
+    /// process, like `HTTPClient.shared`.
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

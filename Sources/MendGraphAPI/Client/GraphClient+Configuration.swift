@@ -32,15 +32,33 @@ extension GraphClient {
         /// The clock every wait and deadline of the client's requests runs on, and the error configuration's age is
         /// read from; replaceable in tests.
         package var clock: PipelineClock
+        /// Who watches the client's requests (tracing, metrics). The Graph API is a third party: it gets no trace
+        /// context unless the observer is told to send it.
+        package var observer: (any PipelineObserver)?
 
         /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - graphURL: The API's base URL.
+        ///   - version: The API version every path is prefixed with.
+        ///   - appID: The app, for its error configuration and usage headers.
+        ///   - catalog: The catalog that classifies errors.
+        ///   - tokenPlacement: Where requests carry the token.
+        ///   - maximumResponseBodySize: Responses larger than this are refused with `responseTooLarge`.
+        ///   - fetchesErrorConfiguration: Whether the provider's error configuration is fetched and merged.
+        ///   - errorConfigurationLifetime: How long a fetched error configuration is kept.
+        ///   - errorConfigurationToken: The token the error configuration is fetched with.
+        ///   - appSecretProof: Computes `appsecret_proof` for a token (server code only).
+        ///   - clock: The clock every wait and deadline runs on.
+        ///   - observer: Who watches the client's requests: by default the observer set with
+        ///     `APIClient.bootstrapObserver(_:)` (none unless set).
         public init(
             graphURL: URL = GraphAPI.defaultURL, version: String = GraphAPI.defaultVersion, appID: String? = nil,
             catalog: ErrorCatalog = .graph,
             tokenPlacement: Credential.Placement = .bearerHeader, maximumResponseBodySize: Int = 10 << 20,
             fetchesErrorConfiguration: Bool = false, errorConfigurationLifetime: TimeInterval = 3600,
             errorConfigurationToken: String? = nil, appSecretProof: (@Sendable (String) -> String)? = nil,
-            clock: PipelineClock = .system
+            clock: PipelineClock = .system, observer: (any PipelineObserver)? = APIClient.bootstrappedObserver
         ) {
             self.graphURL = graphURL
             self.version = version
@@ -53,6 +71,7 @@ extension GraphClient {
             self.errorConfigurationToken = errorConfigurationToken
             self.appSecretProof = appSecretProof
             self.clock = clock
+            self.observer = observer
         }
     }
 }

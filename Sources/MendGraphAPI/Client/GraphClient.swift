@@ -54,7 +54,8 @@ public final class GraphClient: Sendable {
                 errorDecoder: GraphErrorDecoder(catalog: { cache.catalog(now: now()) }, usageSink: usage?.tracker),
                 catalog: configuration.catalog,
                 maximumResponseBodySize: configuration.maximumResponseBodySize,
-                requestIDHeader: GraphAPI.traceIDHeader, clock: configuration.clock),
+                requestIDHeader: GraphAPI.traceIDHeader, clock: configuration.clock,
+                observer: configuration.observer, isThirdParty: true),
             steps: steps, logger: logger)
     }
 
@@ -160,10 +161,23 @@ public final class GraphClient: Sendable {
             credentialRejection: request.onTokenError,
             credentialOverride: request.tokenOverride.map {
                 Credential(token: $0, placement: configuration.tokenPlacement)
-            })
+            },
+            urlTemplate: Self.urlTemplate(version: request.version ?? configuration.version, path: request.path))
         return APIRequest(
             method: request.method, url: try url(version: request.version, path: request.path, query: query),
             headers: headers, body: body, options: options)
+    }
+
+    /// The low-cardinality template of a Graph path, for traces and metrics: `/v21.0/{id}/feed` for
+    /// `/v21.0/10157/feed`. A segment of digits and underscores after an optional prefix (`10157`, `10157_4402`,
+    /// `act_10157`) is an id; the other names (`me`, `feed`, `debug_token`) are the API's own.
+    package static func urlTemplate(version: String, path: String) -> String {
+        let segments = path.prefix { $0 != "?" }.split(separator: "/").map { segment -> Substring in
+            let core = segment.drop(while: \.isLetter).drop { $0 == "_" }
+            let isID = core.contains(where: \.isNumber) && core.allSatisfy { $0.isNumber || $0 == "_" }
+            return isID || segment.count > 40 ? "{id}" : segment
+        }
+        return "/" + ([Substring(version)] + segments).joined(separator: "/")
     }
 
     /// `appsecret_proof` for server-side calls, computed by the server's own closure (no client stores a secret).

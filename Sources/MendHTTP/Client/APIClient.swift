@@ -54,7 +54,20 @@ public final class APIClient: Sendable {
         try Task.checkCancellation()
         let clock = configuration.clock
         let deadline = request.options.timeout.map { clock.now().addingTimeInterval($0.seconds) }
-        let context = PipelineContext(logger: logger, clock: clock, deadline: deadline)
+        guard let observer = configuration.observer else {
+            return try await run(request, context: PipelineContext(logger: logger, clock: clock, deadline: deadline))
+        }
+        let observed = ObservedRequest(
+            head: request.head, urlTemplate: request.options.urlTemplate, isThirdParty: configuration.isThirdParty)
+        return try await observer.observe(observed) { observation in
+            try await run(
+                request,
+                context: PipelineContext(logger: logger, clock: clock, deadline: deadline, observation: observation))
+        }
+    }
+
+    /// Runs `request` through every step, and gives its final error its number of attempts.
+    private func run(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
         do {
             return try await run(request, from: 0, context: context)
         } catch let error as MendError {
@@ -99,7 +112,28 @@ public final class APIClient: Sendable {
         if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
             head.headerFields[Self.idempotencyKey] = key
         }
-        context.recordAttempt()
+        let number = context.recordAttempt()
+        guard let observation = context.observation else {
+            return try await attempt(request, head: head, timeout: timeout, context: context)
+        }
+        let observed = observation.attemptStarting(number: number, head: &head)
+        do {
+            let response = try await attempt(request, head: head, timeout: timeout, context: context)
+            observed.ended(.success(response.head))
+            return response
+        } catch let error as MendError {
+            observed.ended(.failure(error))
+            throw error
+        } catch {
+            observed.ended(.cancelled)
+            throw error
+        }
+    }
+
+    /// One try: `head` to the transport, its body collected, the error decoder asked.
+    private func attempt(
+        _ request: APIRequest, head: HTTPRequest, timeout: Duration?, context: PipelineContext
+    ) async throws -> APIResponse {
         let limit = configuration.maximumResponseBodySize
         let response: HTTPResponse
         let collected: HTTPBody.Collected

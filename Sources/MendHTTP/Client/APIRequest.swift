@@ -78,14 +78,30 @@ public struct RequestOptions: Sendable {
     package var expectsJSON: Bool
     /// The decoder for this request's errors (`nil`: the client's).
     package var errorDecoder: (any ErrorDecoder)?
+    /// The low-cardinality template of the request's path (`/{id}/feed`), which names its span and labels its
+    /// metrics; `nil`: only the method does (the path is never used, as it may hold ids).
+    package var urlTemplate: String?
 
     /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - idempotencyKey: Sent as `Idempotency-Key`; it makes a non-idempotent request safe to retry.
+    ///   - allowsRetry: `true` opts a non-idempotent request in; `false` never retries it; `nil`: the default.
+    ///   - credentialRejection: What a rejection of the client's credential does.
+    ///   - attachesCredential: Whether the client's credential is attached.
+    ///   - credentialOverride: A credential to use instead of the provider's; never refreshed.
+    ///   - timeout: The time the whole request may take, every attempt and wait included.
+    ///   - attemptTimeout: The time one try may take.
+    ///   - rateLimitKey: The rate-limit bucket the request counts against (`nil`: the host).
+    ///   - expectsJSON: Whether a success must carry a JSON body.
+    ///   - errorDecoder: The decoder for this request's errors (`nil`: the client's).
+    ///   - urlTemplate: The low-cardinality template of the path (`/{id}/feed`) for traces and metrics.
     public init(
         idempotencyKey: String? = nil, allowsRetry: Bool? = nil,
         credentialRejection: CredentialRejection = .reauthenticate,
         attachesCredential: Bool = true, credentialOverride: Credential? = nil, timeout: Duration? = nil,
         attemptTimeout: Duration? = nil, rateLimitKey: String? = nil, expectsJSON: Bool = true,
-        errorDecoder: (any ErrorDecoder)? = nil
+        errorDecoder: (any ErrorDecoder)? = nil, urlTemplate: String? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.allowsRetry = allowsRetry
@@ -97,6 +113,7 @@ public struct RequestOptions: Sendable {
         self.rateLimitKey = rateLimitKey
         self.expectsJSON = expectsJSON
         self.errorDecoder = errorDecoder
+        self.urlTemplate = urlTemplate
     }
 }
 

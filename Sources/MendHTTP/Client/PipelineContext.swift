@@ -11,12 +11,15 @@ public final class PipelineContext: Sendable {
     package let clock: PipelineClock
     /// When the whole request must be done (on ``clock``), if it has a deadline.
     package let deadline: Date?
+    /// What the client's observer hears of this request (`nil` when nobody observes).
+    package let observation: (any RequestObservation)?
     private let attemptCount = Locked<Int>(0)
 
-    init(logger: Logger, clock: PipelineClock, deadline: Date?) {
+    init(logger: Logger, clock: PipelineClock, deadline: Date?, observation: (any RequestObservation)? = nil) {
         self.logger = logger
         self.clock = clock
         self.deadline = deadline
+        self.observation = observation
     }
 
     /// How many times the request has been handed to the transport so far.

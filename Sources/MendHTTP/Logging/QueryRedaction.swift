@@ -2,8 +2,9 @@ import Foundation
 import MendCore
 
 /// Redacts the values of sensitive query parameters (`access_token`, `code`, `client_secret`, …) in a path.
-enum QueryRedaction {
-    static func redact(path: String) -> String {
+package enum QueryRedaction {
+    /// `path` with the values of its sensitive query parameters replaced by `placeholder`.
+    package static func redact(path: String, placeholder: String = Redactor.placeholder) -> String {
         guard let questionMark = path.firstIndex(of: "?") else { return path }
         let base = path[..<questionMark]
         let query = path[path.index(after: questionMark)...]
@@ -14,7 +15,7 @@ enum QueryRedaction {
             let value = String(item[item.index(after: equals)...])
             let decodedName = name.removingPercentEncoding ?? name
             if decodedName.lowercased() == "code" || redactor.isSensitive(key: decodedName, value: .string(value)) {
-                return "\(name)=\(Redactor.placeholder)"
+                return "\(name)=\(placeholder)"
             }
             return "\(name)=\(redactor.redact(text: value))"
         }

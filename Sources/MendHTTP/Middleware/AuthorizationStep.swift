@@ -65,7 +65,13 @@ package struct AuthorizationStep: ClientMiddleware {
             }
             let fresh: Credential
             do {
-                fresh = try await provider.refreshCredential(rejected: credential, error: error)
+                if let observation = context.observation {
+                    fresh = try await observation.renewingCredential(after: error) {
+                        try await provider.refreshCredential(rejected: credential, error: error)
+                    }
+                } else {
+                    fresh = try await provider.refreshCredential(rejected: credential, error: error)
+                }
             } catch let refreshError as MendError {
                 if behaviors.contains(.reauthentication) {
                     context.logger.debug(

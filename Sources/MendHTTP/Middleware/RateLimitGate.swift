@@ -101,6 +101,7 @@ package struct RateLimitGateStep: ClientMiddleware {
                 context.logger.debug(
                     "Holding a request while rate limited", metadata: ["key": "\(key)", "wait": "\(wait)"])
             }
+            context.observation?.waiting(PipelineWait(reason: .rateLimitHold, duration: wait, error: hold.error))
             try await clock.sleep(wait)
         }
         do {

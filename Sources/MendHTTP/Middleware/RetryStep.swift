@@ -70,6 +70,11 @@ package struct RetryStep: ClientMiddleware {
                             "after": "\(delay)", "error": "\(error.shortDescription)", "attempt": "\(tries + 1)",
                         ])
                 }
+                if let observation = context.observation {
+                    // A server's own wait (Retry-After, a throttle's reset) decides the delay whenever it gave one.
+                    let reason: PipelineWait.Reason = error.recovery.notBefore == nil ? .backoff : .retryAfter
+                    observation.waiting(PipelineWait(reason: reason, duration: delay, error: error))
+                }
                 try await clock.sleep(delay)
             }
         }

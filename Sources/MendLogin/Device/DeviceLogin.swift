@@ -102,7 +102,8 @@ public struct DeviceLogin: Sendable {
         self.clock = clock
         self.client = APIClient(
             transport: transport,
-            configuration: .init(errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
+            configuration: .init(
+                errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock, isThirdParty: true),
             steps: .standard(retryPolicy: .never),
             logger: logger)
     }

@@ -47,7 +47,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
         client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
-                errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock),
+                errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock, isThirdParty: true),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         exchanger = DirectCodeExchanger(
             provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator)

@@ -139,7 +139,7 @@ public actor IDTokenValidator {
         self.keyRefetchInterval = keyRefetchInterval
         self.clock = clock
         self.client = APIClient(
-            transport: transport, configuration: .init(clock: clock),
+            transport: transport, configuration: .init(clock: clock, isThirdParty: true),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 

@@ -41,7 +41,9 @@ extension LoginProvider {
                     "The issuer \(given) is not https (plain http is allowed only on 127.0.0.1 or [::1]).",
                 catalog: .login)
         }
-        let client = APIClient(transport: transport, steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
+        let client = APIClient(
+            transport: transport, configuration: .init(isThirdParty: true),
+            steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         let document = try await client.send(APIRequest(method: .get, url: documentURL)).json()
         guard let declaredIssuer = document["issuer"]?.stringValue else {
             throw MendError.login(.Login.invalidDiscoveryDocument, "The discovery document names no issuer.")

@@ -70,7 +70,8 @@ struct AppleTokenClient: Sendable {
         self.now = now
         self.client = APIClient(
             transport: transport,
-            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .server),
+            configuration: APIClient.Configuration(
+                errorDecoder: OAuthErrorDecoder(), catalog: .server, isThirdParty: true),
             steps: .standard(retryPolicy: .never))
     }
 

@@ -196,7 +196,8 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
     private static func client(_ transport: any HTTPTransport) -> APIClient {
         APIClient(
             transport: transport,
-            configuration: APIClient.Configuration(errorDecoder: OAuthErrorDecoder(), catalog: .server),
+            configuration: APIClient.Configuration(
+                errorDecoder: OAuthErrorDecoder(), catalog: .server, isThirdParty: true),
             steps: .standard(retryPolicy: .never))
     }
 }
