@@ -199,9 +199,10 @@ let package = Package(
             dependencies: [
                 // MendLogin: the login and session error spaces it answers with.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
-                "MendServing", "MendRecording",
+                "MendServing", "MendRecording", "MendTelemetry",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -374,10 +375,12 @@ let package = Package(
             name: "MendLoginIntegrationTests",
             dependencies: [
                 "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendGraphAPI", "MendSignedRequest",
+                "MendGraphAPI", "MendSignedRequest", "MendTelemetry",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // A client process of the session torture test (MendLoginTests): several managers sharing one file store.

@@ -71,7 +71,7 @@ extension BackendSessionClient {
             method: .get, url: baseURL.appendingPathComponent("v1/sessions"), headers: identifyingHeaders,
             options: RequestOptions(
                 credentialRejection: .keep, credentialOverride: Credential(token: accessToken),
-                timeout: requestTimeout))
+                timeout: requestTimeout, urlTemplate: "/v1/sessions"))
         return try await client.send(request).decode(DeviceList.self).sessions
     }
 
@@ -84,7 +84,7 @@ extension BackendSessionClient {
             method: .delete, url: path, headers: identifyingHeaders,
             options: RequestOptions(
                 allowsRetry: true, credentialRejection: .keep, credentialOverride: Credential(token: accessToken),
-                timeout: requestTimeout, expectsJSON: false))
+                timeout: requestTimeout, expectsJSON: false, urlTemplate: "/v1/sessions/{id}"))
         _ = try await client.send(request)
     }
 

@@ -179,7 +179,7 @@ public struct BackendSessionClient: Sendable {
             body: Data(encoded.utf8),
             options: RequestOptions(
                 allowsRetry: true, credentialRejection: .keep, attachesCredential: false, timeout: requestTimeout,
-                expectsJSON: false))
+                expectsJSON: false, urlTemplate: "/v1/session/revoke"))
         _ = try await client.send(request)
     }
 
@@ -215,7 +215,7 @@ public struct BackendSessionClient: Sendable {
             options: RequestOptions(
                 allowsRetry: retryable, credentialRejection: .keep, attachesCredential: credential != nil,
                 credentialOverride: credential, timeout: timeout, attemptTimeout: attemptTimeout,
-                expectsJSON: expectsJSON))
+                expectsJSON: expectsJSON, urlTemplate: "/" + path))
         return try await client.send(request)
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import MendHTTP
 import ServiceLifecycle
+import Tracing
 
 /// Runs the provider-token validity check (and the purge of what expired) every
 /// ``FacebookApp/validityCheckInterval`` until graceful shutdown; daily without a Facebook app.
@@ -18,7 +19,12 @@ struct ValidityCheckService: Service {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await clock.sleep(interval)
-                    await backend.checkProviderTokens()
+                    // Its own trace (no request started it): its debug_token calls and statements nest in it.
+                    _ = try await ServerTracing.withSpan("mend.validity_check") { span in
+                        let report = await backend.checkProviderTokens()
+                        span?.attributes["mend.validity.checked"] = report.checked
+                        span?.attributes["mend.validity.invalidated"] = report.invalidated
+                    }
                 }
             }
         } catch is CancellationError {

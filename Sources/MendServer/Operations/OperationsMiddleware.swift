@@ -6,6 +6,7 @@ import MendCore
 import MendHTTP
 import MendLogin
 import NIOCore
+import Tracing
 
 /// The outermost middleware: a request id on every response (`X-Request-Id`), every failure in the Mend error shape
 /// (never a bare 500), a metric and one log line per request (method, route, status, duration, request id: never a
@@ -23,9 +24,34 @@ struct OperationsMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let started = ContinuousClock.now
         var context = context
-        context.requestID = RequestIdentifier.accept(request.headers[Self.requestIDField])
+        let incomingID = request.headers[Self.requestIDField]
+        guard ServerTracing.isTracing else {
+            context.requestID = RequestIdentifier.accept(incomingID)
+            return try await handle(request, context: context, started: started, span: nil, next: next)
+        }
+        // The request continues the caller's trace (its `traceparent`), or starts one; its trace id is the request
+        // id unless the caller sent its own, and is in every log line of the request.
+        let tracer = InstrumentationSystem.tracer
+        var parent = ServiceContext.current ?? .topLevel
+        tracer.extract(request.headers, into: &parent, using: HTTPFieldsExtractor())
+        let span = tracer.startSpan(request.method.rawValue, context: parent, ofKind: .server)
+        let traceID = ServerTracing.traceID(of: span.context)
+        context.requestID = RequestIdentifier.accept(incomingID ?? traceID)
+        if let traceID { context.logger[metadataKey: "trace_id"] = .string(traceID) }
+        defer { span.end() }
+        return try await ServiceContext.withValue(span.context) {
+            try await handle(request, context: context, started: started, span: span, next: next)
+        }
+    }
+
+    private func handle(
+        _ request: Request, context: Context, started: ContinuousClock.Instant, span: (any Span)?,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         var response: Response
+        var failed: ServerFailure?
         do {
             response = try await next(request, context)
         } catch {
@@ -33,10 +59,12 @@ struct OperationsMiddleware: RouterMiddleware {
             let failure = ErrorMapping.failure(for: error, request: request).redacted(with: redactor)
             log(failure, context: context)
             response = WireResponse.failure(failure, requestID: context.requestID)
+            failed = failure
         }
         response.headers[Self.requestIDField] = context.requestID
         let duration = ContinuousClock.now - started
         let route = context.endpointPath ?? "unmatched"
+        if let span { Self.describe(span, request: request, route: context.endpointPath, response, failed) }
         metrics.request(
             method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
         context.logger.info(
@@ -47,6 +75,31 @@ struct OperationsMiddleware: RouterMiddleware {
                 "duration_ms": .string(String(format: "%.2f", duration.seconds * 1000)),
             ])
         return response
+    }
+
+    /// The server span's name and attributes, per the conventions: `POST /v1/session/refresh` (the route, never the
+    /// path: it may hold ids), the status, and `error.type` (the Mend code) on a failure; only a 5xx is an error
+    /// on a server span.
+    static func describe(
+        _ span: any Span, request: Request, route: String?, _ response: Response, _ failure: ServerFailure?
+    ) {
+        typealias Key = ServerTracing.Key
+        let method = request.method.rawValue
+        if let route {
+            span.operationName = "\(method) \(route)"
+            span.attributes[Key.route] = route
+        }
+        span.attributes[Key.method] = method
+        span.attributes[Key.scheme] = "http"
+        span.attributes[Key.statusCode] = response.status.code
+        if let failure {
+            let error = failure.error
+            span.attributes[Key.errorType] = "\(error.code)\(error.subcode.map { "/\($0.rawValue)" } ?? "")"
+            span.attributes[Key.errorCategory] = error.category.rawValue
+        } else if response.status.code >= 500 {
+            span.attributes[Key.errorType] = String(response.status.code)
+        }
+        if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
     }
 
     private func log(_ failure: ServerFailure, context: Context) {

@@ -71,7 +71,8 @@ struct AppleTokenClient: Sendable {
         self.client = APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
-                errorDecoder: OAuthErrorDecoder(), catalog: .server, isThirdParty: true),
+                errorDecoder: OAuthErrorDecoder(), catalog: .server, observer: ServerTracing.providerObserver,
+                isThirdParty: true),
             steps: .standard(retryPolicy: .never))
     }
 

@@ -29,7 +29,8 @@ struct ProviderGateway: Sendable {
             maximumAttempts: providers.maxAttempts, backoff: Backoff(base: providers.retryBase, cap: .seconds(5)),
             maximumHintedWait: .seconds(5))
         let graph = GraphClient.Configuration(
-            graphURL: app.graphURL, version: app.graphVersion, appID: app.appID, appSecretProof: proof, clock: clock)
+            graphURL: app.graphURL, version: app.graphVersion, appID: app.appID, appSecretProof: proof, clock: clock,
+            observer: ServerTracing.providerObserver)
         // Code exchanges are never retried (a code is single-use); reads retry transient failures.
         self.exchangeClient = GraphClient(
             transport: transport, configuration: graph, steps: .graph(for: graph, credentials: nil, retryPolicy: .never)

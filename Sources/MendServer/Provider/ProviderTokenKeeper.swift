@@ -197,7 +197,8 @@ public struct ClientSecretTokenKeeper: ProviderTokenKeeper {
         APIClient(
             transport: transport,
             configuration: APIClient.Configuration(
-                errorDecoder: OAuthErrorDecoder(), catalog: .server, isThirdParty: true),
+                errorDecoder: OAuthErrorDecoder(), catalog: .server, observer: ServerTracing.providerObserver,
+                isThirdParty: true),
             steps: .standard(retryPolicy: .never))
     }
 }

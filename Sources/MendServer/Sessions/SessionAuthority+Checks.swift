@@ -4,6 +4,7 @@ import Logging
 import MendCore
 import MendHTTP
 import MendLogin
+import Tracing
 
 extension SessionAuthority {
     // MARK: Authentication
@@ -47,15 +48,20 @@ extension SessionAuthority {
                 .Session.accessTokenInvalid,
                 "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
-        switch revocations.status(of: claims.sessionID) {
-        case .active:
-            metrics.sessionCheck(fromDatabase: false)
-        case .ended(let ending):
-            metrics.sessionCheck(fromDatabase: false)
-            throw ServerFailure.sessionEnded(storedReason: ending.reason, detail: ending.detail)
-        case .unknown:
-            metrics.sessionCheck(fromDatabase: true)
-            try await requireActiveSession(of: claims)
+        try await ServerTracing.withSpan("mend.session.check") { span in
+            switch revocations.status(of: claims.sessionID) {
+            case .active:
+                metrics.sessionCheck(fromDatabase: false)
+                span?.attributes["mend.session.source"] = "view"
+            case .ended(let ending):
+                metrics.sessionCheck(fromDatabase: false)
+                span?.attributes["mend.session.source"] = "view"
+                throw ServerFailure.sessionEnded(storedReason: ending.reason, detail: ending.detail)
+            case .unknown:
+                metrics.sessionCheck(fromDatabase: true)
+                span?.attributes["mend.session.source"] = "database"
+                try await requireActiveSession(of: claims)
+            }
         }
         return claims
     }

@@ -18,7 +18,7 @@ final class ServerDatabase: Sendable {
 
     private init(kind: Kind, sql: any SQLDatabase, closer: @escaping @Sendable () async throws -> Void) {
         self.kind = kind
-        self.sql = sql
+        self.sql = TracedSQLDatabase(database: sql, system: kind == .sqlite ? "sqlite" : "postgresql")
         self.closer = closer
     }
 
