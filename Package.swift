@@ -79,6 +79,9 @@ let package = Package(
         // MendTelemetry (the tracing and metrics APIs only) and MendServer.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The OTLP exporter of the executables only (`mend`, `mend-server`), over HTTP (its gRPC trait is off: no
+        // gRPC in the build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
@@ -150,6 +153,19 @@ let package = Package(
         ),
 
         // MARK: Server-side modules
+        // Exporting traces and metrics over OTLP/HTTP from the `OTEL_*` variables: the executables' only link to
+        // swift-otel (SwiftNIO, AsyncHTTPClient, SwiftProtobuf), never a client module's.
+        .target(
+            name: "MendTelemetryExport",
+            dependencies: [
+                "MendTelemetry", "MendHTTP",
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The run loop of every in-process server: start a Hummingbird application, report where it listens, stop
         // it gracefully (after a block, or on SIGTERM/SIGINT).
         .target(
@@ -250,8 +266,12 @@ let package = Package(
             name: "MendCommands",
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing",
+                "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing", "MendTelemetry",
+                "MendTelemetryExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -262,7 +282,7 @@ let package = Package(
         .executableTarget(
             name: "MendServerMain",
             dependencies: [
-                "MendServer", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
+                "MendServer", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry", "MendTelemetryExport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

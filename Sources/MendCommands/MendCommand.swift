@@ -1,5 +1,6 @@
 public import ArgumentParser
 import MendCore
+import MendTelemetryExport
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -34,6 +35,28 @@ extension MendCommand {
         // Line by line, also into a pipe or a file: what `mend` prints and what it writes to standard error (which
         // is unbuffered) then arrive in the order they were written, also when both go to one log (2>&1).
         setvbuf(stdout, nil, _IOLBF, 0)
-        await main()
+        // Every client `mend` makes is observed (what `--trace` draws); traces and metrics go out over OTLP only when
+        // the OTEL_* variables ask.
+        let export = CommandTelemetry.bootstrap()
+        guard let export else { return await main() }
+        // Parsed and run here (not by `main()`, which exits without returning on a failure), while the exporters
+        // run, so that the last spans and metrics go out before the process ends.
+        let outcome = (try? await export.run { await runParsed() }) ?? nil
+        if let outcome { exit(withError: outcome) }
+    }
+
+    /// Parses the arguments and runs the command; returns its error instead of exiting.
+    private static func runParsed() async -> (any Error)? {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import MendHTTP
 import MendServer
+import MendTelemetry
+import MendTelemetryExport
 import Metrics
 
 /// `mend-server serve` (also `mend-server` alone): serves until SIGTERM or SIGINT.
@@ -37,18 +40,29 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "mend.server")
         logger.logLevel = level
-        let metrics = ServerMetrics()
-        MetricsSystem.bootstrap(metrics.metricsFactory)
         do {
-            let backend = try await LoginBackend.open(configuration: configuration, logger: logger, metrics: metrics)
-            try await backend.runUntilSignalled { server in
-                logger.notice(
-                    "mend-server ready",
-                    metadata: [
-                        "host": .string(configuration.listening.host),
-                        "port": .stringConvertible(server.baseURL.port ?? 0),
-                    ])
+            // Traces and metrics over OTLP when the OTEL_* variables ask; the provider clients are observed either
+            // way (their metrics go to GET /metrics too).
+            let export = try TelemetryExport.bootstrap(
+                serviceName: "mend-server", environment: ProcessInfo.processInfo.environment)
+            let metrics = ServerMetrics(exportingTo: export?.metricsFactory)
+            MetricsSystem.bootstrap(metrics.metricsFactory)
+            APIClient.bootstrapObserver(TelemetryObserver())
+            let logger = logger
+            let serve: @Sendable () async throws -> Void = {
+                let backend = try await LoginBackend.open(
+                    configuration: configuration, logger: logger, metrics: metrics)
+                try await backend.runUntilSignalled { server in
+                    logger.notice(
+                        "mend-server ready",
+                        metadata: [
+                            "host": .string(configuration.listening.host),
+                            "port": .stringConvertible(server.baseURL.port ?? 0),
+                            "otlp": .stringConvertible(export != nil),
+                        ])
+                }
             }
+            if let export { try await export.run(serve) } else { try await serve() }
         } catch {
             ServerCommandSupport.complain("\(error)")
             throw ServerCommandSupport.serverFailure

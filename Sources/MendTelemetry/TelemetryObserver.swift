@@ -1,5 +1,5 @@
 import Foundation
-public import HTTPTypes
+import HTTPTypes
 import MendCore
 public import MendHTTP
 public import Metrics
@@ -58,6 +58,10 @@ public struct TelemetryObserver: PipelineObserver {
     }
 
     /// Runs one logical request in its span.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the caller made it.
+    ///   - send: Runs the request, reporting its attempts, waits and renewals.
     public func observe(
         _ request: ObservedRequest, _ send: (any RequestObservation) async throws -> APIResponse
     ) async throws -> APIResponse {

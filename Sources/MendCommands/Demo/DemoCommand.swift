@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import InMemoryTracing
 import MendCore
+import Tracing
 
 /// `mend demo`: the whole system in one command — a login without a vendor SDK, real calls, and every kind of
 /// failure handled — against the emulator and `mend-server`, in-process on loopback.
@@ -26,6 +28,13 @@ struct DemoCommand: AsyncParsableCommand {
                 + "the text fits 80 columns."))
     var wide = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "After the summary, print each request's trace as a waterfall: the app's attempts, waits and refreshes, "
+                + "mend-server's spans and its calls to the provider."))
+    var trace = false
+
     func run() async throws {
         if offline {
             try runOffline()
@@ -48,7 +57,13 @@ struct DemoCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(
                 Data("Mend demo: a login without a vendor SDK, real calls, and every kind of failure.\n\n".utf8))
         }
-        let task = Task { try await LiveDemo(locale: resolved, say: say).run() }
+        let tracer = InMemoryTracer()
+        let traces = trace
+        let task = Task {
+            guard traces else { return try await LiveDemo(locale: resolved, say: say).run() }
+            // The emulator and mend-server run in this task: their spans land in the same tracer.
+            return try await withTracer(tracer) { try await LiveDemo(locale: resolved, say: say).run() }
+        }
         let interrupt = InterruptHandler { task.cancel() }
         defer { interrupt.stop() }
         let rows: [LiveDemo.Row]
@@ -65,6 +80,10 @@ struct DemoCommand: AsyncParsableCommand {
             print(ErrorReport.json(rows))
         } else {
             print("\n" + LiveDemo.table(rows, wide: wide))
+        }
+        if trace {
+            let waterfall = TraceWaterfall.render(tracer.finishedSpans, width: width)
+            if json { StandardError.write(waterfall) } else { print("\n" + waterfall) }
         }
         guard rows.allSatisfy(\.passed) else { throw ExitCode(1) }
     }

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import InMemoryTracing
 import Logging
 import MendCore
 import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import Tracing
 
 /// `mend graph`: call the Graph API (or the emulator) and see errors as Mend classifies them.
 struct GraphCommand: AsyncParsableCommand {
@@ -49,6 +51,11 @@ struct GraphCommand: AsyncParsableCommand {
 
     @OptionGroup var language: LanguageOptions
 
+    @Flag(
+        name: .long,
+        help: "Print the request's trace as a waterfall to standard error: attempts, waits, the token's renewal.")
+    var trace = false
+
     @Flag(name: .long, help: "Split batches of more than 50 requests into several calls.")
     var split = false
 
@@ -63,6 +70,13 @@ struct GraphCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard trace else { return try await send() }
+        let tracer = InMemoryTracer()
+        defer { StandardError.write(TraceWaterfall.render(tracer.finishedSpans)) }
+        try await withTracer(tracer) { try await send() }
+    }
+
+    func send() async throws {
         let resolved = try language.resolve()
         var logger = Logger(label: "mend.graph") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .critical

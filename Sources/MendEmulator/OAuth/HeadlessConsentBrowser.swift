@@ -38,10 +38,13 @@ public struct HeadlessConsentBrowser: Sendable {
         public var description: String
     }
 
-    /// A client that does not follow redirects (the browser follows them itself, to see each step).
+    /// A client that does not follow redirects (the browser follows them itself, to see each step), and is not
+    /// traced: it stands for the person's browser, which no trace of the app's reaches (AsyncHTTPClient's own spans
+    /// would also record the dialog's query: state, nonce and the PKCE challenge).
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HTTPTypes
 public import MendCore
 
@@ -7,7 +7,7 @@ public import MendCore
 ///
 /// This is the seam that tracing and metrics plug into (MendTelemetry's `TelemetryObserver` emits OpenTelemetry
 /// spans and metrics through it); it needs no dependency and costs nothing when no observer is set. A client takes
-/// its observer from its configuration (``APIClient/Configuration/observer``), which defaults to the one set with
+/// its observer from its configuration (`APIClient.Configuration(observer:)`), which defaults to the one set with
 /// ``APIClient/bootstrapObserver(_:)`` when the configuration was made, so that the clients Mend makes for you (a
 /// login's token exchange, an ID token's key set) are observed too.
 ///
@@ -24,6 +24,10 @@ public protocol PipelineObserver: Sendable {
     /// Runs one logical request: `send` runs every step, attempt and wait of it, reporting them to the observation
     /// it is given, and returns the response or throws the request's final error (a `MendError`, or
     /// `CancellationError`). Call `send` exactly once and return or rethrow what it gives.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the caller made it.
+    ///   - send: Runs the request, reporting to the observation it is given.
     func observe(
         _ request: ObservedRequest, _ send: (any RequestObservation) async throws -> APIResponse
     ) async throws -> APIResponse
@@ -44,6 +48,8 @@ public protocol RequestObservation: Sendable {
     func attemptStarting(number: Int, head: inout HTTPRequest) -> any AttemptObservation
 
     /// The pipeline is about to wait before going on.
+    ///
+    /// - Parameter wait: The wait, with its reason and the error that caused it.
     func waiting(_ wait: PipelineWait)
 
     /// Runs a renewal of the credential the server rejected (a refresh or a new login) and returns its result.
@@ -59,6 +65,8 @@ public protocol RequestObservation: Sendable {
 /// What one attempt reports when it ends.
 public protocol AttemptObservation: Sendable {
     /// The attempt ended: a response that is a success, a classified failure, or cancellation.
+    ///
+    /// - Parameter outcome: How it ended.
     func ended(_ outcome: AttemptOutcome)
 }
 
@@ -66,8 +74,7 @@ public protocol AttemptObservation: Sendable {
 public enum AttemptOutcome: Sendable {
     /// A successful response (its head; the body is the response's).
     case success(HTTPResponse)
-    /// A classified failure: an error response (``MendCore/MendError/httpStatus`` says its status) or a transport
-    /// failure.
+    /// A classified failure: an error response (the error's `httpStatus` says its status) or a transport failure.
     case failure(MendError)
     /// The task was cancelled (never an error).
     case cancelled
@@ -93,6 +100,11 @@ public struct PipelineWait: Sendable {
     public var error: MendError
 
     /// Creates a wait.
+    ///
+    /// - Parameters:
+    ///   - reason: Why the pipeline waits.
+    ///   - duration: How long it waits.
+    ///   - error: The error that caused the wait.
     public init(reason: Reason, duration: Duration, error: MendError) {
         self.reason = reason
         self.duration = duration
@@ -101,6 +113,7 @@ public struct PipelineWait: Sendable {
 }
 
 /// A logical request as its observer first sees it: before any step ran, with no credential attached.
+///
 public struct ObservedRequest: Sendable {
     /// The request's head, as the caller made it.
     public var head: HTTPRequest
@@ -108,10 +121,15 @@ public struct ObservedRequest: Sendable {
     /// (``RequestOptions`` `urlTemplate`).
     public var urlTemplate: String?
     /// Whether the request goes to a third party (an identity provider, the Graph API) rather than the app's own
-    /// backend (``APIClient/Configuration`` `isThirdParty`): an observer sends it no trace context unless told to.
+    /// backend (`APIClient.Configuration(isThirdParty:)`): an observer sends it no trace context unless told to.
     public var isThirdParty: Bool
 
     /// Creates an observed request.
+    ///
+    /// - Parameters:
+    ///   - head: The request's head, as the caller made it.
+    ///   - urlTemplate: The low-cardinality template of the request's path, when known.
+    ///   - isThirdParty: Whether the request goes to a third party.
     public init(head: HTTPRequest, urlTemplate: String? = nil, isThirdParty: Bool = false) {
         self.head = head
         self.urlTemplate = urlTemplate
@@ -120,6 +138,8 @@ public struct ObservedRequest: Sendable {
 
     /// `url.full` for telemetry: the request's URL with the values of sensitive query parameters (`access_token`,
     /// `code`, `client_secret`, …) replaced by `REDACTED`, as OpenTelemetry's conventions ask.
+    ///
+    /// - Parameter head: The request head.
     public static func redactedURL(of head: HTTPRequest) -> String {
         let path = QueryRedaction.redact(path: head.path ?? "/", placeholder: "REDACTED")
         return "\(head.scheme ?? "https")://\(head.authority ?? "")\(path)"

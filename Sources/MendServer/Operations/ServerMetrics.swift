@@ -11,24 +11,42 @@ public import Prometheus
 public final class ServerMetrics: Sendable {
     /// The registry the metrics are kept in.
     public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    private let factory: any MetricsFactory
     /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
-    private let requestMetrics = Locked<[String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer)]>([:])
+    private let requestMetrics = Locked<
+        [String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer, duration: CoreMetrics.Recorder)]
+    >([:])
     /// `mend_session_checks_total` by source, made once (no lookup on the hot path).
     private let sessionChecksFromView: CoreMetrics.Counter
     private let sessionChecksFromDatabase: CoreMetrics.Counter
     private let tokenCacheHits: CoreMetrics.Counter
     private let tokenCacheMisses: CoreMetrics.Counter
 
-    /// Creates metrics in `registry` (a new one by default).
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    /// Creates metrics in `registry` (a new one by default), and in `exporter` too when given (the OTLP exporter's
+    /// factory, when `mend-server` exports metrics).
+    ///
+    /// - Parameters:
+    ///   - registry: The Prometheus registry `GET /metrics` renders.
+    ///   - exporter: Another factory every metric also goes to.
+    public init(
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        exportingTo exporter: (any MetricsFactory)? = nil
+    ) {
         self.registry = registry
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
+        var prometheus = PrometheusMetricsFactory(registry: registry)
+        prometheus.defaultDurationHistogramBuckets = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
             .seconds(2.5), .seconds(5), .seconds(10),
         ]
+        // The OpenTelemetry HTTP conventions' advised buckets (seconds) for the `http.*.request.duration` histograms.
+        prometheus.defaultValueHistogramBuckets = [
+            0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+        ]
+        // A metric's `unit` dimension is for OTLP (swift-otel reads it); Prometheus names carry no unit label.
+        prometheus.nameAndLabelSanitizer = { label, dimensions in (label, dimensions.filter { $0.0 != "unit" }) }
+        let factory: any MetricsFactory =
+            exporter.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus
         self.factory = factory
         self.sessionChecksFromView = CoreMetrics.Counter(
             label: "mend_session_checks_total", dimensions: [("source", "view")], factory: factory)
@@ -40,8 +58,8 @@ public final class ServerMetrics: Sendable {
             label: "mend_access_token_cache_total", dimensions: [("outcome", "miss")], factory: factory)
     }
 
-    /// The factory behind these metrics, to bootstrap the global metrics system with (the executable does, so that
-    /// libraries' metrics land in the same registry).
+    /// The factory behind these metrics (the Prometheus registry's, and the exporter's when given), to bootstrap the
+    /// global metrics system with (the executable does, so that libraries' metrics land in the same registry).
     public var metricsFactory: any MetricsFactory { factory }
 
     /// The Prometheus text exposition.
@@ -56,13 +74,21 @@ public final class ServerMetrics: Sendable {
                 counter: CoreMetrics.Counter(
                     label: "mend_http_requests_total", dimensions: dimensions, factory: factory),
                 timer: Metrics.Timer(
-                    label: "mend_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+                    label: "mend_http_request_duration_seconds", dimensions: [("route", route)], factory: factory),
+                // OpenTelemetry's server convention, beside Mend's own names (which stay).
+                duration: CoreMetrics.Recorder(
+                    label: "http.server.request.duration",
+                    dimensions: [
+                        ("http.request.method", method), ("http.route", route),
+                        ("http.response.status_code", String(status)), ("url.scheme", "http"), ("unit", "s"),
+                    ], aggregate: true, factory: factory)
             )
             if cache.count < 1000 { cache[key] = made }
             return made
         }
         metrics.counter.increment()
         metrics.timer.recordNanoseconds(duration.nanoseconds)
+        metrics.duration.record(duration.seconds)
     }
 
     func login(outcome: String) {

@@ -6,7 +6,7 @@ import Tracing
 /// Every statement in a client span, to OpenTelemetry's database conventions, when a tracer records: named by its
 /// operation and table (`SELECT mend_sessions`), with `db.system.name`, `db.operation.name` and
 /// `db.collection.name`. Never the statement's text or its binds (they hold token hashes and provider tokens).
-/// Without a tracer, a statement goes straight through.
+/// Without a tracer, or outside any span, a statement goes straight through.
 struct TracedSQLDatabase: SQLDatabase {
     let database: any SQLDatabase
     /// `db.system.name`: `sqlite` or `postgresql`.
@@ -27,11 +27,14 @@ struct TracedSQLDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        guard ServerTracing.isTracing else { return try await database.execute(sql: query, onRow) }
+        // Only inside a span (a request, the validity check): a statement of its own (a migration, the revocation
+        // feed's poll) would be a trace of one line.
+        guard ServerTracing.isTracing, let parent = ServiceContext.current else {
+            return try await database.execute(sql: query, onRow)
+        }
         let (operation, table) = Self.summary(of: database.serialize(query).sql)
         let span = InstrumentationSystem.tracer.startSpan(
-            table.map { "\(operation) \($0)" } ?? operation, context: ServiceContext.current ?? .topLevel,
-            ofKind: .client)
+            table.map { "\(operation) \($0)" } ?? operation, context: parent, ofKind: .client)
         defer { span.end() }
         span.attributes[ServerTracing.Key.dbSystem] = system
         span.attributes[ServerTracing.Key.dbOperation] = operation
