@@ -308,12 +308,15 @@ let package = Package(
             name: "MendHTTPBenchmark",
             dependencies: [
                 // No MendTesting: its own loopback server, so that a release build needs no server stack.
-                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
+                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Benchmarks/MendHTTPBenchmark"
         ),

@@ -6,9 +6,15 @@
 // - `credential+decode`: the same with a `CredentialProvider` attaching a bearer token, and the JSON body decoded
 //   into a struct — against the raw client setting the same header and decoding the same struct.
 //
+// and, where MendTelemetry exists (issue 31), a third:
+//
+// - `telemetry`: the `plain` GET through a client observed by MendTelemetry's `TelemetryObserver`, whose tracer builds
+//   every span with its attributes and events and drops it when it ends (a no-op exporter) and whose metrics go to
+//   swift-metrics' no-op handler — against the same client unobserved: the adapter's cost.
+//
 //   swift run -c release MendHTTPBenchmark [requests-per-round] [pairs] [seconds-per-concurrency]
-//   swift run -c release MendHTTPBenchmark count raw|mend|raw-decode|mend-decode N   # N sequential requests, for
-//                                                                                   # valgrind --tool=callgrind
+//   swift run -c release MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N   # N sequential
+//                                                                   # requests, for valgrind --tool=callgrind
 //
 // Under valgrind, use a copy without debug info (`objcopy --strip-debug`): valgrind 3.19 cannot read the DWARF 5
 // that this toolchain writes.
@@ -32,6 +38,55 @@ import MendHTTPAsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+
+#if canImport(MendTelemetry)
+    import Instrumentation
+    import MendTelemetry
+    import Metrics
+    import Tracing
+
+    /// A tracer that builds each span (attributes, events, status) and drops it when it ends: an exporter that
+    /// exports nothing, so that what is measured is the adapter's own work.
+    struct DroppingTracer: Tracer {
+        final class Span: Tracing.Span, @unchecked Sendable {
+            // Unchecked: one task writes a span at a time (the pipeline's), as with any span.
+            let context: ServiceContext
+            var operationName: String
+            var attributes = SpanAttributes()
+            var events: [SpanEvent] = []
+            var status: SpanStatus?
+            var isRecording: Bool { true }
+
+            init(operationName: String, context: ServiceContext) {
+                self.operationName = operationName
+                self.context = context
+            }
+
+            func setStatus(_ status: SpanStatus) { self.status = status }
+            func addEvent(_ event: SpanEvent) { events.append(event) }
+            func recordError<Instant: TracerInstant>(
+                _ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant
+            ) {}
+            func addLink(_ link: SpanLink) {}
+            func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {}
+        }
+
+        func startSpan<Instant: TracerInstant>(
+            _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
+            at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+        ) -> Span {
+            Span(operationName: operationName, context: context())
+        }
+
+        func forceFlush() {}
+        func inject<Carrier, Inject: Injector>(
+            _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+        ) where Inject.Carrier == Carrier {}
+        func extract<Carrier, Extract: Extractor>(
+            _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+        ) where Extract.Carrier == Carrier {}
+    }
+#endif
 
 let body = #"{"id":"1234567890","name":"Ada Lovelace","email":"ada@example.com"}"#
 let token = "EAAbenchmarkTokenAAAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -210,8 +265,15 @@ enum MendHTTPBenchmark {
         let transport = AsyncHTTPClientTransport(client: client)
         let mend = APIClient(transport: transport)
         let mendWithCredential = APIClient(transport: transport, steps: .standard(credentialProvider: FixedToken()))
+        #if canImport(MendTelemetry)
+            let observed = APIClient(
+                transport: transport,
+                configuration: APIClient.Configuration(
+                    observer: TelemetryObserver(
+                        tracer: DroppingTracer(), metricsFactory: NOOPMetricsHandler.instance)))
+        #endif
 
-        let operations: [String: @Sendable () async throws -> Void] = [
+        var operations: [String: @Sendable () async throws -> Void] = [
             "raw": {
                 let response = try await client.execute(
                     HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
@@ -236,13 +298,21 @@ enum MendHTTPBenchmark {
                 _ = try response.decode(Profile.self)
             },
         ]
+        var variants = [("plain", "raw", "mend"), ("credential+decode", "raw-decode", "mend-decode")]
+        #if canImport(MendTelemetry)
+            operations["mend-telemetry"] = {
+                let response = try await observed.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            }
+            variants.append(("telemetry", "mend", "mend-telemetry"))
+        #endif
 
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "count" {
             // N sequential requests of one side only: instructions per request under callgrind are the difference between
             // two counts divided by the difference in N (start-up cancels out).
             guard arguments.count == 3, let operation = operations[arguments[1]], let count = Int(arguments[2]) else {
-                print("usage: MendHTTPBenchmark count raw|mend|raw-decode|mend-decode N")
+                print("usage: MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N")
                 exit(64)
             }
             try await operation()  // connect first, outside the count's difference
@@ -261,9 +331,7 @@ enum MendHTTPBenchmark {
             "MendHTTP pipeline vs raw AsyncHTTPClient, loopback: up to \(pairs) interleaved pairs of short rounds per "
                 + "variant and concurrency (each pair alternates which side goes first), at most \(secondsPerConcurrency) s "
                 + "each")
-        for (variant, rawName, mendName) in [
-            ("plain", "raw", "mend"), ("credential+decode", "raw-decode", "mend-decode"),
-        ] {
+        for (variant, rawName, mendName) in variants {
             let raw = operations[rawName]!
             let piped = operations[mendName]!
             for concurrency in [1, 64] {
@@ -295,7 +363,8 @@ enum MendHTTPBenchmark {
                             format: "concurrency %d: %d pairs of %d-request rounds in %.1f s", concurrency,
                             rawRounds.count,
                             roundSize, elapsed))
-                for (name, rounds) in [("raw ", rawRounds), ("Mend", mendRounds)] {
+                let names = variant == "telemetry" ? ("Mend", "+OTel") : ("raw ", "Mend")
+                for (name, rounds) in [(names.0, rawRounds), (names.1, mendRounds)] {
                     print(
                         "  \(name)"
                             + String(
@@ -304,8 +373,9 @@ enum MendHTTPBenchmark {
                                 median(rounds.map(\.medianMicros)), median(rounds.map(\.p99Micros)),
                                 median(rounds.map(\.requestsPerSecond))))
                 }
-                print("  latency ratio    (Mend / raw median latency, per pair): \(spread(latencyRatios))")
-                print("  throughput ratio (Mend / raw requests per second, per pair): \(spread(throughputRatios))")
+                let ratio = variant == "telemetry" ? "observed / unobserved" : "Mend / raw"
+                print("  latency ratio    (\(ratio) median latency, per pair): \(spread(latencyRatios))")
+                print("  throughput ratio (\(ratio) requests per second, per pair): \(spread(throughputRatios))")
             }
         }
         try await server.close()

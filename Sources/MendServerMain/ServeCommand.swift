@@ -43,8 +43,16 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             // Traces and metrics over OTLP when the OTEL_* variables ask; the provider clients are observed either
             // way (their metrics go to GET /metrics too).
-            let export = try TelemetryExport.bootstrap(
-                serviceName: "mend-server", environment: ProcessInfo.processInfo.environment)
+            // A telemetry setting that cannot be honoured (OTEL_EXPORTER_OTLP_PROTOCOL=grpc) never stops the login
+            // backend: it serves without exporting, and says so.
+            let export: TelemetryExport?
+            do {
+                export = try TelemetryExport.bootstrap(
+                    serviceName: "mend-server", environment: ProcessInfo.processInfo.environment)
+            } catch {
+                logger.warning("not exporting telemetry", metadata: ["error": .string("\(error)")])
+                export = nil
+            }
             let metrics = ServerMetrics(exportingTo: export?.metricsFactory)
             MetricsSystem.bootstrap(metrics.metricsFactory)
             APIClient.bootstrapObserver(TelemetryObserver())

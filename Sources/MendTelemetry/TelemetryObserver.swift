@@ -68,11 +68,13 @@ public struct TelemetryObserver: PipelineObserver {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         let target = Target(request.head, template: request.urlTemplate)
         let span = tracer.startSpan(target.spanName, context: ServiceContext.current ?? .topLevel, ofKind: .internal)
-        span.attributes[Key.method] = target.method
-        if let original = target.originalMethod { span.attributes[Key.methodOriginal] = original }
-        span.attributes[Key.serverAddress] = target.host
-        span.attributes[Key.serverPort] = target.port
-        if let template = request.urlTemplate { span.attributes[Key.urlTemplate] = template }
+        if span.isRecording {
+            span.attributes[Key.method] = target.method
+            if let original = target.originalMethod { span.attributes[Key.methodOriginal] = original }
+            span.attributes[Key.serverAddress] = target.host
+            span.attributes[Key.serverPort] = target.port
+            if let template = request.urlTemplate { span.attributes[Key.urlTemplate] = template }
+        }
         let observation = Observation(
             tracer: tracer, metrics: metrics ?? MetricsSystem.factory, span: span, target: target,
             injects: traceContext == .always || (traceContext == .firstPartyOnly && !request.isThirdParty))
@@ -228,14 +230,17 @@ final class Observation: RequestObservation {
     func attemptStarting(number: Int, head: inout HTTPRequest) -> any AttemptObservation {
         typealias Key = TelemetryObserver.Key
         let attempt = tracer.startSpan(target.spanName, context: span.context, ofKind: .client)
-        attempt.attributes[Key.method] = target.method
-        if let original = target.originalMethod { attempt.attributes[Key.methodOriginal] = original }
-        attempt.attributes[Key.serverAddress] = target.host
-        attempt.attributes[Key.serverPort] = target.port
-        attempt.attributes[Key.urlFull] = ObservedRequest.redactedURL(of: head)
-        if let template = target.template { attempt.attributes[Key.urlTemplate] = template }
-        // The conventions: set on the second and later attempts only, to the number of resends before it.
-        if number > 1 { attempt.attributes[Key.resendCount] = number - 1 }
+        // A span nobody records (no tracer, or one that sampled the trace out) is not worth its attributes.
+        if attempt.isRecording {
+            attempt.attributes[Key.method] = target.method
+            if let original = target.originalMethod { attempt.attributes[Key.methodOriginal] = original }
+            attempt.attributes[Key.serverAddress] = target.host
+            attempt.attributes[Key.serverPort] = target.port
+            attempt.attributes[Key.urlFull] = ObservedRequest.redactedURL(of: head)
+            if let template = target.template { attempt.attributes[Key.urlTemplate] = template }
+            // The conventions: set on the second and later attempts only, to the number of resends before it.
+            if number > 1 { attempt.attributes[Key.resendCount] = number - 1 }
+        }
         if injects { tracer.inject(attempt.context, into: &head.headerFields, using: HTTPFieldsInjector()) }
         let active = Meter(
             label: TelemetryObserver.MetricName.activeRequests, dimensions: target.dimensions, factory: metrics)
