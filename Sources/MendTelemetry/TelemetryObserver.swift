@@ -68,24 +68,19 @@ public struct TelemetryObserver: PipelineObserver {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         let target = Target(request.head, template: request.urlTemplate)
         let span = tracer.startSpan(target.spanName, context: ServiceContext.current ?? .topLevel, ofKind: .internal)
-        if span.isRecording {
-            span.attributes[Key.method] = target.method
-            if let original = target.originalMethod { span.attributes[Key.methodOriginal] = original }
-            span.attributes[Key.serverAddress] = target.host
-            span.attributes[Key.serverPort] = target.port
-            if let template = request.urlTemplate { span.attributes[Key.urlTemplate] = template }
-        }
+        // A span nobody records (no tracer, or one that sampled the trace out) is not worth its attributes; the
+        // attributes of one that is are written at once (each write through `Span` copies them).
+        if span.isRecording { span.updateAttributes { target.describe(&$0) } }
         let observation = Observation(
             tracer: tracer, metrics: metrics ?? MetricsSystem.factory, span: span, target: target,
             injects: traceContext == .always || (traceContext == .firstPartyOnly && !request.isThirdParty))
         do {
             let response = try await ServiceContext.withValue(span.context) { try await send(observation) }
-            span.attributes[Key.attempts] = response.attempts
+            if response.attempts > 1 { span.attributes[Key.attempts] = response.attempts }
             span.end()
             return response
         } catch let error as MendError {
-            span.attributes[Key.attempts] = error.attempts
-            Self.record(error, on: span)
+            Self.record(error, on: span, attempts: error.attempts)
             Counter(
                 label: MetricName.errors, dimensions: target.dimensions + error.dimensions,
                 factory: observation.metrics
@@ -100,10 +95,11 @@ public struct TelemetryObserver: PipelineObserver {
     }
 
     /// Marks `span` failed with `error`'s identity and classification (never its message).
-    static func record(_ error: MendError, on span: any Span) {
-        span.attributes[Key.errorType] = error.errorType
-        span.attributes[Key.errorCategory] = error.category.rawValue
-        span.attributes[Key.recovery] = error.recovery.action.rawValue
+    static func record(_ error: MendError, on span: any Span, attempts: Int? = nil) {
+        span.updateAttributes { attributes in
+            error.describe(&attributes)
+            if let attempts { attributes[Key.attempts] = attempts }
+        }
         span.setStatus(SpanStatus(code: .error, message: error.name))
     }
 }
@@ -156,6 +152,13 @@ extension MendError {
         "\(code)\(subcode.map { "/\($0.rawValue)" } ?? "")"
     }
 
+    /// Writes `error.type`, `mend.error.category` and `mend.recovery`.
+    func describe(_ attributes: inout SpanAttributes) {
+        attributes[TelemetryObserver.Key.errorType] = errorType
+        attributes[TelemetryObserver.Key.errorCategory] = category.rawValue
+        attributes[TelemetryObserver.Key.recovery] = recovery.action.rawValue
+    }
+
     /// The error's metric dimensions: category and `error.type`.
     var dimensions: [(String, String)] {
         [(TelemetryObserver.Key.errorCategory, category.rawValue), (TelemetryObserver.Key.errorType, errorType)]
@@ -188,6 +191,16 @@ struct Target: Sendable {
         (host, port) = Self.split(authority: head.authority ?? "", scheme: scheme)
         let verb = method == "_OTHER" ? "HTTP" : method
         spanName = template.map { "\(verb) \($0)" } ?? verb
+    }
+
+    /// Writes the method, server and template.
+    func describe(_ attributes: inout SpanAttributes) {
+        typealias Key = TelemetryObserver.Key
+        attributes[Key.method] = method
+        if let originalMethod { attributes[Key.methodOriginal] = originalMethod }
+        attributes[Key.serverAddress] = host
+        attributes[Key.serverPort] = port
+        if let template { attributes[Key.urlTemplate] = template }
     }
 
     /// The metric dimensions every attempt shares.
@@ -232,14 +245,13 @@ final class Observation: RequestObservation {
         let attempt = tracer.startSpan(target.spanName, context: span.context, ofKind: .client)
         // A span nobody records (no tracer, or one that sampled the trace out) is not worth its attributes.
         if attempt.isRecording {
-            attempt.attributes[Key.method] = target.method
-            if let original = target.originalMethod { attempt.attributes[Key.methodOriginal] = original }
-            attempt.attributes[Key.serverAddress] = target.host
-            attempt.attributes[Key.serverPort] = target.port
-            attempt.attributes[Key.urlFull] = ObservedRequest.redactedURL(of: head)
-            if let template = target.template { attempt.attributes[Key.urlTemplate] = template }
-            // The conventions: set on the second and later attempts only, to the number of resends before it.
-            if number > 1 { attempt.attributes[Key.resendCount] = number - 1 }
+            let url = ObservedRequest.redactedURL(of: head)
+            attempt.updateAttributes { attributes in
+                target.describe(&attributes)
+                attributes[Key.urlFull] = url
+                // The conventions: set on the second and later attempts only, to the number of resends before it.
+                if number > 1 { attributes[Key.resendCount] = number - 1 }
+            }
         }
         if injects { tracer.inject(attempt.context, into: &head.headerFields, using: HTTPFieldsInjector()) }
         let active = Meter(
@@ -317,25 +329,37 @@ final class AttemptSpan: AttemptObservation {
         let elapsed = ContinuousClock.now - started
         active.decrement()
         var dimensions = observation.target.dimensions
+        let recording = span.isRecording
         switch outcome {
         case .success(let response):
-            span.attributes[Key.statusCode] = response.status.code
-            dimensions.append((Key.statusCode, String(response.status.code)))
-            if response.status.code >= 400 {
+            let status = response.status.code
+            dimensions.append((Key.statusCode, String(status)))
+            if status >= 400 {
                 // A status the client took as success is still an error on a client span (the conventions).
-                span.attributes[Key.errorType] = String(response.status.code)
-                span.setStatus(SpanStatus(code: .error))
-                dimensions.append((Key.errorType, String(response.status.code)))
+                dimensions.append((Key.errorType, String(status)))
+                if recording {
+                    span.updateAttributes { attributes in
+                        attributes[Key.statusCode] = status
+                        attributes[Key.errorType] = String(status)
+                    }
+                    span.setStatus(SpanStatus(code: .error))
+                }
+            } else if recording {
+                span.attributes[Key.statusCode] = status
             }
         case .failure(let error):
-            if let status = error.httpStatus {
-                span.attributes[Key.statusCode] = status
-                dimensions.append((Key.statusCode, String(status)))
-            }
-            TelemetryObserver.record(error, on: span)
+            let status = error.httpStatus
+            if let status { dimensions.append((Key.statusCode, String(status))) }
             dimensions.append((Key.errorType, error.errorType))
+            if recording {
+                span.updateAttributes { attributes in
+                    if let status { attributes[Key.statusCode] = status }
+                    error.describe(&attributes)
+                }
+                span.setStatus(SpanStatus(code: .error, message: error.name))
+            }
         case .cancelled:
-            span.attributes[Key.cancelled] = true
+            if recording { span.attributes[Key.cancelled] = true }
         }
         if let template = observation.target.template { dimensions.append((Key.urlTemplate, template)) }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -11,6 +11,26 @@ struct RedactionTests {
     static let code = "AQDx9Kp2rTz8vLmN4qWs7uYb3cFhJk"
     static let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJl"
 
+    @Test("The shortcut past the patterns changes nothing: a text it skips is one no pattern matches")
+    func shortcutAgreesWithEveryPattern() {
+        var samples = [
+            "", "id,name,email", "10157_4402", "me/feed", "limit", "5", Self.token, Self.jwt, Self.code,
+            "access_token=\(Self.token)", "Bearer abcdefgh1234", "bearer\tabcdefgh1234", "OAuth\u{00A0}abcdefgh1234",
+            "123456789|abcdefghijklmnopqrstuv", "{\"code\": \"\(Self.code)\"}", "prefixEAAGm0PX4ZCpsBAKZBZCqZB",
+            "x.eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2ln", "code=\(Self.code)", "café", "a|b", "e y J",
+        ]
+        // And every text of up to three characters from the pattern's own alphabet.
+        let alphabet = ["e", "y", "J", "E", "A", "=", "|", " ", "\"", "x", "1"]
+        for first in alphabet {
+            for second in alphabet { for third in alphabet { samples.append(first + second + third) } }
+        }
+        for sample in samples {
+            let expected = Redactor.redactWithEveryPattern(sample)
+            #expect(Redactor.standard.redact(text: sample) == expected, "\(sample)")
+            if !Redactor.mayMatchAPattern(sample) { #expect(expected == sample, "\(sample)") }
+        }
+    }
+
     /// Every rendering of an error must be free of every secret.
     static func renderings(of error: MendError) -> [String] {
         let nsError = error as NSError
