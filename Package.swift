@@ -25,7 +25,13 @@
 // The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendFacebook, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
 
+import Foundation
 import PackageDescription
+
+// `MEND_WITHOUT_OTLP=1` leaves the OTLP exporter (swift-otel) out of the build: MendTelemetryExport then refuses to
+// export. The thread sanitizer's build sets it: under `-sanitize=thread`, Swift 6.3 rejects swift-otel 1.6.0's
+// OTelBatchSpanProcessor ("sending 'logger' risks causing data races"), which compiles without the sanitizer.
+let buildsOTLPExporter = ProcessInfo.processInfo.environment["MEND_WITHOUT_OTLP"] == nil
 
 let package = Package(
     name: "Mend",
@@ -159,12 +165,12 @@ let package = Package(
             name: "MendTelemetryExport",
             dependencies: [
                 "MendTelemetry", "MendHTTP",
-                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ] + (buildsOTLPExporter ? [.product(name: "OTel", package: "swift-otel")] : []),
+            swiftSettings: buildsOTLPExporter ? [.define("MEND_OTLP")] : []
         ),
         // The run loop of every in-process server: start a Hummingbird application, report where it listens, stop
         // it gracefully (after a block, or on SIGTERM/SIGINT).

@@ -2,9 +2,12 @@ import Logging
 import MendHTTP
 import MendTelemetry
 public import Metrics
-import OTel
 import ServiceLifecycle
 import Tracing
+
+#if MEND_OTLP
+    import OTel
+#endif
 
 /// Exports traces and metrics over OTLP/HTTP (swift-otel) when the standard `OTEL_*` variables ask for it:
 /// `mend` and `mend-server` call ``bootstrap(serviceName:environment:)`` once at startup.
@@ -52,26 +55,41 @@ public final class TelemetryExport: Sendable {
     ///   - environment: The process environment.
     public static func bootstrap(serviceName: String, environment: [String: String]) throws -> TelemetryExport? {
         guard isRequested(in: environment) else { return nil }
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = serviceName
-        configuration.logs.enabled = false
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
-        configuration.metrics.otlpExporter.protocol = .httpProtobuf
-        for name in [
-            TelemetryObserver.MetricName.requestDuration, TelemetryObserver.MetricName.waitDuration,
-            "http.server.request.duration",
-        ] {
-            configuration.metrics.valueHistogramBuckets[name] = durationBuckets
-        }
-        let (tracer, traceService) = try OTel.makeTracingBackend(configuration: configuration)
-        let (factory, metricsService) = try OTel.makeMetricsBackend(configuration: configuration)
-        InstrumentationSystem.bootstrap(tracer)
-        let logger = Logger(label: "mend.telemetry", factory: { _ in SwiftLogNoOpLogHandler() })
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: traceService), .init(service: metricsService)], logger: logger))
-        return TelemetryExport(group: group, metricsFactory: factory)
+        #if MEND_OTLP
+            return try makeExport(serviceName: serviceName)
+        #else
+            throw NotBuilt()
+        #endif
     }
+
+    /// This build has no OTLP exporter (it was built with `MEND_WITHOUT_OTLP`).
+    struct NotBuilt: Error, CustomStringConvertible {
+        var description: String { "this build has no OTLP exporter (built with MEND_WITHOUT_OTLP)" }
+    }
+
+    #if MEND_OTLP
+        private static func makeExport(serviceName: String) throws -> TelemetryExport {
+            var configuration = OTel.Configuration.default
+            configuration.serviceName = serviceName
+            configuration.logs.enabled = false
+            configuration.traces.otlpExporter.protocol = .httpProtobuf
+            configuration.metrics.otlpExporter.protocol = .httpProtobuf
+            for name in [
+                TelemetryObserver.MetricName.requestDuration, TelemetryObserver.MetricName.waitDuration,
+                "http.server.request.duration",
+            ] {
+                configuration.metrics.valueHistogramBuckets[name] = durationBuckets
+            }
+            let (tracer, traceService) = try OTel.makeTracingBackend(configuration: configuration)
+            let (factory, metricsService) = try OTel.makeMetricsBackend(configuration: configuration)
+            InstrumentationSystem.bootstrap(tracer)
+            let logger = Logger(label: "mend.telemetry", factory: { _ in SwiftLogNoOpLogHandler() })
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [.init(service: traceService), .init(service: metricsService)], logger: logger))
+            return TelemetryExport(group: group, metricsFactory: factory)
+        }
+    #endif
 
     /// Runs `body` while the exporters run, then flushes what is left (the last spans and a last metrics export)
     /// before returning `body`'s result.
