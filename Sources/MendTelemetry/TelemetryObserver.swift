@@ -124,33 +124,36 @@ extension TelemetryObserver {
         public static let errors = "mend.client.errors"
     }
 
-    /// The attribute names, from OpenTelemetry's conventions, and Mend's own (`mend.*`).
-    enum Key {
-        static let method = "http.request.method"
-        static let methodOriginal = "http.request.method_original"
-        static let serverAddress = "server.address"
-        static let serverPort = "server.port"
-        static let urlFull = "url.full"
-        static let urlScheme = "url.scheme"
-        static let urlTemplate = "url.template"
-        static let resendCount = "http.request.resend_count"
-        static let statusCode = "http.response.status_code"
-        static let errorType = "error.type"
-        static let errorCategory = "mend.error.category"
-        static let recovery = "mend.recovery"
-        static let attempts = "mend.attempts"
-        static let cancelled = "mend.cancelled"
-        static let waitReason = "mend.wait.reason"
-        static let waitDuration = "mend.wait.duration"
-        static let outcome = "mend.outcome"
+    /// The attribute names, from OpenTelemetry's conventions, and Mend's own (`mend.*`); mend-server's spans use
+    /// them too.
+    package enum Key {
+        package static let method = "http.request.method"
+        package static let methodOriginal = "http.request.method_original"
+        package static let serverAddress = "server.address"
+        package static let serverPort = "server.port"
+        package static let urlFull = "url.full"
+        package static let urlScheme = "url.scheme"
+        package static let urlTemplate = "url.template"
+        package static let resendCount = "http.request.resend_count"
+        package static let statusCode = "http.response.status_code"
+        package static let errorType = "error.type"
+        package static let errorCategory = "mend.error.category"
+        package static let recovery = "mend.recovery"
+        package static let attempts = "mend.attempts"
+        package static let cancelled = "mend.cancelled"
+        package static let waitReason = "mend.wait.reason"
+        package static let waitDuration = "mend.wait.duration"
+        package static let outcome = "mend.outcome"
+        package static let route = "http.route"
+        package static let dbSystem = "db.system.name"
+        package static let dbOperation = "db.operation.name"
+        package static let dbCollection = "db.collection.name"
     }
 }
 
 extension MendError {
     /// `error.type`: the Mend code, `graph/190/463` or `transport/2`; a documented, bounded list (the catalog).
-    var errorType: String {
-        "\(code)\(subcode.map { "/\($0.rawValue)" } ?? "")"
-    }
+    package var errorType: String { codePath }
 
     /// Writes `error.type`, `mend.error.category` and `mend.recovery`.
     func describe(_ attributes: inout SpanAttributes) {

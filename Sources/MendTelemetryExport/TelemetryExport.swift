@@ -1,7 +1,7 @@
 import Logging
 import MendHTTP
 import MendTelemetry
-public import Metrics
+package import Metrics
 import ServiceLifecycle
 import Tracing
 
@@ -17,7 +17,7 @@ import Tracing
 /// off. swift-otel reads the rest: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`(`_ARG`),
 /// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_PROPAGATORS`….
 /// Only `http/protobuf` is built in (swift-otel's gRPC trait is off).
-public final class TelemetryExport: Sendable {
+package final class TelemetryExport: Sendable {
     private let group: ServiceGroup
 
     private init(group: ServiceGroup, metricsFactory: any MetricsFactory) {
@@ -26,12 +26,12 @@ public final class TelemetryExport: Sendable {
     }
 
     /// The buckets OpenTelemetry's HTTP conventions advise for request durations, in seconds.
-    public static let durationBuckets: [Double] = [
+    package static let durationBuckets: [Double] = [
         0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
     ]
 
     /// Whether `environment` asks for an export.
-    public static func isRequested(in environment: [String: String]) -> Bool {
+    package static func isRequested(in environment: [String: String]) -> Bool {
         if environment["OTEL_SDK_DISABLED"]?.lowercased() == "true" { return false }
         let endpoints = [
             "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
@@ -44,7 +44,7 @@ public final class TelemetryExport: Sendable {
     }
 
     /// The OTLP metrics factory: bootstrap `MetricsSystem` with it, alone or beside the process's own.
-    public let metricsFactory: any MetricsFactory
+    package let metricsFactory: any MetricsFactory
 
     /// Bootstraps the tracer (`InstrumentationSystem`) and returns the exporter, whose ``metricsFactory`` the caller
     /// bootstraps `MetricsSystem` with (beside its own factory, if it has one); `nil` when `environment` asks for no
@@ -53,7 +53,7 @@ public final class TelemetryExport: Sendable {
     /// - Parameters:
     ///   - serviceName: `service.name` unless `OTEL_SERVICE_NAME` says otherwise.
     ///   - environment: The process environment.
-    public static func bootstrap(serviceName: String, environment: [String: String]) throws -> TelemetryExport? {
+    package static func bootstrap(serviceName: String, environment: [String: String]) throws -> TelemetryExport? {
         guard isRequested(in: environment) else { return nil }
         #if MEND_OTLP
             return try makeExport(serviceName: serviceName)
@@ -93,7 +93,7 @@ public final class TelemetryExport: Sendable {
 
     /// Runs `body` while the exporters run, then flushes what is left (the last spans and a last metrics export)
     /// before returning `body`'s result.
-    public func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask {
                 try await self.group.run()

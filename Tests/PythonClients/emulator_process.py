@@ -5,6 +5,7 @@ Shared by the client checks (clients.py) and the browser check (browser_consent.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -81,3 +82,20 @@ def expect(condition, message):
 
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+
+
+def start_mend_server(binary, environment):
+    """Starts `mend-server` with `environment` (MEND_PORT=0), waits for its ready line and returns the process and
+    its base URL; standard error keeps being read in the background, so the server never blocks on a full pipe."""
+    process = subprocess.Popen([binary], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if not line:
+            raise RuntimeError("mend-server exited before it was ready")
+        if "mend-server ready" in line:
+            match = re.search(r"port=(\d+)", line)
+            if match:
+                subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
+                return process, f"http://127.0.0.1:{match.group(1)}"
+    raise RuntimeError("mend-server printed no ready line within 60 s")

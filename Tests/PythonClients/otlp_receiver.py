@@ -23,14 +23,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import requests
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
-from emulator_process import Emulator, Results, expect
+from emulator_process import Emulator, start_mend_server, Results, expect
 
 APP_ID = "111111111111111"
 APP_SECRET = "0123456789abcdef0123456789abcdef"
@@ -193,18 +192,7 @@ def start_server(binary, emulator, scratch, receiver):
                MEND_APP_SECRET=APP_SECRET, MEND_GRAPH_URL=emulator.base_url,
                MEND_REDIRECT_URIS="http://127.0.0.1:8765/callback", MEND_SIGNING_KEYS=key,
                DATABASE_URL="sqlite://" + os.path.join(scratch, "otlp.sqlite"))
-    process = subprocess.Popen([binary], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            raise RuntimeError("mend-server exited before it was ready")
-        if "mend-server ready" in line:
-            match = re.search(r"port=(\d+)", line)
-            if match:
-                subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
-                return process, f"http://127.0.0.1:{match.group(1)}"
-    raise RuntimeError("mend-server printed no ready line within 60 s")
+    return start_mend_server(binary, env)
 
 
 def check_server(mend, mend_server, scratch, receiver):

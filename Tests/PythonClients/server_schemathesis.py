@@ -13,19 +13,17 @@ admin token, every admin operation but the user deletion, then that.
 import base64
 import hashlib
 import os
-import re
 import secrets
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 
 import requests
 
 from clients import FormReader
-from emulator_process import Emulator
+from emulator_process import Emulator, start_mend_server
 
 APP_ID = "111111111111111"
 APP_SECRET = "0123456789abcdef0123456789abcdef"
@@ -50,19 +48,7 @@ def start_server(binary, emulator, scratch):
         MEND_LIMITED_LOGIN_JWKS_URL=f"{emulator.base_url}/.well-known/oauth/openid/jwks/",
         # The admin API, on: the server holds the token's SHA-256 only.
         MEND_ADMIN_TOKENS="schemathesis:sha256:" + hashlib.sha256(ADMIN_TOKEN.encode()).hexdigest())
-    process = subprocess.Popen([binary], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            raise RuntimeError("mend-server exited before it was ready")
-        if "mend-server ready" in line:
-            match = re.search(r"port=(\d+)", line)
-            if match:
-                # Keep reading standard error in the background so the server never blocks on a full pipe.
-                subprocess.Popen(["cat"], stdin=process.stderr, stdout=subprocess.DEVNULL)
-                return process, f"http://127.0.0.1:{match.group(1)}"
-    raise RuntimeError("mend-server printed no ready line within 60 s")
+    return start_mend_server(binary, environment)
 
 
 def login(emulator, server):

@@ -53,6 +53,12 @@ extension MendError {
         return "\(MendLocalization.label(.reference, language: language)): \(referenceID)"
     }
 
+    /// The error's code path, `graph/190/463` or `transport/2`: what logs, descriptions and telemetry's
+    /// `error.type` name it by.
+    package var codePath: String {
+        "\(code)\(subcode.map { "/\($0.rawValue)" } ?? "")"
+    }
+
     /// A rendering with no dynamic values, for metric labels and grouping: `graph.190.463.tokenExpired`.
     public var shortDescription: String {
         let subcodeText = subcode.map { ".\($0.rawValue)" } ?? ""
@@ -67,7 +73,7 @@ extension MendError: CustomStringConvertible, CustomDebugStringConvertible {
     /// attempts 1): Error validating access token: Session has expired`
     public var description: String {
         var parts = [
-            "\(code)\(subcode.map { "/\($0.rawValue)" } ?? "") \(name)", category.rawValue, recovery.description,
+            "\(codePath) \(name)", category.rawValue, recovery.description,
         ]
         if let status = response?.status { parts.append("status \(status)") }
         if let referenceID { parts.append("reference \(referenceID)") }

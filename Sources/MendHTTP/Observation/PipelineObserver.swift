@@ -99,13 +99,13 @@ public struct PipelineWait: Sendable {
     /// The error that caused the wait (the failure retried, or the throttle that closed the key).
     public var error: MendError
 
-    /// Creates a wait.
+    /// Creates a wait (the pipeline's steps report them; an observer only receives them).
     ///
     /// - Parameters:
     ///   - reason: Why the pipeline waits.
     ///   - duration: How long it waits.
     ///   - error: The error that caused the wait.
-    public init(reason: Reason, duration: Duration, error: MendError) {
+    package init(reason: Reason, duration: Duration, error: MendError) {
         self.reason = reason
         self.duration = duration
         self.error = error
@@ -130,7 +130,7 @@ public struct ObservedRequest: Sendable {
     ///   - head: The request's head, as the caller made it.
     ///   - urlTemplate: The low-cardinality template of the request's path, when known.
     ///   - isThirdParty: Whether the request goes to a third party.
-    public init(head: HTTPRequest, urlTemplate: String? = nil, isThirdParty: Bool = false) {
+    package init(head: HTTPRequest, urlTemplate: String? = nil, isThirdParty: Bool = false) {
         self.head = head
         self.urlTemplate = urlTemplate
         self.isThirdParty = isThirdParty

@@ -5,6 +5,7 @@ import Logging
 import MendCore
 import MendHTTP
 import MendLogin
+import MendTelemetry
 import NIOCore
 import Tracing
 
@@ -83,18 +84,18 @@ struct OperationsMiddleware: RouterMiddleware {
     static func describe(
         _ span: any Span, request: Request, route: String?, _ response: Response, _ failure: ServerFailure?
     ) {
-        typealias Key = ServerTracing.Key
+        typealias Key = TelemetryObserver.Key
         let method = request.method.rawValue
         if let route {
             span.operationName = "\(method) \(route)"
             span.attributes[Key.route] = route
         }
         span.attributes[Key.method] = method
-        span.attributes[Key.scheme] = "http"
+        span.attributes[Key.urlScheme] = "http"
         span.attributes[Key.statusCode] = response.status.code
         if let failure {
             let error = failure.error
-            span.attributes[Key.errorType] = "\(error.code)\(error.subcode.map { "/\($0.rawValue)" } ?? "")"
+            span.attributes[Key.errorType] = error.errorType
             span.attributes[Key.errorCategory] = error.category.rawValue
         } else if response.status.code >= 500 {
             span.attributes[Key.errorType] = String(response.status.code)

@@ -11,18 +11,6 @@ import Tracing
 /// Spans go to `InstrumentationSystem.tracer` (what `mend-server` bootstraps from the `OTEL_*` variables, or a
 /// task's `withTracer`); with none, every call here is a no-op.
 enum ServerTracing {
-    /// The attribute names (the conventions', and Mend's own).
-    enum Key {
-        static let method = "http.request.method"
-        static let route = "http.route"
-        static let scheme = "url.scheme"
-        static let statusCode = "http.response.status_code"
-        static let errorType = "error.type"
-        static let errorCategory = "mend.error.category"
-        static let dbSystem = "db.system.name"
-        static let dbOperation = "db.operation.name"
-        static let dbCollection = "db.collection.name"
-    }
 
     /// The observer of the server's provider clients: the bootstrapped one, else MendTelemetry's (spans to the
     /// tracer in force, metrics to `MetricsSystem`), so that an embedding app's trace reaches the provider calls.
@@ -45,7 +33,7 @@ enum ServerTracing {
         do {
             return try await ServiceContext.withValue(span.context) { try await body(span) }
         } catch let error as MendError {
-            span.attributes[Key.errorType] = "\(error.code)\(error.subcode.map { "/\($0.rawValue)" } ?? "")"
+            span.attributes[TelemetryObserver.Key.errorType] = error.errorType
             throw error
         }
     }

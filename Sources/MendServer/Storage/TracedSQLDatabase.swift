@@ -1,4 +1,5 @@
 import Logging
+import MendTelemetry
 import NIOCore
 import SQLKit
 import Tracing
@@ -36,13 +37,13 @@ struct TracedSQLDatabase: SQLDatabase {
         let span = InstrumentationSystem.tracer.startSpan(
             table.map { "\(operation) \($0)" } ?? operation, context: parent, ofKind: .client)
         defer { span.end() }
-        span.attributes[ServerTracing.Key.dbSystem] = system
-        span.attributes[ServerTracing.Key.dbOperation] = operation
-        if let table { span.attributes[ServerTracing.Key.dbCollection] = table }
+        span.attributes[TelemetryObserver.Key.dbSystem] = system
+        span.attributes[TelemetryObserver.Key.dbOperation] = operation
+        if let table { span.attributes[TelemetryObserver.Key.dbCollection] = table }
         do {
             try await database.execute(sql: query, onRow)
         } catch {
-            span.attributes[ServerTracing.Key.errorType] = String(describing: type(of: error))
+            span.attributes[TelemetryObserver.Key.errorType] = String(describing: type(of: error))
             span.setStatus(SpanStatus(code: .error))
             throw error
         }
