@@ -55,11 +55,27 @@ package final class TelemetryExport: Sendable {
     ///   - environment: The process environment.
     package static func bootstrap(serviceName: String, environment: [String: String]) throws -> TelemetryExport? {
         guard isRequested(in: environment) else { return nil }
+        // swift-otel stops the process (a fatal error, not a thrown one) on a protocol whose trait is not built: ask
+        // first.
+        for key in [
+            "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+        ] {
+            if let value = environment[key], value != "http/protobuf" {
+                throw UnsupportedProtocol(key: key, value: value)
+            }
+        }
         #if MEND_OTLP
             return try makeExport(serviceName: serviceName)
         #else
             throw NotBuilt()
         #endif
+    }
+
+    /// A protocol other than `http/protobuf`, the only one built in.
+    struct UnsupportedProtocol: Error, CustomStringConvertible {
+        var key: String
+        var value: String
+        var description: String { "\(key)=\(value) is not supported: only http/protobuf is built in" }
     }
 
     /// This build has no OTLP exporter (it was built with `MEND_WITHOUT_OTLP`).
