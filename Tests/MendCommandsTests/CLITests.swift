@@ -19,11 +19,21 @@ enum MendBinary {
     /// The `mend` executable built next to this test bundle.
     static var url: URL? { BuiltExecutable.url(named: "mend") }
 
-    /// Runs `mend` to its end. `mergingStandardError`: standard error goes into the same pipe as standard output
-    /// (as `2>&1` does), and `stdout` holds both, in the order they arrived.
+    /// Runs `mend` to its end, waiting on a thread of its own (``BlockingWork``: a blocked task thread starves the
+    /// in-process servers that other tests' children talk to). `mergingStandardError`: standard error goes into the
+    /// same pipe as standard output (as `2>&1` does), and `stdout` holds both, in the order they arrived.
     static func run(
         _ arguments: [String], stdin: Data? = nil, environment overrides: [String: String?] = [:],
         mergingStandardError: Bool = false
+    ) async throws -> CLIRun {
+        try await BlockingWork.run {
+            try runBlocking(
+                arguments, stdin: stdin, environment: overrides, mergingStandardError: mergingStandardError)
+        }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], stdin: Data?, environment overrides: [String: String?], mergingStandardError: Bool
     ) throws -> CLIRun {
         let binary = try #require(url, "build the `mend` product first (swift build)")
         let process = Process()
@@ -59,8 +69,8 @@ enum MendBinary {
         }
         DispatchQueue.global().async(group: group) { stderrData = stderrReader.readDataToEndOfFile() }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
+        group.wait()  // inside BlockingWork
+        process.waitUntilExit()  // inside BlockingWork
         return CLIRun(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
@@ -74,8 +84,8 @@ enum MendBinary {
 @Suite("The mend command line", .enabled(if: MendBinary.url != nil))
 struct CLITests {
     @Test("explain --json prints the stable fields")
-    func explainJSON() throws {
-        let run = try MendBinary.run([
+    func explainJSON() async throws {
+        let run = try await MendBinary.run([
             "explain", "--json", "--file", MendBinary.fixturePath("graph-token-expired.json"),
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -96,39 +106,39 @@ struct CLITests {
     }
 
     @Test("explain shows an HTTP status only when one was given")
-    func explainStatusOnlyWhenGiven() throws {
+    func explainStatusOnlyWhenGiven() async throws {
         let body = Data(#"{"error":{"message":"x","type":"OAuthException","code":190}}"#.utf8)
-        let text = try MendBinary.run(["explain"], stdin: body)
+        let text = try await MendBinary.run(["explain"], stdin: body)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(!text.stdout.contains("http status"), "\(text.stdout)")
-        let json = try MendBinary.run(["explain", "--json"], stdin: body)
+        let json = try await MendBinary.run(["explain", "--json"], stdin: body)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["httpStatus"] is NSNull)
-        let given = try MendBinary.run(["explain", "--status", "401"], stdin: body)
+        let given = try await MendBinary.run(["explain", "--status", "401"], stdin: body)
         #expect(given.stdout.contains("http status        401"), "\(given.stdout)")
     }
 
     @Test("The Graph API version is --api-version; --version is the tool's own in every command")
-    func apiVersionOption() throws {
-        let tool = try MendBinary.run(["--version"]).stdout
+    func apiVersionOption() async throws {
+        let tool = try await MendBinary.run(["--version"]).stdout
         for command in ["graph", "login"] {
-            let help = try MendBinary.run([command, "--help"])
+            let help = try await MendBinary.run([command, "--help"])
             #expect(help.stdout.contains("--api-version <api-version>"), "\(command): \(help.stdout)")
             #expect(!help.stdout.contains("--version <version>"), "\(command)")
-            let version = try MendBinary.run([command, "--version"])
+            let version = try await MendBinary.run([command, "--version"])
             #expect(version.status == 0, "\(command): \(version.stderr)")
             #expect(version.stdout == tool)
         }
         // The option is read: a bad version reaches the transport (127.0.0.1:9 refuses), not the parser.
-        let run = try MendBinary.run([
+        let run = try await MendBinary.run([
             "graph", "GET", "me", "--api-version", "v1.0", "--base-url", "http://127.0.0.1:9", "--token", "t",
         ])
         #expect(run.status != 64, "\(run.stderr)")
     }
 
     @Test("--locale de picks German; standard input works; null fields stay present")
-    func localeAndStdin() throws {
-        let run = try MendBinary.run(
+    func localeAndStdin() async throws {
+        let run = try await MendBinary.run(
             ["explain", "--json", "--locale", "de"], stdin: Data(#"{"error":{"message":"x","code":4}}"#.utf8))
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -138,8 +148,8 @@ struct CLITests {
     }
 
     @Test("Readable output for an HTML 503 with headers")
-    func readable() throws {
-        let run = try MendBinary.run([
+    func readable() async throws {
+        let run = try await MendBinary.run([
             "explain", "--status", "503", "--kind", "graph", "-H", "x-fb-trace-id: Abc123", "-H", "Retry-After: 5",
             "--file", MendBinary.fixturePath("html-503.html"),
         ])
@@ -163,19 +173,19 @@ struct CLITests {
                 "larger than 10 bytes"
             ),
         ] as [([String], Int32, String)])
-    func badInput(arguments: [String], status: Int32, message: String) throws {
+    func badInput(arguments: [String], status: Int32, message: String) async throws {
         var arguments = arguments
         if let index = arguments.firstIndex(of: "Fixtures/truncated.json") {
             arguments[index] = try MendBinary.fixturePath("truncated.json")
         }
-        let run = try MendBinary.run(arguments)
+        let run = try await MendBinary.run(arguments)
         #expect(run.status == status)
         #expect(run.stderr.contains(message), "stderr: \(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
     @Test("--messages adds a language: explain --locale pt uses it; errors messages prints a file it reads back")
-    func appMessages() throws {
+    func appMessages() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -185,62 +195,66 @@ struct CLITests {
         ).write(to: file)
         let body =
             #"{"error":{"message":"Session has expired","type":"OAuthException","code":190,"error_subcode":463}}"#
-        let explained = try MendBinary.run(["explain", "--json", "--messages", file.path, "--locale", "pt-BR", body])
+        let explained = try await MendBinary.run([
+            "explain", "--json", "--messages", file.path, "--locale", "pt-BR", body,
+        ])
         #expect(explained.status == 0, "\(explained.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as? [String: Any])
         #expect(report["userTitle"] as? String == "Sessão expirada")
         #expect(report["userMessage"] as? String == "Sua sessão expirou.")
         #expect(explained.stderr.isEmpty)
         // Without the file, Portuguese is not available: English, and a note.
-        let english = try MendBinary.run(["explain", "--json", "--locale", "pt", body])
+        let english = try await MendBinary.run(["explain", "--json", "--locale", "pt", body])
         #expect(english.stderr.contains("no messages in 'pt'"))
 
         // The template: every key, in German; read back as a messages file, it changes nothing.
-        let template = try MendBinary.run(["errors", "messages", "--locale", "de"])
+        let template = try await MendBinary.run(["errors", "messages", "--locale", "de"])
         #expect(template.status == 0)
         let texts = try #require(
             try JSONSerialization.jsonObject(with: Data(template.stdout.utf8)) as? [String: [String: String]])
         #expect(texts["de"]?["sessionExpired.title"] == "Sitzung abgelaufen")
         let germanFile = directory.appendingPathComponent("de.json")
         try Data(template.stdout.utf8).write(to: germanFile)
-        let missing = try MendBinary.run([
+        let missing = try await MendBinary.run([
             "errors", "messages", "--messages", germanFile.path, "--locale", "de", "--missing",
         ])
         #expect(missing.status == 0 && missing.stdout.isEmpty, "\(missing.stdout)")
-        let partial = try MendBinary.run(["errors", "messages", "--messages", file.path, "--locale", "pt", "--missing"])
+        let partial = try await MendBinary.run([
+            "errors", "messages", "--messages", file.path, "--locale", "pt", "--missing",
+        ])
         #expect(partial.stdout.contains("notFound\n") && !partial.stdout.contains("sessionExpired\n"))
 
         // A bad file: the reason, exit 65, nothing on standard output.
         let bad = directory.appendingPathComponent("bad.json")
         try Data(#"{"pt": {"sesionExpired": "x"}}"#.utf8).write(to: bad)
-        let refused = try MendBinary.run(["explain", "--messages", bad.path, "--locale", "pt", body])
+        let refused = try await MendBinary.run(["explain", "--messages", bad.path, "--locale", "pt", body])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("'sesionExpired' is not a key Mend knows"))
         #expect(refused.stdout.isEmpty)
     }
 
     @Test("Huge standard input is refused without reading it all")
-    func hugeInput() throws {
-        let run = try MendBinary.run(["explain"], stdin: Data(repeating: UInt8(ascii: "{"), count: 3 << 20))
+    func hugeInput() async throws {
+        let run = try await MendBinary.run(["explain"], stdin: Data(repeating: UInt8(ascii: "{"), count: 3 << 20))
         #expect(run.status == 65)
         #expect(run.stderr.contains("larger than"))
     }
 
     @Test("errors list prints the catalog as text, JSON and Markdown")
-    func errorsList() throws {
-        let text = try MendBinary.run(["errors", "list"])
+    func errorsList() async throws {
+        let text = try await MendBinary.run(["errors", "list"])
         #expect(text.status == 0)
         #expect(text.stdout.contains("tokenExpired"))
-        let json = try MendBinary.run(["errors", "list", "--json", "--domain", "login"])
+        let json = try await MendBinary.run(["errors", "list", "--json", "--domain", "login"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 20)
-        let markdown = try MendBinary.run(["errors", "list", "--markdown"])
+        let markdown = try await MendBinary.run(["errors", "list", "--markdown"])
         #expect(markdown.stdout.hasPrefix("# Mend error catalog"))
     }
 
     @Test("demo --offline classifies recorded responses and exits 0")
-    func offlineDemo() throws {
-        let run = try MendBinary.run(["demo", "--offline", "--json", "--locale", "de"])
+    func offlineDemo() async throws {
+        let run = try await MendBinary.run(["demo", "--offline", "--json", "--locale", "de"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 10)
@@ -249,8 +263,8 @@ struct CLITests {
     }
 
     @Test("demo fits an 80-column terminal: every line, the narrative and the summary table")
-    func demoFitsEightyColumns() throws {
-        let run = try MendBinary.run(["demo"])
+    func demoFitsEightyColumns() async throws {
+        let run = try await MendBinary.run(["demo"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let over = lines.filter { $0.count > 80 }
@@ -258,14 +272,14 @@ struct CLITests {
         #expect(lines.contains { $0.hasPrefix("scenario") && $0.hasSuffix("│ recovery") })
         #expect(run.stdout.contains("9 of 9 failure classes handled as expected."))
         #expect(run.stdout.contains("mend demo --wide"))
-        let offline = try MendBinary.run(["demo", "--offline"])
+        let offline = try await MendBinary.run(["demo", "--offline"])
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
     }
 
     @Test("demo: every row of its JSON summary, in German, and exit 0")
-    func liveDemo() throws {
-        let run = try MendBinary.run(["demo", "--json", "--locale", "de"])
+    func liveDemo() async throws {
+        let run = try await MendBinary.run(["demo", "--json", "--locale", "de"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         let expected: [(String, String, String, String)] = [
@@ -298,7 +312,7 @@ struct CLITests {
 @Suite("mend demo, interrupted", .enabled(if: MendBinary.url != nil))
 struct DemoInterruptTests {
     @Test("Interrupted mid-run, it stops cleanly: no process, port or temporary folder left")
-    func interrupted() throws {
+    func interrupted() async throws {
         let process = Process()
         process.executableURL = try #require(MendBinary.url)
         process.arguments = ["demo"]
@@ -311,14 +325,9 @@ struct DemoInterruptTests {
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         // Read until the emulator reports its address, then interrupt.
-        var text = ""
-        while !text.contains("mend-server on"), process.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = await output.fileHandleForReading.text(until: "mend-server on")
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        await process.exited()
         let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         #expect(
             [130, 0].contains(process.terminationStatus) && process.terminationReason == .exit,

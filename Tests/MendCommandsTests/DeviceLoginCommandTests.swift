@@ -7,20 +7,6 @@ import Testing
 /// are short; the client keeps whatever interval the provider announces).
 @Suite("mend login --device")
 struct DeviceLoginCommandTests {
-    static func run(
-        _ arguments: [String], environment: [String: String?] = [:], mergingStandardError: Bool = false
-    ) async throws -> CLIRun {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try MendBinary.run(
-                            arguments, environment: environment, mergingStandardError: mergingStandardError)
-                    })
-            }
-        }
-    }
-
     static func configuration(_ consent: AutoConsent, lifetime: Int = 420) -> EmulatorConfiguration {
         EmulatorConfiguration(autoConsent: consent, deviceCodeLifetime: lifetime, deviceLoginInterval: 1)
     }
@@ -37,7 +23,7 @@ struct DeviceLoginCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator(configuration: Self.configuration(.grantAll)) { emulator in
-            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            let login = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device"])
             #expect(login.status == 0, "\(login.stderr)")
             let code = try #require(await emulator.emulator.deviceLogins().first)
             #expect(login.stdout.contains("open \(emulator.url("/device").absoluteString)"))
@@ -46,7 +32,7 @@ struct DeviceLoginCommandTests {
             #expect(login.stdout.contains("Logged in as Alice Example"))
             #expect(login.stdout.contains("This session is the provider's token alone"))
             #expect(code.answer == "used")
-            let whoami = try await Self.run(["whoami", "--json", "--state-directory", directory.path])
+            let whoami = try await MendBinary.run(["whoami", "--json", "--state-directory", directory.path])
             #expect(whoami.status == 0, "\(whoami.stderr)")
             #expect(whoami.stdout.contains("\"loggedIn\":true"))
         }
@@ -57,12 +43,12 @@ struct DeviceLoginCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator(configuration: Self.configuration(.deny)) { emulator in
-            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            let login = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device"])
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stdout.contains("Login Declined: The login on this device was declined."))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("session.json").path))
             // --json: the code for the person on standard error, one JSON object on standard output.
-            let json = try await Self.run(Self.arguments(emulator, directory) + ["--device", "--json"])
+            let json = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device", "--json"])
             #expect(json.status == 0, "\(json.stderr)")
             #expect(json.stderr.contains("and enter the code:"))
             let result = try #require(
@@ -78,7 +64,7 @@ struct DeviceLoginCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator(configuration: Self.configuration(.manual, lifetime: 2)) { emulator in
-            let login = try await Self.run(Self.arguments(emulator, directory) + ["--device"])
+            let login = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device"])
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stdout.contains("Code Expired: The code on this device has expired."))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("session.json").path))
@@ -91,12 +77,12 @@ struct DeviceLoginCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator(configuration: Self.configuration(.grantAll)) { emulator in
             let ssh: [String: String?] = ["SSH_CONNECTION": "10.0.0.2 50000 10.0.0.1 22", "DISPLAY": nil]
-            let login = try await Self.run(Self.arguments(emulator, directory), environment: ssh)
+            let login = try await MendBinary.run(Self.arguments(emulator, directory), environment: ssh)
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stderr.contains("No browser can be opened here (an SSH session): using device login."))
             #expect(login.stdout.contains("Logged in as Alice Example"))
             // Into one pipe (2>&1, a CI log): the notice, the code and the result arrive in the order written.
-            let merged = try await Self.run(
+            let merged = try await MendBinary.run(
                 Self.arguments(emulator, directory), environment: ssh, mergingStandardError: true)
             #expect(merged.status == 0, "\(merged.stdout)")
             let order = ["No browser can be opened here", "and enter the code:", "The code expires in", "Logged in as"]
@@ -105,10 +91,10 @@ struct DeviceLoginCommandTests {
             #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted(), "\(merged.stdout)")
             var wrong = Self.arguments(emulator, directory) + ["--device"]
             wrong[wrong.firstIndex(of: EmulatedApp.default.clientToken)!] = "wrong"
-            let refused = try await Self.run(wrong)
+            let refused = try await MendBinary.run(wrong)
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("graph/190"), "\(refused.stderr)")
-            let usage = try await Self.run(Self.arguments(emulator, directory) + ["--device", "--headless"])
+            let usage = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device", "--headless"])
             #expect(usage.status == 64)
         }
     }

@@ -7,22 +7,13 @@ import Testing
 /// `mend login --provider google` against the emulator's Google-like issuer, as a user runs it.
 @Suite("mend login with an OpenID Connect provider")
 struct OIDCLoginCommandTests {
-    /// Runs the binary off the cooperative pool (the in-process emulator answers it meanwhile).
-    static func run(_ arguments: [String]) async throws -> CLIRun {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try MendBinary.run(arguments) })
-            }
-        }
-    }
-
     @Test("login --provider google --headless, whoami from another process, logout revokes at the issuer")
     func googleLogin() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withEmulator { emulator in
             let state = ["--state-directory", directory.path]
-            let login = try await Self.run(
+            let login = try await MendBinary.run(
                 [
                     "login", "--provider", "google", "--issuer", emulator.url("/google").absoluteString, "--app-id",
                     "mend-ios.apps.googleusercontent.com", "--headless",
@@ -30,22 +21,22 @@ struct OIDCLoginCommandTests {
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stdout.contains("Logged in as Alice Example"))
             // A second process reads the stored session and keeps it with the OIDC authority.
-            let whoami = try await Self.run(["whoami"] + state)
+            let whoami = try await MendBinary.run(["whoami"] + state)
             #expect(whoami.status == 0, "\(whoami.stderr)")
             #expect(whoami.stdout.contains("<alice@example.com>"))
-            let json = try await Self.run(["whoami", "--json"] + state)
+            let json = try await MendBinary.run(["whoami", "--json"] + state)
             #expect(json.status == 0, "\(json.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             #expect(object["loggedIn"] as? Bool == true)
             #expect((object["user"] as? [String: Any])?["email"] as? String == "alice@example.com")
             #expect(object["reason"] is NSNull)
-            let logout = try await Self.run(["logout"] + state)
+            let logout = try await MendBinary.run(["logout"] + state)
             #expect(logout.stdout.contains("Logged out and revoked."), "\(logout.stdout) \(logout.stderr)")
             let revocations = await emulator.emulator.revocations()
             #expect(revocations.map(\.issuer) == ["google"])
-            let after = try await Self.run(["whoami"] + state)
+            let after = try await MendBinary.run(["whoami"] + state)
             #expect(after.stdout.contains("Not logged in."))
-            let afterJSON = try await Self.run(["whoami", "--json"] + state)
+            let afterJSON = try await MendBinary.run(["whoami", "--json"] + state)
             #expect(afterJSON.status == 1)
             let loggedOut = try #require(
                 try JSONSerialization.jsonObject(with: Data(afterJSON.stdout.utf8)) as? [String: Any])
@@ -61,7 +52,7 @@ struct OIDCLoginCommandTests {
         try await withEmulator { emulator in
             try await withMendServer(configuration: .forEmulator(emulator)) { server in
                 let state = ["--state-directory", directory.path]
-                let login = try await Self.run(
+                let login = try await MendBinary.run(
                     [
                         "login", "--provider", "google", "--issuer", emulator.url("/google").absoluteString,
                         "--app-id", "mend-web.apps.googleusercontent.com", "--backend", server.baseURL.absoluteString,
@@ -72,11 +63,11 @@ struct OIDCLoginCommandTests {
                     try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [String: Any])
                 #expect(object["loggedIn"] as? Bool == true)
                 #expect(object["refreshable"] as? Bool == true)
-                let status = try await Self.run(["token", "status", "--json"] + state)
+                let status = try await MendBinary.run(["token", "status", "--json"] + state)
                 let token = try #require(
                     try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
                 #expect(token["issuer"] as? String == "backend", "\(status.stdout)")
-                let whoami = try await Self.run(["whoami"] + state)
+                let whoami = try await MendBinary.run(["whoami"] + state)
                 #expect(whoami.stdout.contains("Alice Example"), "\(whoami.stdout) \(whoami.stderr)")
             }
         }
@@ -86,18 +77,18 @@ struct OIDCLoginCommandTests {
     func anyIssuer() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let missing = try await Self.run(["login", "--provider", "oidc", "--app-id", "x", "--headless"])
+        let missing = try await MendBinary.run(["login", "--provider", "oidc", "--app-id", "x", "--headless"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("--provider oidc needs --issuer"), "\(missing.stderr)")
         try await withEmulator { emulator in
             let state = ["--state-directory", directory.path]
-            let login = try await Self.run(
+            let login = try await MendBinary.run(
                 [
                     "login", "--provider", "oidc", "--issuer", emulator.url("/google").absoluteString, "--app-id",
                     "mend-ios.apps.googleusercontent.com", "--headless",
                 ] + state)
             #expect(login.status == 0, "\(login.stderr)")
-            let whoami = try await Self.run(["whoami"] + state)
+            let whoami = try await MendBinary.run(["whoami"] + state)
             #expect(whoami.stdout.contains("<alice@example.com>"), "\(whoami.stdout) \(whoami.stderr)")
         }
     }
@@ -106,7 +97,9 @@ struct OIDCLoginCommandTests {
         "login --provider apple: a usage error that says why (Apple never redirects to a loopback address) and what to do"
     )
     func appleExplains() async throws {
-        let apple = try await Self.run(["login", "--provider", "apple", "--app-id", "com.example.app", "--headless"])
+        let apple = try await MendBinary.run([
+            "login", "--provider", "apple", "--app-id", "com.example.app", "--headless",
+        ])
         #expect(apple.status == 64, "\(apple.stderr)")
         #expect(apple.stderr.contains("never to a loopback address"), "\(apple.stderr)")
         #expect(apple.stderr.contains("POST /v1/login/id_token"), "\(apple.stderr)")

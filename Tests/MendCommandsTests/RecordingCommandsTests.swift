@@ -15,9 +15,9 @@ struct RecordingCommandsTests {
     ]
 
     @Test("explain --har: every failed exchange in order, a Graph error and a refused connection, text and JSON")
-    func explainHAR() throws {
+    func explainHAR() async throws {
         let har = try MendBinary.fixturePath("browser.har")
-        let text = try MendBinary.run(["explain", "--har", har])
+        let text = try await MendBinary.run(["explain", "--har", har])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("#3 GET https://graph.facebook.com/v25.0/me/feed?access_token=<redacted> → 400"))
         #expect(text.stdout.contains("tokenExpired") && text.stdout.contains("AbCdEf123"))
@@ -26,26 +26,27 @@ struct RecordingCommandsTests {
         #expect(text.stdout.hasSuffix("2 failed of 5 exchanges\n"))
         for secret in Self.secrets { #expect(!text.stdout.contains(secret)) }
 
-        let json = try MendBinary.run(["explain", "--har", har, "--json"])
+        let json = try await MendBinary.run(["explain", "--har", har, "--json"])
         let reports = try #require(try JSONValue.parse(Data(json.stdout.utf8)).get().arrayValue)
         #expect(reports.map { $0["entry"]?.intValue } == [3, 4])
         #expect(reports[0]["error"]?["domain"] == .string("graph") && reports[0]["error"]?["subcode"] == .int(463))
         #expect(reports[1]["error"]?["name"] == .string("cannotConnect") && reports[1]["status"] == .int(0))
 
         // Standard input too; a HAR without failures has nothing to explain (exit 1).
-        let piped = try MendBinary.run(["explain", "--har", "-"], stdin: Data(contentsOf: URL(fileURLWithPath: har)))
+        let piped = try await MendBinary.run(
+            ["explain", "--har", "-"], stdin: Data(contentsOf: URL(fileURLWithPath: har)))
         #expect(piped.stdout == text.stdout)
         let fine = #"{"log":{"version":"1.2","entries":[]}}"#
-        #expect(try MendBinary.run(["explain", "--har", "-"], stdin: Data(fine.utf8)).status == 1)
-        let notHAR = try MendBinary.run(["explain", "--har", "-"], stdin: Data("{}".utf8))
+        #expect(try await MendBinary.run(["explain", "--har", "-"], stdin: Data(fine.utf8)).status == 1)
+        let notHAR = try await MendBinary.run(["explain", "--har", "-"], stdin: Data("{}".utf8))
         #expect(notHAR.status == 65 && notHAR.stderr.contains("Not a HAR file"))
     }
 
     @Test("redact: no secret survives, raw, base64 or URL-encoded; the browser's own fields stay; placeholders match")
-    func redact() throws {
+    func redact() async throws {
         let har = try MendBinary.fixturePath("browser.har")
         let output = temporaryDirectory().appendingPathComponent("shared.har")
-        let run = try MendBinary.run(["redact", har, "-o", output.path])
+        let run = try await MendBinary.run(["redact", har, "-o", output.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("5 entries redacted"))
         let text = try String(contentsOf: output, encoding: .utf8)
@@ -76,32 +77,32 @@ struct RecordingCommandsTests {
         #expect(
             entries[1]["request"]?["postData"]?["text"]?.stringValue?.contains("code=%3Cmend%3Acode%3A1%3E") == true)
         // Redacting the redacted file changes nothing.
-        let again = try MendBinary.run(["redact", output.path])
+        let again = try await MendBinary.run(["redact", output.path])
         #expect(try JSONValue.parse(Data(again.stdout.utf8)).get() == document)
     }
 
     @Test("redact fails closed on a secret no rule knows, naming where it sits; --allow or --redact settles it")
-    func failClosed() throws {
+    func failClosed() async throws {
         let har = #"""
             {"log":{"version":"1.2","entries":[{"request":{"method":"GET","url":"https://api.example/x","headers":[]},
             "response":{"status":200,"headers":[],"content":{"mimeType":"application/json",
             "text":"{\"handle\":\"kP9xQ2mZ7vB4nR8tL1wY6cF3hJ5sD0gA\"}"}}}]}}
             """#
-        let refused = try MendBinary.run(["redact", "-"], stdin: Data(har.utf8))
+        let refused = try await MendBinary.run(["redact", "-"], stdin: Data(har.utf8))
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("entries[0].response.content.text $.handle"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("kP9xQ2mZ7vB4nR8tL1wY6cF3hJ5sD0gA") && refused.stdout.isEmpty)
-        let allowed = try MendBinary.run(["redact", "-", "--allow", "handle"], stdin: Data(har.utf8))
+        let allowed = try await MendBinary.run(["redact", "-", "--allow", "handle"], stdin: Data(har.utf8))
         #expect(allowed.status == 0 && allowed.stdout.contains("kP9xQ2mZ7vB4nR8tL1wY6cF3hJ5sD0gA"))
-        let redacted = try MendBinary.run(["redact", "-", "--redact", "handle"], stdin: Data(har.utf8))
+        let redacted = try await MendBinary.run(["redact", "-", "--redact", "handle"], stdin: Data(har.utf8))
         #expect(redacted.status == 0 && redacted.stdout.contains("<mend:handle:1>"))
     }
 
     @Test("explain - reads the body from standard input")
-    func explainDash() throws {
+    func explainDash() async throws {
         let body =
             #"{"error":{"message":"Session has expired","type":"OAuthException","code":190,"error_subcode":463}}"#
-        let run = try MendBinary.run(["explain", "-", "--json"], stdin: Data(body.utf8))
+        let run = try await MendBinary.run(["explain", "-", "--json"], stdin: Data(body.utf8))
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try JSONValue.parse(Data(run.stdout.utf8)).get()["subcode"] == .int(463))
     }

@@ -2,9 +2,7 @@ import Foundation
 import MendTesting
 import Testing
 
-/// `--trace` (issue 31): each request's trace as a waterfall, in 80 columns, from the built `mend` — run off the
-/// cooperative pool (`DeviceLoginCommandTests.run`), whose threads the in-process emulator needs while `mend` waits on
-/// it.
+/// `--trace` (issue 31): each request's trace as a waterfall, in 80 columns, from the built `mend`.
 @Suite("mend --trace: the waterfall")
 struct TraceCommandsTests {
     /// The lines wider than 80 characters (a terminal's columns).
@@ -17,7 +15,7 @@ struct TraceCommandsTests {
         try await withEmulator { emulator in
             try await emulator.inject(error: "http/503", path: "/me", times: 1)
             let token = try await emulator.token()
-            let run = try await DeviceLoginCommandTests.run([
+            let run = try await MendBinary.run([
                 "graph", "GET", "me", "--fields", "id,name", "--base-url", emulator.baseURL.absoluteString,
                 "--api-version", emulator.emulator.configuration.graphVersion, "--token", token, "--trace",
             ])
@@ -39,7 +37,7 @@ struct TraceCommandsTests {
     func unsupportedProtocol() async throws {
         try await withEmulator { emulator in
             let token = try await emulator.token()
-            let run = try await DeviceLoginCommandTests.run(
+            let run = try await MendBinary.run(
                 [
                     "graph", "GET", "me", "--base-url", emulator.baseURL.absoluteString, "--api-version",
                     emulator.emulator.configuration.graphVersion, "--token", token,
@@ -55,7 +53,7 @@ struct TraceCommandsTests {
 
     @Test("mend demo --trace: the app's attempts, the renewal, mend-server's spans and its provider calls")
     func demoTrace() async throws {
-        let run = try await DeviceLoginCommandTests.run(["demo", "--trace"])
+        let run = try await MendBinary.run(["demo", "--trace"])
         #expect(run.status == 0, "\(run.stderr)")
         for expected in [
             "POST /v1/login/code 200", "POST /v25.0/oauth/access_token", "mend.reauthenticate", "wait retryAfter",

@@ -15,25 +15,6 @@ import Testing
 struct EmulateCommandTests {
     static var binary: URL? { BuiltExecutable.url(named: "mend") }
 
-    /// Reads standard output until the ready line (at most `timeout` seconds); returns the lines.
-    static func readUntilReady(_ handle: FileHandle, timeout: TimeInterval) -> [String] {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var lines: [String] = []  // written by the reader before done.signal(), read after
-        DispatchQueue.global().async {
-            var buffer = ""
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                buffer += String(decoding: data, as: UTF8.self)
-                if buffer.contains("\nready\n") { break }
-            }
-            lines = buffer.split(separator: "\n").map(String.init)
-            done.signal()
-        }
-        _ = done.wait(timeout: .now() + timeout)
-        return lines
-    }
-
     @Test(arguments: [SIGINT, SIGTERM])
     func printsTheBaseURLAndAReadyLineThenStopsOnASignal(signalNumber: Int32) async throws {
         let binary = try #require(Self.binary, "build the `mend` product first (swift build)")
@@ -44,8 +25,14 @@ struct EmulateCommandTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Waits for the ready line; the bound only keeps a hung process from hanging the suite.
-        let lines = Self.readUntilReady(output.fileHandleForReading, timeout: 120)
+        // Waits for the ready line; the watchdog only keeps a hung process from hanging the suite.
+        let running = process
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(120))
+            running.terminate()
+        }
+        let lines = await output.fileHandleForReading.text(until: "\nready\n").split(separator: "\n").map(String.init)
+        watchdog.cancel()
         #expect(lines.last == "ready")
         let base = try #require(lines.first { $0.hasPrefix("base URL: ") }?.dropFirst("base URL: ".count))
         #expect(base.hasPrefix("http://127.0.0.1:"))
@@ -55,7 +42,7 @@ struct EmulateCommandTests {
         #expect(String(decoding: data, as: UTF8.self).contains("\"code\":2500"))
 
         kill(process.processIdentifier, signalNumber)
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
     }
 }

@@ -235,7 +235,7 @@ struct LoginReceiverProcessTests {
                 attacker.reset()
             }
             try await HeadlessConsentBrowser().open(authorizationURL)
-            await MendExecutable.wait(process)
+            await process.exited()
             let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit, "mend login was killed by signal \(process.terminationStatus)")
             #expect(process.terminationStatus == 0)

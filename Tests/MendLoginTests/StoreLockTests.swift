@@ -140,7 +140,7 @@ struct StoreLockTests {
             FileManager.default.fileExists(atPath: marker.path)
         }
         #expect(markerSeen, "the store entered while the other process held the lock")
-        holder.waitUntilExit()
+        await holder.exited()
     }
 
     @Test("A lock held past the timeout gives login/320 (retryable), not a hang")

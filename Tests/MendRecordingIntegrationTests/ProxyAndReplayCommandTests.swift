@@ -22,9 +22,9 @@ struct ProxyAndReplayCommandTests {
         let process: Process
         let url: String
 
-        func stop() -> Int32 {
+        func stop() async -> Int32 {
             kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            await process.exited()
             return process.terminationStatus
         }
     }
@@ -39,17 +39,7 @@ struct ProxyAndReplayCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let handle = output.fileHandleForReading
-        let text: String = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var buffer = ""
-                while !buffer.contains("\nready\n") {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    buffer += String(decoding: data, as: UTF8.self)
-                }
-                continuation.resume(returning: buffer)
-            }
-        }
+        let text = await handle.text(until: "\nready\n")
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(urlPrefix) }, "\(text)")
         let url = try #require(line.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+/).map { String($0.output) })
         return Running(process: process, url: url)
@@ -80,7 +70,7 @@ struct ProxyAndReplayCommandTests {
             let long = try #require(try JSONValue.parse(Data(exchange.1.utf8)).get()["access_token"]?.stringValue)
             let feed = try await Self.get("\(proxy.url)/v25.0/me/feed?limit=2&access_token=\(long)")
             #expect(feed.0 == 200)
-            #expect(proxy.stop() == 0)
+            #expect(await proxy.stop() == 0)
             secrets = [short, long, app.secret]
         }
         let text = try String(contentsOf: file, encoding: .utf8)
@@ -91,7 +81,7 @@ struct ProxyAndReplayCommandTests {
         // The emulator above is gone; a new one serves the recording alone.
         let replay = try await Self.start(
             ["emulate", "--port", "0", "--replay", file.path], urlPrefix: "base URL: ")
-        defer { _ = replay.stop() }
+        defer { if replay.process.isRunning { replay.process.terminate() } }  // when a check above threw
         let me = try await Self.get("\(replay.url)/v25.0/me?fields=id,name", bearer: "a token of today")
         #expect(me.0 == 200 && me.1.contains("Alice Example"))
         let exchange = try await Self.get(
@@ -113,5 +103,6 @@ struct ProxyAndReplayCommandTests {
         let unknown = try await Self.get("\(replay.url)/v25.0/me?fields=email")
         #expect(unknown.0 == 404)
         #expect(unknown.1.contains("MendReplayMismatch") && unknown.1.contains("closest recorded request"))
+        #expect(await replay.stop() == 0)
     }
 }

@@ -13,7 +13,10 @@ import Testing
 @Suite struct ExecutableTests {
     static var binary: URL? { BuiltExecutable.url(named: "mend-server") }
 
-    static func run(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+    /// Runs the binary to its end, waiting on a thread of its own (``BlockingWork``).
+    static func run(
+        _ arguments: [String], environment: [String: String]
+    ) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = try #require(binary, "build the mend-server product first")
         process.arguments = arguments
@@ -22,21 +25,10 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let reader = output.fileHandleForReading
+        let data = await BlockingWork.run { reader.readDataToEndOfFile() }
+        await process.exited()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    /// ``run(_:environment:)`` on a thread of its own: a test whose emulator or server runs in this process must not
-    /// block one of the few threads Swift concurrency has while the command talks to them.
-    static func runOffThread(
-        _ arguments: [String], environment: [String: String]
-    ) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(arguments, environment: environment) })
-            }
-        }
     }
 
     /// The environment of a server in front of `emulator`, its SQLite database in `directory`.
@@ -85,62 +77,62 @@ import Testing
         throw CancellationError()
     }
 
-    @Test func generatesKeysAndChecksTheConfiguration() throws {
-        let key = try Self.run(["generate-key", "ES256"], environment: [:])
+    @Test func generatesKeysAndChecksTheConfiguration() async throws {
+        let key = try await Self.run(["generate-key", "ES256"], environment: [:])
         #expect(key.status == 0)
         let parsed = try SigningKeyConfiguration.parse(list: key.output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(parsed.first?.algorithm == .es256)
 
-        let missing = try Self.run(["check-config"], environment: ["MEND_APP_ID": "1"])
+        let missing = try await Self.run(["check-config"], environment: ["MEND_APP_ID": "1"])
         #expect(missing.status == 78)
         #expect(missing.output.contains("MEND_APP_SECRET"))
 
-        let fine = try Self.run(
+        let fine = try await Self.run(
             ["check-config"],
             environment: ["MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb"])
         #expect(fine.status == 0)
-        let variables = try Self.run(["env"], environment: [:])
+        let variables = try await Self.run(["env"], environment: [:])
         #expect(variables.output.contains("DATABASE_URL"))
     }
 
-    @Test func helpListsTheSubcommandsAndUsageErrorsExit64() throws {
+    @Test func helpListsTheSubcommandsAndUsageErrorsExit64() async throws {
         for arguments in [["--help"], ["-h"], ["help"]] {
-            let help = try Self.run(arguments, environment: [:])
+            let help = try await Self.run(arguments, environment: [:])
             #expect(help.status == 0, "\(arguments)")
             for subcommand in ["serve", "generate-key", "check-config", "env"] {
                 #expect(help.output.contains(subcommand), "\(arguments): \(help.output)")
             }
         }
-        let serveHelp = try Self.run(["serve", "--help"], environment: [:])
+        let serveHelp = try await Self.run(["serve", "--help"], environment: [:])
         #expect(serveHelp.status == 0)
         #expect(serveHelp.output.contains("SIGTERM"))
 
         // EX_USAGE: an unknown subcommand, an unknown flag, an unknown algorithm.
-        let unknown = try Self.run(["frobnicate"], environment: [:])
+        let unknown = try await Self.run(["frobnicate"], environment: [:])
         #expect(unknown.status == 64)
         #expect(unknown.output.contains("frobnicate"))
-        #expect(try Self.run(["--frobnicate"], environment: [:]).status == 64)
-        let algorithm = try Self.run(["generate-key", "RS256"], environment: [:])
+        #expect(try await Self.run(["--frobnicate"], environment: [:]).status == 64)
+        let algorithm = try await Self.run(["generate-key", "RS256"], environment: [:])
         #expect(algorithm.status == 64)
         #expect(algorithm.output.contains("unknown algorithm 'RS256'"))
-        let lowercase = try Self.run(["generate-key", "eddsa"], environment: [:])
+        let lowercase = try await Self.run(["generate-key", "eddsa"], environment: [:])
         #expect(lowercase.status == 0)
         #expect(lowercase.output.contains(":EdDSA:"))
     }
 
-    @Test func aBadConfigurationExits78() throws {
+    @Test func aBadConfigurationExits78() async throws {
         let valid = ["MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb"]
         for (name, value) in [("MEND_PORT", "eighty"), ("MEND_PORT", "70000"), ("MEND_GRAPH_URL", "not a url")] {
-            let result = try Self.run(["check-config"], environment: valid.merging([name: value]) { $1 })
+            let result = try await Self.run(["check-config"], environment: valid.merging([name: value]) { $1 })
             #expect(result.status == 78, "\(name)=\(value): \(result.output)")
             #expect(result.output.contains("mend-server: configuration:"))
             #expect(result.output.contains(name))
         }
         // Serving with a bad configuration fails the same way, before it binds anything.
-        let serve = try Self.run([], environment: valid.merging(["MEND_PORT": "eighty"]) { $1 })
+        let serve = try await Self.run([], environment: valid.merging(["MEND_PORT": "eighty"]) { $1 })
         #expect(serve.status == 78)
         #expect(serve.output.contains("MEND_PORT"))
-        let missingFile = try Self.run(
+        let missingFile = try await Self.run(
             ["check-config"], environment: ["MEND_CONFIG_FILE": "/nonexistent/mend-\(UUID().uuidString).json"])
         #expect(missingFile.status == 78)
         #expect(missingFile.output.contains("MEND_CONFIG_FILE"))
@@ -165,7 +157,7 @@ import Testing
             _ = try await client.get("/v1/session", bearer: access)
 
             process.terminate()  // SIGTERM
-            process.waitUntilExit()
+            await process.exited()
             #expect(process.terminationStatus == 0)
             let log = collected.value
             #expect(log.contains("request_id"))
@@ -179,11 +171,11 @@ import Testing
 
     @Test("mend-server admin: new-token offline, then every subcommand against the running server's admin API")
     func adminCommands() async throws {
-        let made = try Self.run(["admin", "new-token", "ops"], environment: [:])
+        let made = try await Self.run(["admin", "new-token", "ops"], environment: [:])
         #expect(made.status == 0)
         let token = try #require(made.output.firstMatch(of: /token: (mend_admin_[A-Za-z0-9_-]{43})\n/)?.1)
         let entry = try #require(made.output.firstMatch(of: /entry: (ops:sha256:[0-9a-f]{64})\n/)?.1)
-        #expect(try Self.run(["admin", "new-token", "no spaces"], environment: [:]).status == 64)
+        #expect(try await Self.run(["admin", "new-token", "no spaces"], environment: [:]).status == 64)
         try await withEmulator { emulator in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "mend-server-\(UUID().uuidString)")
@@ -199,35 +191,35 @@ import Testing
             let sessionID = try #require(session["session_id"]?.stringValue)
             let admin = ["MEND_ADMIN_URL": "http://127.0.0.1:\(port)", "MEND_ADMIN_TOKEN": String(token)]
 
-            let users = try await Self.runOffThread(["admin", "users", "100000000000001"], environment: admin)
+            let users = try await Self.run(["admin", "users", "100000000000001"], environment: admin)
             #expect(users.status == 0 && users.output.hasPrefix(userID), "\(users.output)")
-            let json = try await Self.runOffThread(["admin", "users", "--json"], environment: admin)
+            let json = try await Self.run(["admin", "users", "--json"], environment: admin)
             #expect((try? JSONValue.parse(Data(json.output.utf8)).get())?["users"]?.arrayValue?.count == 1)
-            let user = try await Self.runOffThread(["admin", "user", userID], environment: admin)
+            let user = try await Self.run(["admin", "user", userID], environment: admin)
             #expect(user.output.contains("identity facebook 100000000000001") && user.output.contains(sessionID))
-            let ended = try await Self.runOffThread(
+            let ended = try await Self.run(
                 ["admin", "end-session", sessionID, "--reason", "lost phone"], environment: admin)
             #expect(ended.status == 0 && ended.output == "session ended\n")
             let refused = await client.failure { try await client.refresh(session["refresh_token"]) }
             #expect(refused?.isSession(.Session.revoked) == true)
             #expect(
-                try await Self.runOffThread(["admin", "logout-user", userID], environment: admin).output
+                try await Self.run(["admin", "logout-user", userID], environment: admin).output
                     == "sessions ended: 0\n")
-            let audit = try await Self.runOffThread(["admin", "audit", "--event", "admin_action"], environment: admin)
+            let audit = try await Self.run(["admin", "audit", "--event", "admin_action"], environment: admin)
             #expect(audit.output.contains("admin_action") && audit.output.contains("actor=ops"))
             #expect(audit.output.contains("detail=end_session: lost phone"))
-            #expect(try await Self.runOffThread(["admin", "delete-user", userID], environment: admin).status == 64)
-            let deleted = try await Self.runOffThread(["admin", "delete-user", userID, "--yes"], environment: admin)
+            #expect(try await Self.run(["admin", "delete-user", userID], environment: admin).status == 64)
+            let deleted = try await Self.run(["admin", "delete-user", userID, "--yes"], environment: admin)
             #expect(deleted.status == 0 && deleted.output.contains("revoked at: facebook"), "\(deleted.output)")
 
             // Refusals: an unknown user, a wrong token, no token.
-            let unknown = try await Self.runOffThread(["admin", "user", userID], environment: admin)
+            let unknown = try await Self.run(["admin", "user", userID], environment: admin)
             #expect(unknown.status == 1 && unknown.output.contains("rest.404.notFound"))
             var wrong = admin
             wrong["MEND_ADMIN_TOKEN"] = "mend_admin_wrong"
-            let refusedToken = try await Self.runOffThread(["admin", "users"], environment: wrong)
+            let refusedToken = try await Self.run(["admin", "users"], environment: wrong)
             #expect(refusedToken.status == 1 && refusedToken.output.contains("rest.401.accessDenied"))
-            let noToken = try await Self.runOffThread(
+            let noToken = try await Self.run(
                 ["admin", "users"], environment: ["MEND_ADMIN_URL": admin["MEND_ADMIN_URL"]!])
             #expect(noToken.status == 78 && noToken.output.contains("MEND_ADMIN_TOKEN"))
             // The token never reaches the server's log.
