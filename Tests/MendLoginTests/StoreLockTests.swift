@@ -163,6 +163,55 @@ struct StoreLockTests {
         try await holder
         try await StoreLock(named: name, timeout: .milliseconds(100)).withLock {}
     }
+
+    /// A caller cancelled before it asks for a held lock, or while it waits, stops at once with `CancellationError`
+    /// (cancellation is never an error, and never `login/320`); the holder keeps the lock meanwhile. The holder lets
+    /// go when the waiter has returned — or, if it never does, after a guard, so that the test fails instead of
+    /// hanging.
+    @Test(
+        "A caller cancelled before or while it waits for a held lock stops at once with CancellationError",
+        arguments: [true, false])
+    func cancelledWaiter(cancelledBeforeAsking: Bool) async throws {
+        let name = "tests:\(UUID().uuidString)"
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        let (waiterReturned, returned) = AsyncStream<Void>.makeStream()
+        let released = Locked(false)
+        let holder = Task {
+            try await StoreLock(named: name).withLock {
+                signal.yield()
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        var iterator = waiterReturned.makeAsyncIterator()
+                        await iterator.next()
+                    }
+                    group.addTask { try? await Task.sleep(for: .seconds(60)) }  // the guard
+                    await group.next()
+                    group.cancelAll()
+                }
+                released.withLock { $0 = true }
+            }
+        }
+        var iterator = entered.makeAsyncIterator()
+        await iterator.next()
+        let waiter = Task { () -> (any Error)? in
+            defer { returned.yield() }
+            if cancelledBeforeAsking { withUnsafeCurrentTask { $0?.cancel() } }
+            do {
+                try await StoreLock(named: name).withLock {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if !cancelledBeforeAsking {
+            for _ in 0..<20 { await Task.yield() }  // most likely waiting by now; either way the outcome is the same
+            waiter.cancel()
+        }
+        let error = await waiter.value
+        #expect(!released.withLock { $0 }, "the waiter returned only when the holder let go")
+        #expect(error is CancellationError, "\(String(describing: error))")
+        try await holder.value
+    }
 }
 
 /// A store that counts its reads and writes.

@@ -61,6 +61,7 @@ public struct StoreLock: Sendable {
         // `flock` — whose progress no test clock moves.
         let deadline = ContinuousClock.now.advanced(by: timeout)
         guard await local.acquire(until: deadline) else {
+            try Task.checkCancellation()  // cancellation is never an error: not login/320
             throw MendError.storeUnavailable("another holder kept the lock \(name) longer than \(timeout)")
         }
         defer { local.release() }
@@ -132,7 +133,7 @@ final class AsyncLock: @unchecked Sendable {
     private var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     private var nextID: UInt64 = 0
 
-    /// Takes the lock; `false` when `deadline` passed first (or the task was cancelled while waiting).
+    /// Takes the lock; `false` when `deadline` passed first, or the task was cancelled before or while it waited.
     func acquire(until deadline: ContinuousClock.Instant) async -> Bool {
         let (free, id): (Bool, UInt64) = lock.withLock {
             if !isLocked {
@@ -154,6 +155,10 @@ final class AsyncLock: @unchecked Sendable {
                     if !isLocked {
                         isLocked = true
                         continuation.resume(returning: true)
+                    } else if Task.isCancelled || ContinuousClock.now >= deadline {
+                        // Cancelled, or past the deadline, before it could wait: `giveUp` ran already and found no
+                        // waiter to end. (Either one that comes later finds this waiter: both take `lock`.)
+                        continuation.resume(returning: false)
                     } else {
                         waiters.append((id, continuation))
                     }
