@@ -64,17 +64,23 @@ struct DemoCommand: AsyncParsableCommand {
             // The emulator and mend-server run in this task: their spans land in the same tracer.
             return try await withTracer(tracer) { try await LiveDemo(locale: resolved, say: say).run() }
         }
-        let interrupt = InterruptHandler { task.cancel() }
+        let interrupted = Locked(false)
+        let interrupt = InterruptHandler {
+            interrupted.withLock { $0 = true }
+            task.cancel()
+        }
         defer { interrupt.stop() }
         let rows: [LiveDemo.Row]
         do {
             rows = try await task.value
-        } catch is CancellationError {
-            StandardError.write("interrupted: the emulator and mend-server were shut down.")
-            throw ExitCode(130)
-        } catch let error as MendError {
+        } catch let error as MendError where !interrupted.withLock({ $0 }) {
             StandardError.write("demo failed: \(error.description)")
             throw ExitCode(1)
+        } catch  where error is CancellationError || interrupted.withLock({ $0 }) {
+            // Cancelled — or failed because of the interrupt: a request in flight when the servers shut down fails
+            // as a transport error, not as cancellation.
+            StandardError.write("interrupted: the emulator and mend-server were shut down.")
+            throw ExitCode(130)
         }
         if json {
             print(ErrorReport.json(rows))
