@@ -377,7 +377,7 @@ let package = Package(
         .testTarget(
             name: "MendTelemetryTests",
             dependencies: [
-                "MendTelemetry", "MendClientTesting", "MendGraphAPI",
+                "MendTelemetry", "MendClientTesting", "MendGraphAPI", "MendLogin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -94,6 +94,50 @@ public struct TelemetryObserver: PipelineObserver {
         }
     }
 
+    /// Runs one refresh of a stored session in a `mend.refresh` span (under the current span: the app's, or a
+    /// rejected request's `mend.reauthenticate`), so that the refresh's own requests nest there, and counts it in
+    /// ``MetricName/refreshes`` by `mend.outcome` and, when it failed, its `error.type` and category.
+    ///
+    /// - Parameter refresh: The refresh.
+    public func observeRefresh<Result>(_ refresh: () async throws -> Result) async throws -> Result {
+        let tracer = self.tracer ?? InstrumentationSystem.tracer
+        let span = tracer.startSpan("mend.refresh", context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        return try await Self.run(
+            in: span, counting: MetricName.refreshes, metrics: metrics ?? MetricsSystem.factory,
+            dimensions: { $0?.dimensions ?? [] }, refresh)
+    }
+
+    /// Runs `body` with `span` as the current context, ends the span, and counts the run in `counter` by
+    /// `mend.outcome` (success, failure, cancelled) and the dimensions `dimensions` gives for the failure (`nil`
+    /// unless it failed).
+    static func run<Result>(
+        in span: any Span, counting counter: String, metrics: any MetricsFactory,
+        dimensions: (_ failure: MendError?) -> [(String, String)],
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        var outcome = "success"
+        var failure: MendError?
+        defer {
+            Counter(
+                label: counter, dimensions: [(Key.outcome, outcome)] + dimensions(failure), factory: metrics
+            )
+            .increment()
+            span.end()
+        }
+        do {
+            return try await ServiceContext.withValue(span.context) { try await body() }
+        } catch let error as MendError {
+            outcome = "failure"
+            failure = error
+            record(error, on: span)
+            throw error
+        } catch {
+            outcome = "cancelled"
+            span.attributes[Key.cancelled] = true
+            throw error
+        }
+    }
+
     /// Marks `span` failed with `error`'s identity and classification (never its message).
     static func record(_ error: MendError, on span: any Span, attempts: Int? = nil) {
         span.updateAttributes { attributes in
@@ -122,6 +166,10 @@ extension TelemetryObserver {
         public static let reauthentications = "mend.client.reauthentications"
         /// `mend.client.errors` (counter): logical requests that failed, by `mend.error.category` and `error.type`.
         public static let errors = "mend.client.errors"
+        /// `mend.client.refreshes` (counter): refreshes of a stored session at its issuer, by `mend.outcome`
+        /// (success, failure, cancelled) and, for a failure, `mend.error.category` and `error.type` — `session/12`
+        /// and the other session-ended codes are sign-outs.
+        public static let refreshes = "mend.client.refreshes"
     }
 
     /// The attribute names, from OpenTelemetry's conventions, and Mend's own (`mend.*`); mend-server's spans use
@@ -289,27 +337,12 @@ final class Observation: RequestObservation {
     func renewingCredential(
         after error: MendError, _ renew: () async throws -> Credential
     ) async throws -> Credential {
-        typealias Key = TelemetryObserver.Key
         let renewal = tracer.startSpan("mend.reauthenticate", context: span.context, ofKind: .internal)
-        renewal.attributes[Key.errorType] = error.errorType
-        var outcome = "success"
-        defer {
-            Counter(
-                label: TelemetryObserver.MetricName.reauthentications,
-                dimensions: [(Key.outcome, outcome), (Key.errorType, error.errorType)], factory: metrics
-            ).increment()
-            renewal.end()
-        }
-        do {
-            return try await ServiceContext.withValue(renewal.context) { try await renew() }
-        } catch let failure as MendError {
-            outcome = "failure"
-            TelemetryObserver.record(failure, on: renewal)
-            throw failure
-        } catch {
-            outcome = "cancelled"
-            throw error
-        }
+        let rejection = error.errorType
+        renewal.attributes[TelemetryObserver.Key.errorType] = rejection
+        return try await TelemetryObserver.run(
+            in: renewal, counting: TelemetryObserver.MetricName.reauthentications, metrics: metrics,
+            dimensions: { _ in [(TelemetryObserver.Key.errorType, rejection)] }, renew)
     }
 }
 

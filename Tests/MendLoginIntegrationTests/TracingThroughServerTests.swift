@@ -166,6 +166,10 @@ struct TracingThroughServerTests {
         let serverRefresh = try #require(
             spans.first { $0.operationName == "POST /v1/session/refresh" && $0.kind == .server })
         #expect(Self.ancestors(of: serverRefresh, in: spans).contains { $0.spanID == renewal.spanID })
+        // The credentials manager's refresh is a span between the renewal and its request.
+        let sessionRefresh = try #require(spans.first { $0.operationName == "mend.refresh" })
+        #expect(sessionRefresh.parentSpanID == renewal.spanID)
+        #expect(Self.ancestors(of: serverRefresh, in: spans).contains { $0.spanID == sessionRefresh.spanID })
         let sessionChecks = spans.filter { $0.operationName == "mend.session.check" }
         #expect(!sessionChecks.isEmpty)
         #expect(sessionChecks.allSatisfy { ["view", "database"].contains(Self.string($0, "mend.session.source")) })

@@ -31,6 +31,24 @@ public protocol PipelineObserver: Sendable {
     func observe(
         _ request: ObservedRequest, _ send: (any RequestObservation) async throws -> APIResponse
     ) async throws -> APIResponse
+
+    /// Runs one refresh of a stored session at its issuer — MendLogin's `CredentialsManager` reports each, whatever
+    /// asked for it: an access token about to expire, a rejected request, the app — and returns its result or
+    /// rethrows its error. Call `refresh` exactly once. A session that another manager or process had just refreshed
+    /// is taken from the store without a refresh, and is not reported. A refresh after a rejection also runs inside
+    /// that request's ``RequestObservation/renewingCredential(after:_:)``.
+    ///
+    /// The default runs `refresh` unobserved.
+    ///
+    /// - Parameter refresh: The refresh, including its own requests (observed as any request).
+    func observeRefresh<Result>(_ refresh: () async throws -> Result) async throws -> Result
+}
+
+extension PipelineObserver {
+    /// Runs `refresh` unobserved.
+    public func observeRefresh<Result>(_ refresh: () async throws -> Result) async throws -> Result {
+        try await refresh()
+    }
 }
 
 /// What one logical request reports while it runs.

@@ -37,6 +37,8 @@ public actor CredentialsManager {
     /// (60 s; capped at half the token's lifetime, since no refresh gives more).
     package let refreshMargin: TimeInterval
     private let clock: PipelineClock
+    /// Hears each refresh that goes to the issuer (MendTelemetry's `TelemetryObserver` traces and counts them).
+    private let observer: (any PipelineObserver)?
 
     private var session: Session?
     private var loaded = false
@@ -56,15 +58,19 @@ public actor CredentialsManager {
     ///   - validityCheckInterval: How often ``checkValidity(force:)`` really asks the issuer.
     ///   - refreshMargin: How long a token must still be valid to be used without a refresh first.
     ///   - clock: Where token expiry and check intervals are read from (the client's one clock).
+    ///   - observer: Hears each refresh that goes to the issuer (`PipelineObserver.observeRefresh(_:)`); by default
+    ///     the one set with `APIClient.bootstrapObserver(_:)` when the manager is made.
     public init(
         store: any TokenStore, authority: (any SessionAuthority)? = nil, validityCheckInterval: TimeInterval = 86_400,
-        refreshMargin: TimeInterval = 60, clock: PipelineClock = .system
+        refreshMargin: TimeInterval = 60, clock: PipelineClock = .system,
+        observer: (any PipelineObserver)? = APIClient.bootstrappedObserver
     ) {
         self.store = store
         self.authority = authority
         self.validityCheckInterval = validityCheckInterval
         self.refreshMargin = refreshMargin
         self.clock = clock
+        self.observer = observer
     }
 
     /// The current session, or `nil` when nobody is logged in. It is read from the store the first time, and again
@@ -158,6 +164,7 @@ public actor CredentialsManager {
         let store = self.store
         let authority = self.authority
         let clock = self.clock
+        let observer = self.observer
         let askedAt = clock.now()
         let task = Task<RefreshOutcome, any Error> {
             try await store.withExclusiveAccess {
@@ -171,7 +178,12 @@ public actor CredentialsManager {
                         .Session.notRefreshable, "The session expired and nothing can refresh it: log in again.")
                 }
                 do {
-                    let fresh = try await authority.refresh(base)
+                    let fresh =
+                        if let observer {
+                            try await observer.observeRefresh { try await authority.refresh(base) }
+                        } else {
+                            try await authority.refresh(base)
+                        }
                     // The lock excludes every other writer: the store still holds `base`.
                     try await store.write(fresh)
                     return .session(fresh)
