@@ -190,6 +190,38 @@ struct SessionCredentialsTests {
         #expect(MendError.Code.Session.endsSession(.Session.notRefreshable))
     }
 
+    /// Found trying `mend token refresh` after `mend login` against `mend emulate`: the refresh a provider session cannot
+    /// have signed the user out, two hours before the token expired. Only an expired token makes `session/18` final.
+    @Test("A provider session that cannot be refreshed lasts until its token expires: session/18 signs out only then")
+    func notRefreshableProviderSessionLastsUntilItsTokenExpires() async throws {
+        let facebook = FacebookSessionAuthority(
+            provider: .facebook(appID: "1234567890"), transport: AsyncHTTPClientTransport())
+        let store = InMemoryTokenStore()
+        let manager = CredentialsManager(store: store, authority: facebook)
+        let valid = Session(
+            issuer: .provider,
+            accessToken: AccessToken(
+                tokenString: "EAAproviderTokenStillValid0123", expirationDate: Date().addingTimeInterval(7200),
+                refreshDate: Date()))
+        try await manager.signIn(valid)
+        let refused = try await #require(throws: MendError.self) { try await manager.refresh() }
+        #expect(refused.matches(.Session.notRefreshable))
+        #expect(try await manager.currentSession() != nil)
+        #expect(try await store.read() != nil)
+        #expect(await manager.lastSignOut == nil)
+
+        let expired = Session(
+            issuer: .provider,
+            accessToken: AccessToken(
+                tokenString: "EAAproviderTokenExpired01234567", expirationDate: Date().addingTimeInterval(-1),
+                refreshDate: Date().addingTimeInterval(-7200)))
+        try await manager.signIn(expired)
+        let over = try await #require(throws: MendError.self) { try await manager.validToken() }
+        #expect(over.matches(.Session.notRefreshable))
+        #expect(try await store.read() == nil)
+        #expect(await manager.lastSignOut != nil)
+    }
+
     @Test("The login catalog has no Graph rows: a provider's space comes with its dialect's decoder")
     func loginCatalogIsProviderNeutral() {
         #expect(!ErrorCatalog.login.domains.contains(.graph))

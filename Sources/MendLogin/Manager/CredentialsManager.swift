@@ -22,7 +22,8 @@ public import MendHTTP
 ///
 /// **What never does**: an expired or invalid access token (it is refreshed first), a transient failure (a 5xx, a
 /// timeout, a dropped connection: the error is thrown and the session kept), an unreadable store (`login/320`), a
-/// refresh whose answer was lost (the backend answers the repeated refresh token with the same successor).
+/// refresh whose answer was lost (the backend answers the repeated refresh token with the same successor), a refresh
+/// that nothing can do (`session/18`: a provider's token) while the access token still works.
 ///
 /// It is MendHTTP's `CredentialProvider` for the session's own access token. ``SessionCredentials`` adds "else log in
 /// again", and can hand out the provider's token of a backend session instead.
@@ -188,6 +189,11 @@ public actor CredentialsManager {
                     try await store.write(fresh)
                     return .session(fresh)
                 } catch let error as MendError where authority.endsSession(error) {
+                    // Nothing can refresh it (`session/18`, a provider's token), but its token still works: the
+                    // session lasts until the token expires.
+                    if error.matches(.Session.notRefreshable), base.accessToken.isValid(for: 0, at: clock.now()) {
+                        throw error
+                    }
                     try await store.delete()  // still `base`, under the same lock
                     return .ended(error)
                 }
