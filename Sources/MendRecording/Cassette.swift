@@ -9,62 +9,62 @@ import MendHTTP
 /// a fresh PKCE verifier matches the recorded one's placeholder. The host and port are not compared (a recording
 /// made against one emulator replays against any), nor are headers (an `Authorization` header does not change what
 /// counts as the same request).
-final class Cassette: @unchecked Sendable {
-    // Every access to `used` goes through `lock`.
-    private let lock = NSLock()
-    private(set) var entries: [JSONValue]
+final class Cassette: Sendable {
+    private struct State {
+        var entries: [HAREntry]
+        var used: Set<Int> = []
+        /// What the replayed client sent where the recording has other values (a per-run parameter: its `state`,
+        /// its `nonce`, its loopback `redirect_uri`): recorded value → the client's, applied to every later answer.
+        var bindings: [String: String] = [:]
+    }
+    private let state: Locked<State>
     private let keys: [RequestKey]
-    private var used: Set<Int> = []
-    /// What the replayed client sent where the recording has other values (a per-run parameter: its `state`, its
-    /// `nonce`, its loopback `redirect_uri`): recorded value → the client's, applied to every later answer.
-    private var bindings: [String: String] = [:]
     /// The recorded JWTs' templates, by placeholder.
     private let templates: [String: JSONValue]
     /// The keys the replay signs JWTs with, and whose JWKS it answers.
     private let fixtureKeys = FixtureKeys()
     let rules: RedactionRules
 
-    init(entries: [JSONValue], rules: RedactionRules) {
-        self.entries = entries
+    init(entries: [HAREntry], rules: RedactionRules) {
+        self.state = Locked(State(entries: entries))
         self.rules = rules
-        self.keys = entries.map { RequestKey(recorded: $0["request"] ?? .null, rules: rules) }
+        self.keys = entries.map { RequestKey(recorded: $0.request, rules: rules) }
         var templates: [String: JSONValue] = [:]
         for entry in entries {
-            for (placeholder, template) in entry["_mend"]?["jwts"]?.objectValue ?? [:] {
-                templates[placeholder] = template
-            }
+            for (placeholder, template) in entry.mend?.jwts ?? [:] { templates[placeholder] = template }
         }
         self.templates = templates
     }
 
     /// Takes the first unused entry matching the request, learning the client's per-run values from it; `nil` when
     /// there is none.
-    func take(_ key: RequestKey, url: String, body: Data?, mediaType: String?) -> JSONValue? {
-        lock.withLock {
-            guard let index = keys.indices.first(where: { !used.contains($0) && keys[$0] == key }) else { return nil }
-            used.insert(index)
-            let recorded = entries[index]["request"] ?? .null
-            let recordedValues = Self.perRunValues(
-                url: recorded["url"]?.stringValue ?? "",
-                body: recorded["postData"]?["text"]?.stringValue.map { Data($0.utf8) },
-                mediaType: recorded["postData"]?["mimeType"]?.stringValue, rules: rules)
-            let liveValues = Self.perRunValues(url: url, body: body, mediaType: mediaType, rules: rules)
-            for (name, value) in recordedValues {
-                if let live = liveValues[name], live != value, !value.isEmpty { bindings[value] = live }
+    func take(_ key: RequestKey, url: String, body: Data?, mediaType: String?) -> HAREntry? {
+        let liveValues = Self.perRunValues(url: url, body: body, mediaType: mediaType, rules: rules)
+        return state.withLock { state in
+            guard let index = keys.indices.first(where: { !state.used.contains($0) && keys[$0] == key }) else {
+                return nil
             }
-            return entries[index]
+            state.used.insert(index)
+            let recorded = state.entries[index].request
+            let recordedValues = Self.perRunValues(
+                url: recorded.url, body: recorded.postData?.text.map { Data($0.utf8) },
+                mediaType: recorded.postData?.mimeType, rules: rules)
+            for (name, value) in recordedValues {
+                if let live = liveValues[name], live != value, !value.isEmpty { state.bindings[value] = live }
+            }
+            return state.entries[index]
         }
     }
 
     /// The values of the per-run parameters in a request's query, form or JSON body.
     static func perRunValues(url: String, body: Data?, mediaType: String?, rules: RedactionRules) -> [String: String] {
         var values: [String: String] = [:]
-        var pairs = ExchangeRedactor.decodeForm(URLComponents(string: url)?.percentEncodedQuery ?? "")
+        var pairs = FormEncoding.decodeFields(URLComponents(string: url)?.percentEncodedQuery ?? "")
         if let body, !body.isEmpty {
             if case .success(.object(let members)) = JSONValue.parse(body) {
                 for (name, value) in members { if let text = value.stringValue { pairs.append((name, text)) } }
             } else if (mediaType ?? "").contains("x-www-form-urlencoded") {
-                pairs += ExchangeRedactor.decodeForm(String(decoding: body, as: UTF8.self))
+                pairs += FormEncoding.decodeFields(String(decoding: body, as: UTF8.self))
             }
         }
         for pair in pairs where rules.isPerRun(pair.name) {
@@ -75,14 +75,14 @@ final class Cassette: @unchecked Sendable {
 
     /// The answer of `entry`: the client's own per-run values where the recording had its, each recorded JWT signed
     /// again with a fixture key, each recorded JWKS the fixture keys'.
-    func answer(_ entry: JSONValue, now: Date = Date()) throws -> (HTTPResponse, HTTPBody) {
-        let bindings = lock.withLock { self.bindings }
+    func answer(_ entry: HAREntry, now: Date) throws -> (HTTPResponse, HTTPBody) {
+        let bindings = state.withLock { $0.bindings }
         func bind(_ text: String) -> String {
             var result = text
             for (recorded, live) in bindings
-            where result.contains(recorded) || result.contains(ExchangeRedactor.encode(recorded)) {
+            where result.contains(recorded) || result.contains(FormEncoding.escape(recorded)) {
                 result = result.replacingOccurrences(of: recorded, with: live)
-                    .replacingOccurrences(of: ExchangeRedactor.encode(recorded), with: ExchangeRedactor.encode(live))
+                    .replacingOccurrences(of: FormEncoding.escape(recorded), with: FormEncoding.escape(live))
             }
             return result
         }
@@ -109,20 +109,20 @@ final class Cassette: @unchecked Sendable {
     }
 
     /// Adds an entry (recorded now) that later requests may not replay: it was answered live.
-    func appendUsed(_ entry: JSONValue) {
-        lock.withLock {
-            entries.append(entry)
-            used.insert(entries.count - 1)
+    func appendUsed(_ entry: HAREntry) {
+        state.withLock { state in
+            state.entries.append(entry)
+            state.used.insert(state.entries.count - 1)
         }
     }
 
     /// The `transport/13` error for a request nothing answers: the closest recorded request and how it differs.
     func mismatch(_ key: RequestKey) -> MendError {
-        let (closest, usedUp): (RequestKey?, Int) = lock.withLock {
+        let (closest, usedUp): (RequestKey?, Int) = {
             let same = keys.indices.filter { keys[$0] == key }
             if !same.isEmpty { return (keys[same[0]], same.count) }
             return (keys.min { $0.distance(to: key) < $1.distance(to: key) }, 0)
-        }
+        }()
         let message: String
         if closest != nil, usedUp > 0 {
             message =
@@ -149,12 +149,10 @@ struct RequestKey: Sendable, Equatable {
     var body: String
 
     /// The key of a recorded request (a HAR entry's `request`).
-    init(recorded request: JSONValue, rules: RedactionRules) {
-        let url = request["url"]?.stringValue ?? ""
-        let body = request["postData"]?["text"]?.stringValue.map { Data($0.utf8) }
+    init(recorded request: HARRequest, rules: RedactionRules) {
         self.init(
-            method: request["method"]?.stringValue ?? "GET", url: url, body: body,
-            mediaType: request["postData"]?["mimeType"]?.stringValue, rules: rules)
+            method: request.method, url: request.url, body: request.postData?.text.map { Data($0.utf8) },
+            mediaType: request.postData?.mimeType, rules: rules)
     }
 
     /// The key of a live request and its body.
@@ -163,7 +161,7 @@ struct RequestKey: Sendable, Equatable {
         let components = URLComponents(string: url)
         self.method = method.uppercased()
         self.path = components?.percentEncodedPath ?? url
-        self.query = ExchangeRedactor.decodeForm(components?.percentEncodedQuery ?? "").map { pair in
+        self.query = FormEncoding.decodeFields(components?.percentEncodedQuery ?? "").map { pair in
             Self.collapse(
                 pair.name + "=" + (pair.value.map { canonical.redact(value: $0, name: pair.name, inQuery: true) } ?? "")
             )
@@ -187,7 +185,7 @@ struct RequestKey: Sendable, Equatable {
         let text = String(decoding: data, as: UTF8.self)
         if (mediaType ?? "").lowercased().contains("x-www-form-urlencoded") || !text.contains(" ") && text.contains("=")
         {
-            return ExchangeRedactor.decodeForm(text).map { pair in
+            return FormEncoding.decodeFields(text).map { pair in
                 collapse(
                     pair.name + "="
                         + (pair.value.map { redactor.redact(value: $0, name: pair.name, inQuery: true) } ?? ""))

@@ -5,8 +5,8 @@ import MendCore
 struct ExchangeRedactor: Sendable {
     let rules: RedactionRules
     let placeholders: PlaceholderTable
-    /// `name=value` pairs of the rules' credential names, in text.
-    private let keyValue: TokenShape
+    /// The redaction engine over free text for the rules' credential names (MendCore's, shared with ``Redactor``).
+    private let text: SecretText
     /// Whether values are made canonical for matching rather than redacted for keeping: a credential parameter's
     /// value, a placeholder or not, becomes `<fresh:NAME>` — the same secret may have been recorded under the
     /// placeholder of another name (the token a `/me` call presented, then exchanged as `fb_exchange_token`).
@@ -15,7 +15,7 @@ struct ExchangeRedactor: Sendable {
     init(rules: RedactionRules, placeholders: PlaceholderTable, canonical: Bool = false) {
         self.rules = rules
         self.placeholders = placeholders
-        self.keyValue = TokenShape.keyValue(rules.parameters)
+        self.text = rules.parameters == SecretVocabulary.names ? .standard : SecretText(names: rules.parameters)
         self.canonical = canonical
     }
 
@@ -39,10 +39,10 @@ struct ExchangeRedactor: Sendable {
 
     /// An `application/x-www-form-urlencoded` text (or a query) with its values redacted; names and order kept.
     func redact(form text: String) -> String {
-        let pairs = Self.decodeForm(text).map { pair in
-            (pair.name, pair.value.map { redact(value: $0, name: pair.name, inQuery: true) })
+        let fields = FormEncoding.decodeFields(text).map { field in
+            (name: field.name, value: field.value.map { redact(value: $0, name: field.name, inQuery: true) })
         }
-        return Self.encodeQuery(pairs)
+        return FormEncoding.encode(fields: fields)
     }
 
     // MARK: Headers
@@ -54,7 +54,11 @@ struct ExchangeRedactor: Sendable {
         case "cookie":
             return value.split(separator: ";", omittingEmptySubsequences: false).map { part in
                 let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard pair.count == 2 else { return String(part) }
+                guard pair.count == 2 else {
+                    // A value without a name: a secret all the same.
+                    let value = part.trimmingCharacters(in: .whitespaces)
+                    return value.isEmpty ? String(part) : placeholders.placeholder(for: value, kind: "cookie")
+                }
                 return "\(pair[0])=\(placeholders.placeholder(for: String(pair[1]), kind: "cookie"))"
             }.joined(separator: ";")
         case "set-cookie":
@@ -62,20 +66,16 @@ struct ExchangeRedactor: Sendable {
             if let first = parts.first, let equals = first.firstIndex(of: "=") {
                 let cookieValue = String(first[first.index(after: equals)...])
                 parts[0] = first[..<equals] + "=" + placeholders.placeholder(for: cookieValue, kind: "cookie")
+            } else if let first = parts.first, !first.isEmpty {
+                parts[0] = placeholders.placeholder(for: first, kind: "cookie")
             }
             return parts.joined(separator: ";")
         case "authorization", "proxy-authorization":
             let parts = value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else { return placeholders.placeholder(for: value, kind: "authorization") }
             let scheme = String(parts[0])
-            let kind =
-                switch scheme.lowercased() {
-                case "bearer", "oauth": "access_token"
-                case "dpop": "access_token"
-                case "basic": "basic"
-                default: "authorization"
-                }
-            return "\(scheme) \(placeholders.placeholder(for: String(parts[1]), kind: kind))"
+            return
+                "\(scheme) \(placeholders.placeholder(for: String(parts[1]), kind: SecretVocabulary.kind(ofScheme: scheme)))"
         default:
             if rules.isCredential(header: lowered) { return placeholders.placeholder(for: value, kind: lowered) }
             if let url = redact(url: value) { return url }
@@ -90,17 +90,12 @@ struct ExchangeRedactor: Sendable {
     func redact(value: String, name: String, inQuery: Bool) -> String {
         let lowered = name.lowercased()
         if canonical, rules.isPerRun(lowered), !value.isEmpty { return "<fresh:\(lowered)>" }
-        if canonical, rules.isCredential(parameter: lowered), !value.isEmpty,
-            !(lowered == "code" && !inQuery && value.utf8.count < 20 && !PlaceholderTable.isPlaceholder(value))
-        {
+        let isCredential = rules.isCredential(parameter: lowered, value: value, inQuery: inQuery)
+        if canonical, isCredential || PlaceholderTable.isPlaceholder(value) && rules.isCredential(parameter: lowered) {
             return "<fresh:\(lowered)>"
         }
         if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return value }
-        if rules.isCredential(parameter: lowered) {
-            // A JSON `code` is a credential only when it is long (error codes are numbers or short names).
-            if lowered == "code", !inQuery, value.utf8.count < 20 { return redact(text: value) }
-            return placeholders.placeholder(for: value, kind: lowered)
-        }
+        if isCredential { return placeholders.placeholder(for: value, kind: lowered) }
         if let first = value.first, first == "{" || first == "[",
             case .success(let json) = JSONValue.parse(Data(value.utf8))
         {
@@ -127,6 +122,11 @@ struct ExchangeRedactor: Sendable {
                         continue
                     }
                     redacted[key] = .string(redact(value: text, name: key, inQuery: false))
+                } else if case .int(let number) = value,
+                    rules.isCredential(parameter: key, value: String(number), inQuery: false)
+                {
+                    // A number under a credential name (a numeric user code, a PIN): a secret, as text.
+                    redacted[key] = .string(placeholders.placeholder(for: String(number), kind: key.lowercased()))
                 } else {
                     redacted[key] = redact(json: value)
                 }
@@ -141,17 +141,15 @@ struct ExchangeRedactor: Sendable {
         }
     }
 
-    /// Free text: `key=value` and `"key": "value"` pairs of credential names, and token shapes, replaced.
+    /// Fields of a HAR object that the format does not define: JSON, by name and shape.
+    func redact(fields: HARFields) -> HARFields {
+        fields.isEmpty ? fields : redact(json: .object(fields)).objectValue ?? fields
+    }
+
+    /// Free text: token shapes, and `name=value` pairs and `"name": "value"` members of credential names, replaced
+    /// (MendCore's engine, with this recording's placeholders).
     func redact(text: String) -> String {
-        guard !text.isEmpty else { return text }
-        var result = text
-        for shape in TokenShape.all {
-            result = shape.replace(in: result) { match, kind in placeholders.placeholder(for: match, kind: kind) }
-        }
-        result = keyValue.replace(in: result) { match, kind in
-            placeholders.placeholder(for: match, kind: kind)
-        }
-        return result
+        self.text.redact(text) { secret, kind in placeholders.placeholder(for: secret, kind: kind) }
     }
 
     /// A body, by its media type: JSON, a form, or text.
@@ -166,99 +164,5 @@ struct ExchangeRedactor: Sendable {
         guard let text = String(data: body, encoding: .utf8) else { return body }
         if type.contains("x-www-form-urlencoded") { return Data(redact(form: text).utf8) }
         return Data(redact(text: text).utf8)
-    }
-
-    // MARK: Forms
-
-    /// The pairs of a form or query, decoded (`+` is a space); a pair without `=` has no value.
-    static func decodeForm(_ text: String) -> [(name: String, value: String?)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                let spaced = part.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : nil)
-        }
-    }
-
-    /// Encodes pairs as a form or query (RFC 3986 unreserved characters kept).
-    static func encodeQuery(_ pairs: [(String, String?)]) -> String {
-        pairs.map { name, value in
-            encode(name) + (value.map { "=" + encode($0) } ?? "")
-        }.joined(separator: "&")
-    }
-
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-}
-
-/// A token shape: a regular expression whose match (or first group) is a credential, and the kind it is.
-struct TokenShape: @unchecked Sendable {
-    // NSRegularExpression is immutable and documented as safe to use from several threads.
-    let expression: NSRegularExpression
-    /// The kind of the placeholder; `nil`: the name the pattern's first group captured.
-    let kind: String?
-    /// The group holding the credential (0: the whole match).
-    let group: Int
-
-    init(_ pattern: String, kind: String?, group: Int = 0, caseSensitive: Bool = true) {
-        // The patterns are constants of this file; a failure is a programming error every test catches.
-        expression = try! NSRegularExpression(pattern: pattern, options: caseSensitive ? [] : [.caseInsensitive])
-        self.kind = kind
-        self.group = group
-    }
-
-    /// Whether `text` holds this shape.
-    func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-    }
-
-    /// `text` with each credential replaced by `replacement(credential, kind)`.
-    func replace(in text: String, _ replacement: (String, String) -> String) -> String {
-        let whole = NSRange(text.startIndex..., in: text)
-        var result = ""
-        var cursor = text.startIndex
-        for match in expression.matches(in: text, range: whole) {
-            guard let range = Range(match.range(at: group), in: text), range.lowerBound >= cursor else { continue }
-            let kind = self.kind ?? Range(match.range(at: 1), in: text).map { String(text[$0]) } ?? "secret"
-            let credential = String(text[range])
-            if PlaceholderTable.isPlaceholder(credential) || credential.hasPrefix("<mend:") { continue }
-            result += text[cursor..<range.lowerBound]
-            result += replacement(credential, kind.lowercased())
-            cursor = range.upperBound
-        }
-        result += text[cursor...]
-        return result
-    }
-
-    /// The shapes only credentials have.
-    static let all: [TokenShape] = [
-        // JSON Web Tokens (an id_token, a DPoP proof, a JWT access token)
-        TokenShape(#"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"#, kind: "jwt"),
-        // Graph access tokens (user, page and app tokens start with EAA)
-        TokenShape(#"\bEAA[A-Za-z0-9]{16,}"#, kind: "access_token"),
-        // App access tokens: <app id>|<secret>
-        TokenShape(#"\b\d{6,}\|[A-Za-z0-9_\-]{16,}"#, kind: "access_token"),
-        // mend-server's refresh tokens
-        TokenShape(#"\bmrt_[A-Za-z0-9_\-]{16,}"#, kind: "refresh_token"),
-        // Bearer, DPoP, OAuth and Basic credentials in text
-        TokenShape(
-            #"\b(?:Bearer|DPoP|OAuth|Basic)\s+([A-Za-z0-9\-._~+/]{8,}=*)"#, kind: "access_token", group: 1,
-            caseSensitive: false),
-    ]
-
-    /// `name=value` and `"name": "value"` pairs of the credential names, in text (`code` only with a value of 20
-    /// characters or more: error codes under the same name are numbers or short names).
-    static func keyValue(_ names: Set<String>) -> TokenShape {
-        let alternation = names.subtracting(["code"]).sorted { $0.count > $1.count }
-            .map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
-        return TokenShape(
-            #"(?:^|[?&;,(\[{\s"'])"?(\#(alternation)|code(?="?\s*[=:]\s*"?[^&\s"'<>\])},]{20}))"?\s*[=:]\s*"?([^&\s"'<>\])},]{6,})"#,
-            kind: nil, group: 2, caseSensitive: false)
     }
 }

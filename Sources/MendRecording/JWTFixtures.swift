@@ -37,7 +37,7 @@ enum JWTTemplate {
             if hashClaims.contains(name) { continue }
             if personalClaims.contains(name), case .string(let text) = value {
                 redacted[name] = .string(placeholders.placeholder(for: text, kind: name))
-            } else if case .string(let text) = value, TokenShape.all.contains(where: { $0.matches(text) }) {
+            } else if case .string(let text) = value, SecretVocabulary.hasShape(text) {
                 // A token inside a claim (a custom claim carrying one): replaced like any other.
                 redacted[name] = .string(placeholders.placeholder(for: text, kind: name))
             } else {
@@ -55,12 +55,11 @@ enum JWTTemplate {
 
 /// The keys a replay signs JWTs with, made when the replay starts: one per recorded key id, of the recorded
 /// algorithm (RS256, ES256 or EdDSA).
-final class FixtureKeys: @unchecked Sendable {
-    // Only touched under `lock`.
-    private let lock = NSLock()
-    private var keys: [String: Key] = [:]
+final class FixtureKeys: Sendable {
+    /// The keys made so far, by key id.
+    private let keys = Locked<[String: Key]>([:])
 
-    enum Key {
+    enum Key: Sendable {
         case rsa(_RSA.Signing.PrivateKey)
         case p256(P256.Signing.PrivateKey)
         case ed25519(Curve25519.Signing.PrivateKey)
@@ -76,7 +75,7 @@ final class FixtureKeys: @unchecked Sendable {
 
     /// The key of `kid` for `algorithm`, made on first use.
     func key(kid: String, algorithm: String) throws -> Key {
-        try lock.withLock {
+        try keys.withLock { keys in
             if let key = keys[kid] { return key }
             let key: Key =
                 switch algorithm {

@@ -34,10 +34,9 @@ public enum RecordMode: String, Sendable, CaseIterable {
 /// Replayed responses carry placeholders where the recording had secrets (`<mend:access_token:1>`): a client that
 /// sends a token it got from a replayed answer sends its placeholder, which matches. A request answered live in
 /// ``RecordMode/newEpisodes`` reaches the real service with whatever placeholder it carries.
-public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
-    // `document` is only touched under `lock`; the rest is immutable.
-    private let lock = NSLock()
-    private var document: HARDocument
+public final class RecordingTransport: HTTPTransport, Sendable {
+    /// The recording as written so far.
+    private let document: Locked<HARDocument>
     private let upstream: any HTTPTransport
     private let cassette: Cassette
     private let records: Bool
@@ -46,6 +45,7 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private let errorDecoder: any ErrorDecoder
     private let catalog: ErrorCatalog
     private let maximumBodySize: Int
+    private let clock: PipelineClock
 
     /// The file the recording is written to.
     public let file: URL
@@ -64,12 +64,13 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     ///     the client uses: `GraphErrorDecoder()`, `MendServiceErrorDecoder()`, …; by default by status).
     ///   - catalog: The catalog `errorDecoder` classifies with.
     ///   - maximumBodySize: The largest body recorded (and passed on); a larger one is `transport/9`.
+    ///   - clock: The clock of the entries' times and timings, and of a replayed JWT's time claims.
     /// - Throws: `transport/14` when the file exists but cannot be read as a HAR, or a mode needs it and it is
     ///   missing.
     public init(
         wrapping upstream: any HTTPTransport, file: URL, mode: RecordMode = .once, rules: RedactionRules = .standard,
         errorDecoder: any ErrorDecoder = HTTPStatusErrorDecoder(), catalog: ErrorCatalog = .core,
-        maximumBodySize: Int = 32 << 20
+        maximumBodySize: Int = 32 << 20, clock: PipelineClock = .system
     ) throws(MendError) {
         let existing = try Self.read(file, required: mode == .none)
         let effective: RecordMode =
@@ -78,7 +79,7 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
             default: mode
             }
         let document = effective == .all ? HARDocument() : existing ?? HARDocument()
-        self.document = document
+        self.document = Locked(document)
         self.upstream = upstream
         self.file = file
         self.effectiveMode = effective
@@ -90,6 +91,7 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         self.errorDecoder = errorDecoder
         self.catalog = catalog.addingMissing(errorDecoder.errorSpaces)
         self.maximumBodySize = maximumBodySize
+        self.clock = clock
     }
 
     /// Answers from the recording when the mode replays and it has an answer; else sends `request` upstream and
@@ -101,12 +103,13 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
         if let body { requestBody = try await Self.collect(body, limit: maximumBodySize) }
         if replays {
             let key = RequestKey(
-                method: request.method.rawValue, url: HAREntry.urlString(request), body: requestBody,
+                method: request.method.rawValue, url: HARExchange.urlString(request), body: requestBody,
                 mediaType: request.headerFields[.contentType], rules: redactor.rules)
             if let entry = cassette.take(
-                key, url: HAREntry.urlString(request), body: requestBody, mediaType: request.headerFields[.contentType])
+                key, url: HARExchange.urlString(request), body: requestBody,
+                mediaType: request.headerFields[.contentType])
             {
-                return try cassette.answer(entry)
+                return try cassette.answer(entry, now: clock.now())
             }
             guard records else { throw cassette.mismatch(key) }
         }
@@ -116,45 +119,47 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private func record(
         _ request: HTTPRequest, body: Data?, timeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody) {
-        let started = Date()
-        let clock = ContinuousClock()
-        let begun = clock.now
+        let started = clock.now()
+        func since(_ date: Date) -> Duration { .seconds(max(0, clock.now().timeIntervalSince(date))) }
         do {
             let (response, responseBody) = try await upstream.send(
                 request, body: body.map { HTTPBody($0) }, timeout: timeout)
-            let headed = clock.now
+            let headed = clock.now()
+            let waited = Duration.seconds(max(0, headed.timeIntervalSince(started)))
             let data = try await Self.collect(responseBody, limit: maximumBodySize)
             let failure =
                 response.status.code >= 400
                 ? errorDecoder.decodeError(
                     response: response, body: data, context: ErrorDecodingContext(catalog: catalog)) : nil
             try write(
-                HAREntry.make(
+                HARExchange.make(
                     request: request, requestBody: body, response: response, responseBody: data, failure: failure,
-                    started: started, waited: headed - begun, received: clock.now - headed))
+                    started: started, waited: waited, received: since(headed)))
             return (response, HTTPBody(data))
         } catch let error as MendError where error.domain == .transport && error.code != .Transport.recordingRefused {
             try write(
-                HAREntry.make(
+                HARExchange.make(
                     request: request, requestBody: body, response: nil, responseBody: nil, failure: error,
-                    started: started, waited: clock.now - begun, received: .zero))
+                    started: started, waited: since(started), received: .zero))
             throw error
         }
     }
 
     /// Redacts and scans the entry, then writes the whole recording (atomically).
-    private func write(_ entry: JSONValue) throws(MendError) {
+    private func write(_ entry: HAREntry) throws(MendError) {
         let redacted = HARRedaction.redact(entry: entry, with: redactor)
         let scan = SecretScan(rules: redactor.rules, knownSecrets: redactor.placeholders.secrets)
-        if let finding = scan.findings(in: [redacted]).first {
+        let index = document.withLock { $0.entries.count }
+        if let finding = scan.findings(in: redacted, at: "entries[\(index)]").first {
             throw Self.refused("a secret survived redaction at \(finding) (add a rule, or allow the name)")
         }
-        if let finding = scan.knownSecretFindings(in: redacted.jsonText()).first {
+        if let finding = scan.knownSecretFindings(in: redacted.jsonValue.jsonText()).first {
             throw Self.refused("\(finding.reason) survived redaction in the entry")
         }
         cassette.appendUsed(redacted)
         // Under the lock: concurrent exchanges write in turn, each file holding every entry before it.
-        let failure: String? = lock.withLock {
+        let file = self.file
+        let failure: String? = document.withLock { document in
             document.entries.append(redacted)
             do {
                 try FileManager.default.createDirectory(
@@ -199,20 +204,24 @@ public final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 /// to wrap. A request the recording has no answer for is `transport/13`, naming the closest recorded request.
 public struct ReplayTransport: HTTPTransport {
     private let cassette: Cassette
+    private let clock: PipelineClock
 
     /// Answers from the recording at `file`.
     ///
     /// - Throws: `transport/14` when there is no HAR there.
-    public init(recording file: URL, rules: RedactionRules = .standard) throws(MendError) {
+    public init(
+        recording file: URL, rules: RedactionRules = .standard, clock: PipelineClock = .system
+    ) throws(MendError) {
         guard let document = try RecordingTransport.read(file, required: true) else {
             throw RecordingTransport.refused("there is no recording at \(file.path) to replay")
         }
-        self.init(document: document, rules: rules)
+        self.init(document: document, rules: rules, clock: clock)
     }
 
-    /// Answers from `document`.
-    public init(document: HARDocument, rules: RedactionRules = .standard) {
+    /// Answers from `document`; `clock` moves a replayed JWT's time claims to its now.
+    public init(document: HARDocument, rules: RedactionRules = .standard, clock: PipelineClock = .system) {
         cassette = Cassette(entries: document.entries, rules: rules)
+        self.clock = clock
     }
 
     /// Answers `request` with the first unused recorded exchange that matches it, or throws `transport/13`.
@@ -222,41 +231,35 @@ public struct ReplayTransport: HTTPTransport {
         var data: Data?
         if let body { data = try await RecordingTransport.collect(body, limit: 32 << 20) }
         let key = RequestKey(
-            method: request.method.rawValue, url: HAREntry.urlString(request), body: data,
+            method: request.method.rawValue, url: HARExchange.urlString(request), body: data,
             mediaType: request.headerFields[.contentType], rules: cassette.rules)
         guard
             let entry = cassette.take(
-                key, url: HAREntry.urlString(request), body: data, mediaType: request.headerFields[.contentType])
+                key, url: HARExchange.urlString(request), body: data, mediaType: request.headerFields[.contentType])
         else { throw cassette.mismatch(key) }
-        return try cassette.answer(entry)
+        return try cassette.answer(entry, now: clock.now())
     }
 }
 
 /// A recorded entry as an answer.
 enum Replay {
     /// The response of `entry` as recorded (its body whole), or the transport error it recorded.
-    static func answer(_ entry: JSONValue) throws -> (HTTPResponse, Data) {
-        let response = entry["response"] ?? .null
-        let status = response["status"]?.intValue ?? 0
-        guard status > 0 else {
-            let error = entry["_mend"]?["error"]
+    static func answer(_ entry: HAREntry) throws -> (HTTPResponse, Data) {
+        let response = entry.response
+        guard response.status > 0 else {
+            let error = entry.mend?.error
             throw MendError(
-                code: MendError.Code(.transport, error?["code"]?.intValue ?? 0),
-                developerMessage: error?["message"]?.stringValue ?? "A recorded transport failure.", catalog: .core)
+                code: MendError.Code(.transport, error?.code ?? 0),
+                developerMessage: error?.message ?? "A recorded transport failure.", catalog: .core)
         }
         var fields = HTTPFields()
-        for header in response["headers"]?.arrayValue ?? [] {
-            guard let rawName = header["name"]?.stringValue, let name = HTTPField.Name(rawName),
-                let value = header["value"]?.stringValue
-            else { continue }
+        for header in response.headers {
+            guard let name = HTTPField.Name(header.name) else { continue }
             // The body is replayed whole and unencoded.
             if [HTTPField.Name.contentLength, .contentEncoding, .transferEncoding].contains(name) { continue }
-            fields.append(HTTPField(name: name, value: value))
+            fields.append(HTTPField(name: name, value: header.value))
         }
-        let content = response["content"] ?? .null
-        let text = content["text"]?.stringValue ?? ""
-        let body =
-            content["encoding"]?.stringValue == "base64" ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
-        return (HTTPResponse(status: .init(code: status), headerFields: fields), body)
+        let body = response.content.bytes.map { Data($0) } ?? Data()
+        return (HTTPResponse(status: .init(code: response.status), headerFields: fields), body)
     }
 }

@@ -26,11 +26,11 @@ public struct RedactionRules: Sendable {
     /// The defaults.
     public static let standard = RedactionRules()
 
-    /// The default rules.
+    /// The default rules: MendCore's one secret vocabulary, which errors, logs and telemetry redact with too.
     public init() {
-        parameters = Self.defaultParameters
-        headers = Self.defaultHeaders
-        allowedNames = Self.defaultAllowedNames
+        parameters = SecretVocabulary.names
+        headers = SecretVocabulary.headers
+        allowedNames = SecretVocabulary.allowedNames
         perRunParameters = Self.defaultPerRunParameters
     }
 
@@ -51,38 +51,14 @@ public struct RedactionRules: Sendable {
         allowedNames.insert(name.lowercased())
     }
 
-    /// The credential parameters: OAuth's and OpenID Connect's, the Graph API's, and the usual secret names.
-    static let defaultParameters: Set<String> = [
-        "access_token", "refresh_token", "id_token", "code", "code_verifier", "client_secret", "appsecret_proof",
-        "fb_exchange_token", "signed_request", "password", "passwd", "input_token", "token", "provider_token",
-        "client_assertion", "assertion", "device_code", "user_code", "secret", "app_secret", "api_key", "apikey",
-        "session_token", "session_key", "private_key", "authorization_code", "subject_token", "actor_token",
-        "accesstoken", "refreshtoken", "idtoken", "clientsecret", "authorization", "cookie",
-        // Random per login, never to be replayed as they were (a replay answers with the request's own).
-        "state", "nonce",
-    ]
-
-    /// The credential headers.
-    static let defaultHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "dpop", "x-api-key", "x-auth-token",
-        "x-access-token", "x-refresh-token", "x-session-token", "x-amz-security-token", "x-csrf-token",
-        "x-xsrf-token",
-    ]
-
-    /// High-entropy values that are no secret: paging cursors, trace and request ids, entity tags, content digests.
-    static let defaultAllowedNames: Set<String> = [
-        "after", "before", "cursor", "cursors", "next", "previous", "fbtrace_id", "x-fb-trace-id", "x-fb-rev",
-        "x-fb-request-id", "x-fb-debug", "trace_id", "traceparent", "tracestate", "x-request-id", "request_id",
-        "requestid", "x-amzn-requestid", "x-amzn-trace-id", "x-cloud-trace-context", "referenceid", "reference_id",
-        "etag", "if-none-match", "if-match", "x-content-digest", "digest", "content-digest", "cf-ray",
-        "x-github-request-id", "sec-websocket-accept", "sec-websocket-key", "x-mend-request-id",
-        // PKCE's challenge is the verifier's SHA-256: public by design (RFC 7636).
-        "code_challenge",
-        // The members of a public JWK (a JWKS answer): public keys.
-        "n", "e", "x", "y", "x5c", "x5t", "x5t#s256", "kid",
-    ]
-
     func isCredential(parameter name: String) -> Bool { parameters.contains(name.lowercased()) }
+    /// Whether `value` under the credential parameter `name` is a secret where it sits (an error's short `code`
+    /// in JSON is not).
+    func isCredential(parameter name: String, value: String, inQuery: Bool) -> Bool {
+        let lowered = name.lowercased()
+        return parameters.contains(lowered)
+            && SecretVocabulary.isLongEnough(value, for: lowered, in: inQuery ? .query : .text)
+    }
     func isCredential(header name: String) -> Bool { headers.contains(name.lowercased()) }
     func isAllowed(_ name: String) -> Bool { allowedNames.contains(name.lowercased()) }
     func isPerRun(_ name: String) -> Bool { perRunParameters.contains(name.lowercased()) }
@@ -91,68 +67,72 @@ public struct RedactionRules: Sendable {
 /// The placeholders of one recording: each distinct secret becomes `<mend:KIND:N>`, the same secret the same
 /// placeholder, so that a replay stays self-consistent (the token a login returned is the token the next call
 /// presents). Numbers count per kind, within the recording only.
-final class PlaceholderTable: @unchecked Sendable {
-    // Every access goes through `lock`.
-    private let lock = NSLock()
-    private var bySecret: [String: String] = [:]
-    private var counters: [String: Int] = [:]
-    /// The templates of the JWTs replaced (``JWTTemplate``), by placeholder.
-    private var templates: [String: JSONValue] = [:]
+final class PlaceholderTable: Sendable {
+    private struct State {
+        var bySecret: [String: String] = [:]
+        var counters: [String: Int] = [:]
+        /// The templates of the JWTs replaced (``JWTTemplate``), by placeholder.
+        var templates: [String: JSONValue] = [:]
+    }
+    private let state: Locked<State>
     /// Whether every secret becomes `<fresh:KIND>`, unnumbered: a live request's canonical form for matching.
     private let fresh: Bool
 
     /// A table for matching: every secret that is not a placeholder yet becomes `<fresh:KIND>`.
     init(fresh: Bool) {
         self.fresh = fresh
+        self.state = Locked(State())
     }
 
     /// A table whose numbers start after the ones `existing` already uses (a recording being added to).
     init(continuing existing: String = "") {
         self.fresh = false
+        var initial = State()
         for match in existing.matches(of: /<mend:([a-z0-9_.-]+):(\d+)>/) {
             let kind = String(match.1)
-            counters[kind] = max(counters[kind] ?? 0, Int(match.2) ?? 0)
+            initial.counters[kind] = max(initial.counters[kind] ?? 0, Int(match.2) ?? 0)
         }
+        self.state = Locked(initial)
     }
 
     /// The placeholder of `secret`, made under `kind` the first time.
     func placeholder(for secret: String, kind: String) -> String {
         if Self.isPlaceholder(secret) { return secret }
         if fresh { return "<fresh:\(Self.kindName(kind))>" }
-        if secret.hasPrefix("eyJ"), lock.withLock({ bySecret[secret] == nil }),
+        if secret.hasPrefix("eyJ"), state.withLock({ $0.bySecret[secret] == nil }),
             let template = JWTTemplate.make(secret, placeholders: self)
         {
             // A JWT: a placeholder of its own kind, and its template for the replay to sign again.
-            return lock.withLock {
-                if let known = bySecret[secret] { return known }
-                let number = (counters["jwt"] ?? 0) + 1
-                counters["jwt"] = number
-                let placeholder = "<mend:jwt:\(number)>"
-                bySecret[secret] = placeholder
-                templates[placeholder] = template
+            return state.withLock { state in
+                if let known = state.bySecret[secret] { return known }
+                let placeholder = Self.next("jwt", in: &state)
+                state.bySecret[secret] = placeholder
+                state.templates[placeholder] = template
                 return placeholder
             }
         }
-        return lock.withLock {
-            if let known = bySecret[secret] { return known }
-            let kind = Self.kindName(kind)
-            let number = (counters[kind] ?? 0) + 1
-            counters[kind] = number
-            let placeholder = "<mend:\(kind):\(number)>"
-            bySecret[secret] = placeholder
+        return state.withLock { state in
+            if let known = state.bySecret[secret] { return known }
+            let placeholder = Self.next(Self.kindName(kind), in: &state)
+            state.bySecret[secret] = placeholder
             return placeholder
         }
     }
 
+    private static func next(_ kind: String, in state: inout State) -> String {
+        let number = (state.counters[kind] ?? 0) + 1
+        state.counters[kind] = number
+        return "<mend:\(kind):\(number)>"
+    }
+
     /// The templates of the JWT placeholders that occur in `text`.
     func templates(in text: String) -> [String: JSONValue] {
-        lock.withLock {
-            templates.filter { text.contains($0.key) || text.contains(ExchangeRedactor.encode($0.key)) }
-        }
+        let templates = state.withLock { $0.templates }
+        return templates.filter { text.contains($0.key) || text.contains(FormEncoding.escape($0.key)) }
     }
 
     /// Every secret replaced so far.
-    var secrets: [String] { lock.withLock { Array(bySecret.keys) } }
+    var secrets: [String] { state.withLock { Array($0.bySecret.keys) } }
 
     /// Whether `text` is a placeholder.
     static func isPlaceholder(_ text: String) -> Bool { text.wholeMatch(of: /<mend:[a-z0-9_.-]+:\d+>/) != nil }

@@ -3,7 +3,9 @@ import MendCore
 
 /// The fail-closed scan every write runs on a redacted recording: a token-shaped or high-entropy string that
 /// survived redaction — or any secret the redaction replaced, raw, base64 or URL-encoded — stops the write with an
-/// error naming where it sits.
+/// error naming where it sits. It covers every string the document holds, at any depth: the fields HAR defines
+/// (bodies decoded from base64), and every field it does not (a page's title, a browser's WebSocket messages,
+/// comments, a proxy's own fields).
 struct SecretScan: Sendable {
     let rules: RedactionRules
     /// The secrets the redaction replaced: none may appear anywhere, in any encoding.
@@ -16,30 +18,97 @@ struct SecretScan: Sendable {
         var description: String { "\(location): \(reason)" }
     }
 
-    /// The findings in `entries` (HAR entries), in order.
-    func findings(in entries: [JSONValue]) -> [Finding] {
+    /// The findings in a whole document, in order.
+    func findings(in document: HARDocument) -> [Finding] {
         var findings: [Finding] = []
-        for (index, entry) in entries.enumerated() {
-            let at = "entries[\(index)]"
-            for side in ["request", "response"] {
-                guard let message = entry[side] else { continue }
-                if let url = message["url"]?.stringValue { scan(url: url, at: "\(at).request.url", into: &findings) }
-                if let location = message["redirectURL"]?.stringValue, !location.isEmpty {
-                    scan(url: location, at: "\(at).response.redirectURL", into: &findings)
-                }
-                for header in message["headers"]?.arrayValue ?? [] {
-                    guard let name = header["name"]?.stringValue, let value = header["value"]?.stringValue else {
-                        continue
+        let log = document.log
+        for (index, page) in (log.pages ?? []).enumerated() {
+            let at = "log.pages[\(index)]"
+            scan(value: page.title, name: "title", at: "\(at).title", into: &findings)
+            scan(comment: page.comment, at: at, into: &findings)
+            scan(fields: page.other, at: at, into: &findings)
+        }
+        for (index, entry) in log.entries.enumerated() {
+            findings += self.findings(in: entry, at: "entries[\(index)]")
+        }
+        for (name, creator) in [("creator", log.creator), ("browser", log.browser)] {
+            guard let creator else { continue }
+            scan(value: creator.name, name: "name", at: "log.\(name).name", into: &findings)
+            scan(value: creator.version, name: "version", at: "log.\(name).version", into: &findings)
+            scan(comment: creator.comment, at: "log.\(name)", into: &findings)
+            scan(fields: creator.other, at: "log.\(name)", into: &findings)
+        }
+        scan(comment: log.comment, at: "log", into: &findings)
+        scan(fields: log.other, at: "log", into: &findings)
+        scan(fields: document.other, at: "$", into: &findings)
+        return findings
+    }
+
+    /// The findings in one entry (`at`: its place, `entries[3]`).
+    func findings(in entry: HAREntry, at: String) -> [Finding] {
+        var findings: [Finding] = []
+        let request = entry.request, response = entry.response
+        scan(url: request.url, at: "\(at).request.url", into: &findings)
+        scan(value: request.method, name: "method", at: "\(at).request.method", into: &findings)
+        scan(headers: request.headers, cookies: request.cookies, at: "\(at).request", into: &findings)
+        for field in request.queryString {
+            scan(value: field.value, name: field.name, at: "\(at).request.queryString[\(field.name)]", into: &findings)
+        }
+        if let post = request.postData {
+            if let text = post.text { scan(body: text, at: "\(at).request.postData.text", into: &findings) }
+            for parameter in post.params ?? [] {
+                scan(
+                    value: parameter.value ?? "", name: parameter.name,
+                    at: "\(at).request.postData.params[\(parameter.name)]", into: &findings)
+                scan(fields: parameter.other, at: "\(at).request.postData.params[\(parameter.name)]", into: &findings)
+            }
+            scan(comment: post.comment, at: "\(at).request.postData", into: &findings)
+            scan(fields: post.other, at: "\(at).request.postData", into: &findings)
+        }
+        scan(comment: request.comment, at: "\(at).request", into: &findings)
+        scan(fields: request.other, at: "\(at).request", into: &findings)
+
+        scan(headers: response.headers, cookies: response.cookies, at: "\(at).response", into: &findings)
+        scan(value: response.statusText, name: "statusText", at: "\(at).response.statusText", into: &findings)
+        if !response.redirectURL.isEmpty {
+            scan(url: response.redirectURL, at: "\(at).response.redirectURL", into: &findings)
+        }
+        let content = response.content
+        if let text = content.text {
+            let place = "\(at).response.content.text"
+            if content.isBase64 {
+                if let bytes = HARContent.decodeBase64(text) {
+                    if let decoded = String(bytes: bytes, encoding: .utf8) {
+                        scan(body: decoded, at: "\(place) (base64)", into: &findings)
+                    } else {
+                        scan(binary: bytes, at: "\(place) (base64, binary)", into: &findings)
                     }
-                    scan(value: value, name: name, at: "\(at).\(side).headers[\(name)]", into: &findings)
+                } else {
+                    scan(value: text, name: "", at: place, into: &findings)
                 }
-                let body = side == "request" ? message["postData"]?["text"] : message["content"]?["text"]
-                if let text = body?.stringValue {
-                    let place = "\(at).\(side).\(side == "request" ? "postData" : "content").text"
-                    scan(body: text, at: place, into: &findings)
-                }
+            } else {
+                scan(body: text, at: place, into: &findings)
             }
         }
+        scan(comment: content.comment, at: "\(at).response.content", into: &findings)
+        scan(fields: content.other, at: "\(at).response.content", into: &findings)
+        scan(comment: response.comment, at: "\(at).response", into: &findings)
+        scan(fields: response.other, at: "\(at).response", into: &findings)
+
+        if let mend = entry.mend {
+            if let error = mend.error {
+                scan(value: error.message, name: "message", at: "\(at)._mend.error.message", into: &findings)
+                scan(fields: error.other, at: "\(at)._mend.error", into: &findings)
+            }
+            for (placeholder, template) in mend.jwts ?? [:] {
+                scan(json: template, name: "", path: "$", at: "\(at)._mend.jwts[\(placeholder)]", into: &findings)
+            }
+            scan(fields: mend.other, at: "\(at)._mend", into: &findings)
+        }
+        scan(json: entry.cache, name: "cache", path: "$", at: "\(at).cache", into: &findings)
+        scan(json: entry.timings, name: "timings", path: "$", at: "\(at).timings", into: &findings)
+        scan(comment: entry.comment, at: at, into: &findings)
+        scan(fields: entry.other, at: at, into: &findings)
         return findings
     }
 
@@ -50,13 +119,9 @@ struct SecretScan: Sendable {
             let data = Data(secret.utf8)
             let base64 = data.base64EncodedString()
             let forms = [
-                ("raw", secret), ("URL-encoded", ExchangeRedactor.encode(secret)),
+                ("raw", secret), ("URL-encoded", FormEncoding.escape(secret)),
                 ("base64", String(base64.trimmingCharacters(in: ["="]))),
-                (
-                    "base64url",
-                    base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                        .trimmingCharacters(in: ["="])
-                ),
+                ("base64url", Base64URL.encode(data)),
             ]
             for (encoding, form) in forms where form.utf8.count >= 6 && text.contains(form) {
                 findings.append(Finding(location: "the recording", reason: "a redacted secret, \(encoding)"))
@@ -65,15 +130,54 @@ struct SecretScan: Sendable {
         return findings
     }
 
+    // MARK: Places
+
+    private func scan(headers: [HARField], cookies: [HARCookie], at location: String, into findings: inout [Finding]) {
+        for header in headers {
+            scan(value: header.value, name: header.name, at: "\(location).headers[\(header.name)]", into: &findings)
+            scan(fields: header.other, at: "\(location).headers[\(header.name)]", into: &findings)
+        }
+        for cookie in cookies {
+            scan(value: cookie.value, name: "cookie", at: "\(location).cookies[\(cookie.name)]", into: &findings)
+            scan(fields: cookie.other, at: "\(location).cookies[\(cookie.name)]", into: &findings)
+        }
+    }
+
+    private func scan(comment: String?, at location: String, into findings: inout [Finding]) {
+        if let comment { scan(value: comment, name: "comment", at: "\(location).comment", into: &findings) }
+    }
+
+    /// Fields HAR does not define, at any depth.
+    private func scan(fields: HARFields, at location: String, into findings: inout [Finding]) {
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            scan(json: value, name: key, path: "$", at: "\(location).\(key)", into: &findings)
+        }
+    }
+
     private func scan(url: String, at location: String, into findings: inout [Finding]) {
         guard let components = URLComponents(string: url) else {
             scan(value: url.replacingOccurrences(of: "?", with: " "), name: "", at: location, into: &findings)
             return
         }
-        for pair in ExchangeRedactor.decodeForm(components.percentEncodedQuery ?? "") {
-            if let value = pair.value {
-                scan(value: value, name: pair.name, at: "\(location)?\(pair.name)", into: &findings)
+        for field in FormEncoding.decodeFields(components.percentEncodedQuery ?? "") {
+            scan(value: field.name, name: "", at: "\(location)?\(field.name) (name)", into: &findings)
+            if let value = field.value {
+                scan(value: value, name: field.name, at: "\(location)?\(field.name)", into: &findings)
             }
+        }
+        if let fragment = components.percentEncodedFragment {
+            for field in FormEncoding.decodeFields(fragment) {
+                scan(value: field.name, name: "", at: "\(location)#\(field.name) (name)", into: &findings)
+                if let value = field.value {
+                    scan(value: value, name: field.name, at: "\(location)#\(field.name)", into: &findings)
+                }
+            }
+        }
+        if let user = components.percentEncodedUser {
+            scan(value: user, name: "", at: "\(location) (user)", into: &findings)
+        }
+        if components.percentEncodedPassword != nil {
+            findings.append(Finding(location: "\(location) (password)", reason: "a URL's password"))
         }
         scan(value: components.path, name: "", at: "\(location) (path)", into: &findings)
     }
@@ -82,14 +186,31 @@ struct SecretScan: Sendable {
         if case .success(let json) = JSONValue.parse(Data(body.utf8)) {
             scan(json: json, name: "", path: "$", at: location, into: &findings)
         } else if body.contains("="), !body.contains(" "), !body.contains("<") {
-            for pair in ExchangeRedactor.decodeForm(body) {
-                if let value = pair.value {
-                    scan(value: value, name: pair.name, at: "\(location)[\(pair.name)]", into: &findings)
+            for field in FormEncoding.decodeFields(body) {
+                // A name is scanned too: a base64 text whose padding made it look like a form is one long name.
+                scan(value: field.name, name: "", at: "\(location)[\(field.name.prefix(32))] (name)", into: &findings)
+                if let value = field.value {
+                    scan(value: value, name: field.name, at: "\(location)[\(field.name)]", into: &findings)
                 }
             }
         } else {
             scan(value: body, name: "", at: location, into: &findings)
         }
+    }
+
+    /// Binary content: its printable runs, for token shapes (randomness is what binary content is made of).
+    private func scan(binary bytes: [UInt8], at location: String, into findings: inout [Finding]) {
+        var run: [UInt8] = []
+        func check() {
+            if run.count >= 16, SecretVocabulary.hasShape(String(decoding: run, as: UTF8.self)) {
+                findings.append(Finding(location: location, reason: "a token-shaped string"))
+            }
+            run.removeAll(keepingCapacity: true)
+        }
+        for byte in bytes {
+            if (0x21...0x7E).contains(byte) { run.append(byte) } else { check() }
+        }
+        check()
     }
 
     private func scan(json: JSONValue, name: String, path: String, at location: String, into findings: inout [Finding])
@@ -124,14 +245,23 @@ struct SecretScan: Sendable {
     /// A value: each run of token characters in it is checked for a credential's shape, then (unless its name is
     /// allowed) for high entropy.
     func scan(value: String, name: String, at location: String, into findings: inout [Finding]) {
-        if PlaceholderTable.isPlaceholder(value) { return }
-        if value.hasPrefix("http://") || value.hasPrefix("https://"), value.contains("?") {
-            // A URL (a Referer, a Location): its query pairs by their names.
+        if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return }
+        if value.hasPrefix("http://") || value.hasPrefix("https://"),
+            value.contains("?") || value.contains("#") || value.contains("@")
+        {
+            // A URL (a Referer, a Location, a page's title): its query and fragment pairs by their names.
             scan(url: value, at: location, into: &findings)
             return
         }
-        if TokenShape.all.contains(where: { $0.matches(value) }) {
+        if SecretVocabulary.hasShape(value) {
             findings.append(Finding(location: location, reason: "a token-shaped string"))
+            return
+        }
+        if rules.isCredential(parameter: name, value: value, inQuery: false) || rules.isCredential(header: name),
+            !value.contains("<mend:")
+        {
+            // A credential's value that is not a placeholder: redaction missed it.
+            findings.append(Finding(location: location, reason: "a value of the credential \(name.lowercased())"))
             return
         }
         guard !rules.isAllowed(name) else { return }

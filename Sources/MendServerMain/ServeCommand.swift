@@ -48,7 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
             let export: TelemetryExport?
             do {
                 export = try TelemetryExport.bootstrap(
-                    serviceName: "mend-server", environment: ProcessInfo.processInfo.environment)
+                    serviceName: "mend-server", environment: ProcessInfo.processInfo.environment, diagnostics: logger)
             } catch {
                 logger.warning("not exporting telemetry", metadata: ["error": .string("\(error)")])
                 export = nil

@@ -1,4 +1,5 @@
-import Logging
+package import Logging
+import MendCore
 import MendHTTP
 import MendTelemetry
 package import Metrics
@@ -53,7 +54,12 @@ package final class TelemetryExport: Sendable {
     /// - Parameters:
     ///   - serviceName: `service.name` unless `OTEL_SERVICE_NAME` says otherwise.
     ///   - environment: The process environment.
-    package static func bootstrap(serviceName: String, environment: [String: String]) throws -> TelemetryExport? {
+    ///   - diagnostics: Where swift-otel's own lines go (its level is `OTEL_LOG_LEVEL`'s, else `diagnostics`'s):
+    ///     through ``DiagnosticsRedaction``, so that no line carries an `OTEL_EXPORTER_OTLP_HEADERS` value or any
+    ///     other secret. By default standard error at `warning`: `mend` prints none of swift-otel's `info` lines.
+    package static func bootstrap(
+        serviceName: String, environment: [String: String], diagnostics: Logger? = nil
+    ) throws -> TelemetryExport? {
         guard isRequested(in: environment) else { return nil }
         // swift-otel stops the process (a fatal error, not a thrown one) on a protocol whose trait is not built: ask
         // first.
@@ -65,10 +71,17 @@ package final class TelemetryExport: Sendable {
             }
         }
         #if MEND_OTLP
-            return try makeExport(serviceName: serviceName)
+            return try makeExport(serviceName: serviceName, diagnostics: diagnostics ?? Self.standardErrorDiagnostics)
         #else
             throw NotBuilt()
         #endif
+    }
+
+    /// swift-otel's lines on standard error, warnings and worse unless `OTEL_LOG_LEVEL` asks for more.
+    static var standardErrorDiagnostics: Logger {
+        var logger = Logger(label: "swift-otel", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        return logger
     }
 
     /// A protocol other than `http/protobuf`, the only one built in.
@@ -84,9 +97,18 @@ package final class TelemetryExport: Sendable {
     }
 
     #if MEND_OTLP
-        private static func makeExport(serviceName: String) throws -> TelemetryExport {
+        private static func makeExport(serviceName: String, diagnostics: Logger) throws -> TelemetryExport {
             var configuration = OTel.Configuration.default
             configuration.serviceName = serviceName
+            configuration.diagnosticLogger = .custom(DiagnosticsRedaction.logger(wrapping: diagnostics))
+            configuration.diagnosticLogLevel =
+                switch diagnostics.logLevel {
+                case .trace: .trace
+                case .debug: .debug
+                case .info, .notice: .info
+                case .warning: .warning
+                case .error, .critical: .error
+                }
             configuration.logs.enabled = false
             configuration.traces.otlpExporter.protocol = .httpProtobuf
             configuration.metrics.otlpExporter.protocol = .httpProtobuf
@@ -120,6 +142,69 @@ package final class TelemetryExport: Sendable {
             await group.triggerGracefulShutdown()
             while let next = try? await tasks.next() { _ = next }
             return try result.get()
+        }
+    }
+}
+
+/// swift-otel's diagnostic lines with their secrets removed: it logs the value of every `OTEL_*` variable it applies
+/// (`environment_value`, `previous_value`, `new_value`) — `OTEL_EXPORTER_OTLP_HEADERS` holds a collector's
+/// credentials. A header list keeps its names only (`authorization=<redacted>,x-team=<redacted>`); every message and
+/// other value goes through ``Redactor`` (MendCore's one secret vocabulary).
+package enum DiagnosticsRedaction {
+    /// `logger`, its handler wrapped.
+    package static func logger(wrapping logger: Logger) -> Logger {
+        var wrapped = Logger(label: logger.label, factory: { _ in Handler(base: logger.handler) })
+        wrapped.logLevel = logger.logLevel
+        return wrapped
+    }
+
+    /// A `name=value,name=value` list (`OTEL_EXPORTER_OTLP_HEADERS`), its values replaced.
+    package static func redact(headerList: String) -> String {
+        headerList.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            guard let equals = item.firstIndex(of: "=") else { return item.isEmpty ? "" : "<redacted>" }
+            return item[..<equals] + "=<redacted>"
+        }.joined(separator: ",")
+    }
+
+    /// The metadata of one line: the values of a header variable as a header list, every value redacted.
+    package static func redact(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        let key = metadata["environment_key"].map { "\($0)" } ?? ""
+        let holdsHeaders = key.uppercased().hasSuffix("_HEADERS")
+        var redacted: Logger.Metadata = [:]
+        for (name, value) in metadata {
+            let text = "\(value)"
+            if holdsHeaders, ["environment_value", "previous_value", "new_value"].contains(name) {
+                redacted[name] = .string(redact(headerList: text))
+            } else {
+                redacted[name] = .string(Redactor.standard.redact(text: text))
+            }
+        }
+        return redacted
+    }
+
+    struct Handler: LogHandler {
+        var base: any LogHandler
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+
+        var logLevel: Logger.Level {
+            get { base.logLevel }
+            set { base.logLevel = newValue }
+        }
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var event = event
+            var merged = metadataProvider?.get() ?? [:]
+            merged.merge(metadata) { $1 }
+            merged.merge(event.metadata ?? [:]) { $1 }
+            event.metadata = DiagnosticsRedaction.redact(merged)
+            event.message = "\(Redactor.standard.redact(text: "\(event.message)"))"
+            base.log(event: event)
         }
     }
 }

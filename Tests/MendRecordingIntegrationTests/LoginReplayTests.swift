@@ -82,7 +82,7 @@ import Testing
         }
         // The id_token's template: claim names kept, the personal ones and the nonce placeholders, no signature.
         let document = try HARDocument(data: Data(contentsOf: file))
-        let templates = document.entries.compactMap { $0["_mend"]?["jwts"]?.objectValue }.flatMap(\.values)
+        let templates = document.entries.compactMap { $0.mend?.jwts }.flatMap(\.values)
         let claims = try #require(templates.first?["claims"])
         #expect(claims["nonce"]?.stringValue?.hasPrefix("<mend:nonce:") == true)
         #expect(claims["iss"] != nil && claims["aud"] != nil && claims["exp"] != nil)

@@ -72,12 +72,10 @@ import Testing
         // The token the exchange answered is the placeholder the next call presents.
         let document = try HARDocument(data: Data(contentsOf: file))
         #expect(document.entries.count == 2)
-        let answered = document.entries[0]["response"]?["content"]?["text"]?.stringValue ?? ""
+        let answered = document.entries[0].response.content.text ?? ""
         #expect(answered.contains("<mend:access_token:1>") && answered.contains("<mend:refresh_token:1>"))
-        let presented = document.entries[1]["request"]?["headers"]?.arrayValue?.first {
-            $0["name"]?.stringValue?.lowercased() == "authorization"
-        }
-        #expect(presented?["value"] == .string("Bearer <mend:access_token:1>"))
+        let presented = document.entries[1].request.headers.first { $0.name.lowercased() == "authorization" }
+        #expect(presented?.value == "Bearer <mend:access_token:1>")
         // What is no secret stays: the cursor, the trace id, the user's id and name.
         #expect(text.contains("QVFIUmx1WmFGOGx5dE1QbnpCNkxqZA") && text.contains("AbCdEfGhIjKlMnOpQrStUv1"))
         #expect(text.contains("Alice") && text.contains("100000000000001"))
@@ -181,7 +179,7 @@ import Testing
         let entries = try HARDocument(data: Data(contentsOf: file)).entries
         #expect(entries.count == 40)
         #expect(
-            Set(entries.compactMap { $0["response"]?["content"]?["text"]?.stringValue })
+            Set(entries.compactMap { $0.response.content.text })
                 == Set((0..<40).map { #"{"path":"/item/\#($0)"}"# }))
     }
 
@@ -197,10 +195,10 @@ import Testing
             try await client.send(APIRequest(method: .get, url: URL(string: "https://graph.example/busy")!))
         }
         let document = try HARDocument(data: Data(contentsOf: file))
-        #expect(document.entries[0]["_mend"]?["error"]?["name"] == .string("connectionLost"))
-        #expect(document.entries[0]["response"]?["status"] == .int(0))
-        #expect(document.entries[1]["_mend"]?["error"]?["code"] == .int(503))
-        #expect(document.entries[1]["_mend"]?["error"]?["category"] == .string("transient"))
+        #expect(document.entries[0].mend?.error?.name == "connectionLost")
+        #expect(document.entries[0].response.status == 0)
+        #expect(document.entries[1].mend?.error?.code == 503)
+        #expect(document.entries[1].mend?.error?.category == "transient")
 
         let replay = APIClient(transport: try ReplayTransport(recording: file), steps: .standard(retryPolicy: .never))
         let replayedDrop = await #expect(throws: MendError.self) {

@@ -18,7 +18,7 @@ import Testing
             let userID = try #require(session["user"]?["id"]?.stringValue)
             let stored = try #require(try await stack.server.backend.store.user(id: userID)?.providerToken)
             let document = try HARDocument(data: Data(contentsOf: file))
-            let paths = document.entries.compactMap { $0["request"]?["url"]?.stringValue }
+            let paths = document.entries.map(\.request.url)
             #expect(paths.contains { $0.contains("/oauth/access_token") })
             #expect(paths.contains { $0.contains("/debug_token") })
             let text = try String(contentsOf: file, encoding: .utf8)

@@ -33,32 +33,25 @@ public struct HARExplainer: Sendable {
     /// The failed exchanges of `document`, in order.
     public func failures(in document: HARDocument) -> [Failure] {
         document.entries.enumerated().compactMap { index, entry in
-            let request = entry["request"] ?? .null
-            let response = entry["response"] ?? .null
-            let status = response["status"]?.intValue ?? 0
-            let method = request["method"]?.stringValue ?? "GET"
-            let url = Redactor.standard.redact(text: request["url"]?.stringValue ?? "")
+            let status = entry.response.status
+            let url = Redactor.standard.redact(text: entry.request.url)
             guard let error = error(of: entry, status: status) else { return nil }
-            return Failure(index: index, method: method, url: url, status: status, error: error)
+            return Failure(index: index, method: entry.request.method, url: url, status: status, error: error)
         }
     }
 
-    private func error(of entry: JSONValue, status: Int) -> MendError? {
-        if let recorded = entry["_mend"]?["error"], let code = recorded["code"]?.intValue,
-            let domain = recorded["domain"]?.stringValue
-        {
+    private func error(of entry: HAREntry, status: Int) -> MendError? {
+        if let recorded = entry.mend?.error, !recorded.domain.isEmpty {
             var error = MendError(
-                code: MendError.Code(MendError.Domain(rawValue: domain), code),
-                subcode: recorded["subcode"]?.intValue.map { MendError.Subcode(rawValue: $0) },
-                developerMessage: recorded["message"]?.stringValue ?? "", catalog: explainer.catalog)
-            error.referenceID = recorded["referenceId"]?.stringValue ?? Self.referenceID(entry)
+                code: MendError.Code(MendError.Domain(rawValue: recorded.domain), recorded.code),
+                subcode: recorded.subcode.map { MendError.Subcode(rawValue: $0) },
+                developerMessage: recorded.message, catalog: explainer.catalog)
+            error.referenceID = recorded.referenceID ?? Self.referenceID(entry)
             return error
         }
-        let response = entry["response"] ?? .null
         if status == 0 {
             // No response: a transport failure, named by Chromium's `_error` when it gives one.
-            let reason = (entry["_error"] ?? response["_error"])?.stringValue ?? ""
-            guard !reason.isEmpty || entry["response"] != nil else { return nil }
+            let reason = entry.browserError ?? ""
             if reason.contains("ERR_ABORTED") { return nil }
             return MendError(
                 code: Self.transportCode(reason),
@@ -66,14 +59,8 @@ public struct HARExplainer: Sendable {
                     ? "The request got no response." : "The request got no response: \(reason).",
                 catalog: explainer.catalog)
         }
-        let content = response["content"] ?? .null
-        let text = content["text"]?.stringValue ?? ""
-        let body =
-            content["encoding"]?.stringValue == "base64" ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
-        let headers = (response["headers"]?.arrayValue ?? []).compactMap { header -> (name: String, value: String)? in
-            guard let name = header["name"]?.stringValue, let value = header["value"]?.stringValue else { return nil }
-            return (name, value)
-        }
+        let body = entry.response.content.bytes.map { Data($0) } ?? Data()
+        let headers = entry.response.headers.map { (name: $0.name, value: $0.value) }
         if status < 400 {
             // A success, unless it is a GraphQL answer with errors.
             guard case .success(let json) = JSONValue.parse(body), json["errors"]?.arrayValue?.isEmpty == false
@@ -85,14 +72,8 @@ public struct HARExplainer: Sendable {
     }
 
     /// The reference id a response carries in a header (`x-fb-trace-id`, `X-Request-Id`).
-    static func referenceID(_ entry: JSONValue) -> String? {
-        for header in entry["response"]?["headers"]?.arrayValue ?? [] {
-            let name = header["name"]?.stringValue?.lowercased() ?? ""
-            if ["x-fb-trace-id", "x-request-id", "x-fb-request-id"].contains(name) {
-                return header["value"]?.stringValue
-            }
-        }
-        return nil
+    static func referenceID(_ entry: HAREntry) -> String? {
+        ["x-fb-trace-id", "x-request-id", "x-fb-request-id"].lazy.compactMap { entry.response.header($0) }.first
     }
 
     /// A transport code for Chromium's `net::ERR_…` names.

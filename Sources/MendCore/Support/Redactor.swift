@@ -13,17 +13,16 @@ public struct Redactor: Sendable {
     /// The redactor with Mend's sensitive keys and headers and no registered secret values.
     public static let standard = Redactor()
 
-    /// Keys (compared case-insensitively) whose values are always redacted in JSON, forms and query strings.
-    package var sensitiveKeys: Set<String>
-    /// Header names (compared case-insensitively) whose values are always redacted.
-    package var sensitiveHeaders: Set<String>
+    /// Names (compared case-insensitively) whose values are always redacted in JSON, forms and query strings:
+    /// ``SecretVocabulary/names``.
+    package var sensitiveKeys: Set<String> { SecretVocabulary.names }
+    /// Header names (compared case-insensitively) whose values are always redacted: ``SecretVocabulary/headers``.
+    package var sensitiveHeaders: Set<String> { SecretVocabulary.headers }
     /// Exact secret values to remove wherever they appear (a request's token, an app secret).
     package private(set) var secrets: [String]
 
     /// Creates a redactor with Mend's defaults, plus `secrets`.
     public init(secrets: [String] = []) {
-        self.sensitiveKeys = Self.defaultSensitiveKeys
-        self.sensitiveHeaders = Self.defaultSensitiveHeaders
         self.secrets = []
         for secret in secrets { register(secret: secret) }
     }
@@ -42,41 +41,21 @@ public struct Redactor: Sendable {
         secrets.sort { $0.count > $1.count }
     }
 
-    static let defaultSensitiveKeys: Set<String> = [
-        "access_token", "refresh_token", "id_token", "token", "input_token", "fb_exchange_token", "client_secret",
-        "app_secret", "appsecret", "secret", "code_verifier", "password", "passwd", "appsecret_proof",
-        "signed_request", "authorization", "cookie", "session_token", "sessiontoken", "session_key", "api_key",
-        "apikey", "x-api-key", "assertion", "client_assertion", "private_key", "accesstoken", "refreshtoken",
-        "idtoken", "clientsecret",
-    ]
-
-    static let defaultSensitiveHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
-        "x-access-token", "x-refresh-token", "x-session-token", "x-appacitive-session", "x-appacitive-apikey",
-    ]
-
-    /// Authorization codes are long strings under the key `code`; error codes under the same key are numbers or
-    /// short names (`"UNAUTHENTICATED"`), which stay.
-    static let minimumRedactedCodeLength = 20
-
     /// `text` through every pattern, with no shortcut: what ``redact(text:)`` must give for a text without registered
-    /// secrets (the test of ``mayMatchAPattern(_:)``).
+    /// secrets (the test of ``SecretText/mayMatch(_:)``).
     package static func redactWithEveryPattern(_ text: String) -> String {
-        patterns.reduce(text) { $1.replace(in: $0) }
+        SecretText.standard.redactWithEveryPattern(text) { _, _ in placeholder }
     }
 
-    /// Returns `text` with registered secrets, sensitive `key=value` pairs, JSON members and token shapes removed.
+    /// Returns `text` with registered secrets, secret `name=value` pairs and JSON members, and token shapes
+    /// removed (``SecretVocabulary``); a scheme (`Bearer`), a name and an app token's app id stay.
     public func redact(text: String) -> String {
         guard !text.isEmpty else { return text }
         var result = text
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Self.placeholder)
         }
-        guard Self.mayMatchAPattern(result) else { return result }
-        for pattern in Self.patterns {
-            result = pattern.replace(in: result)
-        }
-        return result
+        return SecretText.standard.redact(result) { _, _ in Self.placeholder }
     }
 
     /// Returns `json` with the values of sensitive keys replaced and every string redacted as text.
@@ -97,81 +76,33 @@ public struct Redactor: Sendable {
         }
     }
 
-    /// Returns the header's value, or the placeholder when the header is sensitive.
+    /// Returns the header's value, or the placeholder when the header is a credential (`Authorization` and
+    /// `DPoP` keep their scheme: `Bearer <redacted>`).
     package func redact(headerName: String, value: String) -> String {
-        sensitiveHeaders.contains(headerName.lowercased()) ? Self.placeholder : redact(text: value)
+        let lowered = headerName.lowercased()
+        guard SecretVocabulary.headers.contains(lowered) else { return redact(text: value) }
+        if lowered == "authorization" || lowered == "proxy-authorization",
+            let space = value.firstIndex(of: " "),
+            SecretVocabulary.schemes.contains(where: {
+                $0.caseInsensitiveCompare(value[..<space]) == .orderedSame
+            })
+        {
+            return "\(value[..<space]) \(Self.placeholder)"
+        }
+        return Self.placeholder
     }
 
-    /// Whether the value under `key` is a credential.
+    /// Whether the value under `key` is a credential: a secret name's, when long enough (an error `code` stays).
     package func isSensitive(key: String, value: JSONValue) -> Bool {
-        let lowered = key.lowercased()
-        if lowered == "code" {
-            if case .string(let text) = value { return text.count >= Self.minimumRedactedCodeLength }
-            return false
-        }
-        return sensitiveKeys.contains(lowered)
-    }
-}
-
-extension Redactor {
-    struct Pattern: @unchecked Sendable {
-        // NSRegularExpression is immutable after creation and documented as safe to use from several threads.
-        let expression: NSRegularExpression
-        let template: String
-
-        /// A pattern; `caseSensitive` for token shapes whose prefix is exact (`EAA`, `eyJ`), so that a random id that
-        /// happens to start with `eaa` is not taken for a token.
-        init(_ pattern: String, template: String, caseSensitive: Bool = false) {
-            // The patterns are constants of this file; a failure here is a programming error caught by every test.
-            self.expression = try! NSRegularExpression(
-                pattern: pattern, options: caseSensitive ? [] : [.caseInsensitive])
-            self.template = template
-        }
-
-        func replace(in text: String) -> String {
-            let range = NSRange(text.startIndex..<text.endIndex, in: text)
-            return expression.stringByReplacingMatches(in: text, options: [], range: range, withTemplate: template)
+        switch value {
+        case .string(let text): SecretVocabulary.isSecret(name: key, value: text, in: .text)
+        case .int(let number): SecretVocabulary.isSecret(name: key, value: String(number), in: .text)
+        case .double(let number): SecretVocabulary.isSecret(name: key, value: String(number), in: .text)
+        case .null, .bool: false
+        // A secret name's object or array goes whole, but for the names that are also ordinary words.
+        case .object, .array:
+            SecretVocabulary.names.contains(key.lowercased())
+                && SecretVocabulary.minimumLengths[key.lowercased()] == nil
         }
     }
-
-    /// Whether any of ``patterns`` could match `text`: each needs a quote, `=`, `|` or whitespace (any non-ASCII
-    /// character counts, as it may be Unicode whitespace), or starts with `eyJ` or `EAA`. Most texts (a query value,
-    /// a name, a number) have none, and skip the eight regular expressions (about 75,000 instructions a text).
-    package static func mayMatchAPattern(_ text: String) -> Bool {
-        var previous: (UInt8, UInt8) = (0, 0)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "="), UInt8(ascii: "|"), 0x09...0x0D, 0x20, 0x80...: return true
-            case UInt8(ascii: "J") where previous == (UInt8(ascii: "e"), UInt8(ascii: "y")): return true
-            case UInt8(ascii: "A") where previous == (UInt8(ascii: "E"), UInt8(ascii: "A")): return true
-            default: previous = (previous.1, byte)
-            }
-        }
-        return false
-    }
-
-    static let keyAlternation: String = {
-        defaultSensitiveKeys.sorted { $0.count > $1.count }.map(NSRegularExpression.escapedPattern(for:))
-            .joined(separator: "|")
-    }()
-
-    // swift-format-ignore
-    static let patterns: [Pattern] = [
-        // "access_token": "…" (JSON text, also inside quoted error messages)
-        Pattern(#"("(?:\#(keyAlternation))"\s*:\s*")((?:[^"\\]|\\.)*)(")"#, template: "$1\(placeholder)$3"),
-        // access_token=… in query strings and forms
-        Pattern(#"((?:^|[?&;,(\[{\s"'])(?:\#(keyAlternation))=)([^&\s"'<>\])}]+)"#, template: "$1\(placeholder)"),
-        // code=… (authorization codes in redirect URLs), when long enough to be a credential
-        Pattern(#"((?:^|[?&#;,(\[{\s"'])code=)([^&\s"'<>\])}]{\#(minimumRedactedCodeLength),})"#, template: "$1\(placeholder)"),
-        // "code": "<long opaque value>"
-        Pattern(#"("code"\s*:\s*")([^"\\]{\#(minimumRedactedCodeLength),})(")"#, template: "$1\(placeholder)$3"),
-        // Authorization: Bearer … / OAuth … / Basic …
-        Pattern(#"\b(Bearer|OAuth|Basic)\s+[A-Za-z0-9\-._~+/]{8,}=*"#, template: "$1 \(placeholder)"),
-        // JSON Web Tokens
-        Pattern(#"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"#, template: placeholder, caseSensitive: true),
-        // Graph access tokens (user, page and app tokens start with EAA)
-        Pattern(#"\bEAA[A-Za-z0-9]{16,}"#, template: placeholder, caseSensitive: true),
-        // App access tokens: <app id>|<secret>
-        Pattern(#"\b(\d{6,})\|[A-Za-z0-9_\-]{16,}"#, template: "$1|\(placeholder)"),
-    ]
 }

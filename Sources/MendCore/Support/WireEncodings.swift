@@ -108,6 +108,20 @@ package enum FormEncoding {
         }
     }
 
+    /// Decodes `a=1&flag&b=` into fields in order, keeping a name without `=` apart from one with an empty value
+    /// (`flag` has none; `b` has ""), so that ``encode(fields:)`` writes the text back as it was, but for escapes.
+    package static func decodeFields(_ text: some StringProtocol) -> [(name: String, value: String?)] {
+        text.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : nil)
+        }
+    }
+
+    /// Encodes fields in order, a field without a value as its name alone.
+    package static func encode(fields: [(name: String, value: String?)]) -> String {
+        fields.map { escape($0.name) + ($0.value.map { "=" + escape($0) } ?? "") }.joined(separator: "&")
+    }
+
     /// Decodes into a dictionary (the last value wins for a repeated name).
     package static func decode(_ text: some StringProtocol) -> [String: String] {
         Dictionary(decodePairs(text), uniquingKeysWith: { _, last in last })

@@ -9,12 +9,13 @@ package enum QueryRedaction {
         let base = path[..<questionMark]
         let query = path[path.index(after: questionMark)...]
         let redactor = Redactor.standard
+        // In a query every value of a secret name is a secret, however short (``SecretVocabulary/Context/query``).
         let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
             guard let equals = item.firstIndex(of: "=") else { return String(item) }
             let name = String(item[..<equals])
             let value = String(item[item.index(after: equals)...])
             let decodedName = name.removingPercentEncoding ?? name
-            if decodedName.lowercased() == "code" || redactor.isSensitive(key: decodedName, value: .string(value)) {
+            if SecretVocabulary.names.contains(decodedName.lowercased()) {
                 return "\(name)=\(placeholder)"
             }
             return "\(name)=\(redactor.redact(text: value))"
