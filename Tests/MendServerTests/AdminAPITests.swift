@@ -142,6 +142,34 @@ import Testing
         }
     }
 
+    @Test("An admin's reason that quotes a refresh token and an admin token keeps neither")
+    func reasonQuotingTokens() async throws {
+        // Failed before: MendCore's Redactor knew neither mrt_ nor mend_admin_, and the reason reached the user's
+        // session/17 message, both audit events and the audit log line as the admin typed it.
+        let capture = LogCapture()
+        try await TestStack.run(logger: capture.logger(), configure: Self.withAdmin) { stack in
+            let phone = try await stack.login()
+            let phoneID = try #require(phone["session_id"]?.stringValue)
+            let refresh = try #require(phone["refresh_token"]?.stringValue)
+            // (A reason is at most 200 bytes: an access token, a JWT, does not fit; a JWT was redacted already.)
+            let reason = "leaked in ticket 42: \(refresh) and \(Self.support.token)"
+            _ = try await Self.send(
+                stack, .post, "/v1/admin/sessions/\(phoneID)/end", body: .object(["reason": .string(reason)]))
+            let refusal = await stack.client.failure { try await stack.client.refresh(phone["refresh_token"]) }
+            #expect(refusal?.isSession(.Session.revoked) == true)
+            let message = refusal?.developerMessage ?? ""
+            #expect(message.contains("ended by an administrator: leaked in ticket 42: "), "\(message)")
+            let audit = try await Self.send(stack, .get, "/v1/admin/audit?limit=200").jsonText()
+            #expect(audit.contains("leaked in ticket 42"))
+            #expect(capture.text.contains("leaked in ticket 42"), "the audit log line")
+            for secret in [refresh, Self.support.token] {
+                #expect(!message.contains(secret), "session/17's message")
+                #expect(!audit.contains(secret), "the audit events")
+                #expect(!capture.text.contains(secret), "the server's log")
+            }
+        }
+    }
+
     @Test(
         "An admin ends one session, then all of a user's: their clients get session/17 with the reason",
         arguments: TestDatabase.available)
