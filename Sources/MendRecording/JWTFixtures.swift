@@ -54,35 +54,16 @@ enum JWTTemplate {
 }
 
 /// The keys a replay signs JWTs with, made when the replay starts: one per recorded key id, of the recorded
-/// algorithm (RS256, ES256 or EdDSA).
+/// algorithm (RS256, ES256 or EdDSA), signing with Mend's one JWS signer (``JWSKey``).
 final class FixtureKeys: Sendable {
     /// The keys made so far, by key id.
-    private let keys = Locked<[String: Key]>([:])
-
-    enum Key: Sendable {
-        case rsa(_RSA.Signing.PrivateKey)
-        case p256(P256.Signing.PrivateKey)
-        case ed25519(Curve25519.Signing.PrivateKey)
-
-        var algorithm: String {
-            switch self {
-            case .rsa: "RS256"
-            case .p256: "ES256"
-            case .ed25519: "EdDSA"
-            }
-        }
-    }
+    private let keys = Locked<[String: JWSKey]>([:])
 
     /// The key of `kid` for `algorithm`, made on first use.
-    func key(kid: String, algorithm: String) throws -> Key {
+    func key(kid: String, algorithm: String) throws -> JWSKey {
         try keys.withLock { keys in
             if let key = keys[kid] { return key }
-            let key: Key =
-                switch algorithm {
-                case "ES256": .p256(P256.Signing.PrivateKey())
-                case "EdDSA": .ed25519(Curve25519.Signing.PrivateKey())
-                default: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048))
-                }
+            let key = try JWSKey.generate(algorithm: algorithm)
             keys[kid] = key
             return key
         }
@@ -93,23 +74,8 @@ final class FixtureKeys: Sendable {
         let kid = header["kid"]?.stringValue ?? "mend-replay"
         let key = try key(kid: kid, algorithm: header["alg"]?.stringValue ?? "RS256")
         var fields = header.objectValue ?? [:]
-        fields["alg"] = .string(key.algorithm)
         fields["kid"] = .string(kid)
-        let input =
-            Base64URL.encode(Data(JSONValue.object(fields).jsonText().utf8)) + "."
-            + Base64URL.encode(Data(claims.jsonText().utf8))
-        let data = Data(input.utf8)
-        let signature: Data
-        switch key {
-        case .rsa(let privateKey):
-            signature = try privateKey.signature(for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5)
-                .rawRepresentation
-        case .p256(let privateKey):
-            signature = try privateKey.signature(for: data).rawRepresentation
-        case .ed25519(let privateKey):
-            signature = try privateKey.signature(for: data)
-        }
-        return input + "." + Base64URL.encode(signature)
+        return try key.sign(header: fields, claims: claims)
     }
 
     /// The JWKS of the fixture keys standing for `recorded`'s keys (same `kid`, `use` and algorithm family).
@@ -120,28 +86,7 @@ final class FixtureKeys: Sendable {
             let algorithm =
                 jwk["alg"]?.stringValue
                 ?? (jwk["kty"]?.stringValue == "EC" ? "ES256" : jwk["kty"]?.stringValue == "OKP" ? "EdDSA" : "RS256")
-            var fields: [String: JSONValue] = ["kid": .string(kid), "use": jwk["use"] ?? .string("sig")]
-            switch try key(kid: kid, algorithm: algorithm) {
-            case .rsa(let privateKey):
-                let primitives = try privateKey.publicKey.getKeyPrimitives()
-                fields["kty"] = .string("RSA")
-                fields["alg"] = .string("RS256")
-                fields["n"] = .string(Base64URL.encode(primitives.modulus))
-                fields["e"] = .string(Base64URL.encode(primitives.publicExponent))
-            case .p256(let privateKey):
-                let raw = privateKey.publicKey.rawRepresentation
-                fields["kty"] = .string("EC")
-                fields["alg"] = .string("ES256")
-                fields["crv"] = .string("P-256")
-                fields["x"] = .string(Base64URL.encode(raw.prefix(32)))
-                fields["y"] = .string(Base64URL.encode(raw.suffix(32)))
-            case .ed25519(let privateKey):
-                fields["kty"] = .string("OKP")
-                fields["alg"] = .string("EdDSA")
-                fields["crv"] = .string("Ed25519")
-                fields["x"] = .string(Base64URL.encode(privateKey.publicKey.rawRepresentation))
-            }
-            list.append(.object(fields))
+            list.append(try key(kid: kid, algorithm: algorithm).publicJWK(kid: kid, use: jwk["use"] ?? .string("sig")))
         }
         return .object(["keys": .array(list)])
     }

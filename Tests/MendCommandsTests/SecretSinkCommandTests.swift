@@ -90,6 +90,7 @@ struct SecretSinkCommandTests {
         let entry = try #require(document["log"]?["entries"]?.arrayValue?.first)
         #expect(entry["_webSocketMessages"]?.arrayValue?.count == 1)
         #expect(entry["response"]?["content"]?["encoding"] == .string("base64"))
-        #expect(document["log"]?["pages"]?.arrayValue?.first?["title"]?.stringValue?.contains("expires_in=3600") == true)
+        #expect(
+            document["log"]?["pages"]?.arrayValue?.first?["title"]?.stringValue?.contains("expires_in=3600") == true)
     }
 }

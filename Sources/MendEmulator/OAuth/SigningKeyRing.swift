@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import MendCore
+import MendRecording
 import _CryptoExtras
 
 /// The RSA keys that sign id_tokens (RS256). Created on first use (key generation takes a moment, and most runs
@@ -31,26 +31,11 @@ struct SigningKeyRing: Sendable {
 
     /// The JWKS document (`{"keys": [...]}`), newest key first.
     func jwks() throws -> JSONValue {
-        var list: [JSONValue] = []
-        for key in keys.reversed() {
-            let primitives = try key.privateKey.publicKey.getKeyPrimitives()
-            list.append(
-                .object([
-                    "kid": .string(key.id), "kty": .string("RSA"), "alg": .string("RS256"), "use": .string("sig"),
-                    "n": .string(Base64URL.encode(primitives.modulus)),
-                    "e": .string(Base64URL.encode(primitives.publicExponent)),
-                ]))
-        }
-        return .object(["keys": .array(list)])
+        .object(["keys": .array(try keys.reversed().map { try JWSKey.rs256($0.privateKey).publicJWK(kid: $0.id) })])
     }
 
-    /// A signed JWT for `claims` (RS256, with `kid`).
+    /// A signed JWT for `claims` (RS256, with `kid`), by Mend's one JWS signer.
     static func sign(claims: JSONValue, with key: Key) throws -> String {
-        let header = JSONValue.object(["alg": .string("RS256"), "kid": .string(key.id), "typ": .string("JWT")])
-        let signingInput =
-            Base64URL.encode(Data(header.jsonText().utf8)) + "." + Base64URL.encode(Data(claims.jsonText().utf8))
-        let signature = try key.privateKey.signature(
-            for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        try JWSKey.rs256(key.privateKey).sign(header: ["kid": .string(key.id), "typ": .string("JWT")], claims: claims)
     }
 }

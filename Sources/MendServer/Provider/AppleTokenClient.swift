@@ -4,6 +4,7 @@ import HTTPTypes
 import MendCore
 import MendHTTP
 import MendLogin
+import MendRecording
 
 /// What the server needs to call Apple's token and revocation endpoints for the app: the client secret Apple asks
 /// for is an ES256 JWT the server signs with the team's key (`iss` the team, `sub` the client id, `aud` the issuer,
@@ -39,15 +40,11 @@ public struct AppleClientCredentials: Sendable, Hashable {
     func clientSecret(clientID: String, audience: String, now: Date) throws -> String {
         let key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM.value)
         let issuedAt = Int(now.timeIntervalSince1970)
-        let header = JSONValue.object(["alg": .string("ES256"), "kid": .string(keyID)])
         let claims = JSONValue.object([
             "iss": .string(teamID), "iat": .int(issuedAt), "exp": .int(issuedAt + 300), "aud": .string(audience),
             "sub": .string(clientID),
         ])
-        let signingInput =
-            Base64URL.encode(Data(header.jsonText().utf8)) + "." + Base64URL.encode(Data(claims.jsonText().utf8))
-        let signature = try key.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        return try JWSKey.es256(key).sign(header: ["kid": .string(keyID)], claims: claims)
     }
 }
 
