@@ -48,7 +48,7 @@ public struct Redactor: Sendable {
     }
 
     /// Returns `text` with registered secrets, secret `name=value` pairs and JSON members, and token shapes
-    /// removed (``SecretVocabulary``); a scheme (`Bearer`), a name and an app token's app id stay.
+    /// removed (MendCore's `SecretVocabulary`); a scheme (`Bearer`), a name and an app token's app id stay.
     public func redact(text: String) -> String {
         guard !text.isEmpty else { return text }
         var result = text
