@@ -37,17 +37,19 @@ CODE = re.compile(r"^[a-z]+/\d+(/\d+)?$")
 
 
 class Receiver:
-    """Collects every OTLP/HTTP export posted to it."""
+    """Collects every OTLP/HTTP export posted to it; `posts` keeps each as it arrived: (path, headers, raw body)."""
 
     def __init__(self):
         self.traces = []
         self.metrics = []
         self.content_types = set()
+        self.posts = []
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                receiver.posts.append((self.path, dict(self.headers), body))
                 receiver.content_types.add(self.headers.get("Content-Type"))
                 if self.path == "/v1/traces":
                     request = ExportTraceServiceRequest()
