@@ -90,6 +90,10 @@ struct SecretSinkCommandTests {
         let entry = try #require(document["log"]?["entries"]?.arrayValue?.first)
         #expect(entry["_webSocketMessages"]?.arrayValue?.count == 1)
         #expect(entry["response"]?["content"]?["encoding"] == .string("base64"))
+        // What the base64 body holds, decoded: the access token is a placeholder.
+        let body = try #require(entry["response"]?["content"]?["text"]?.stringValue)
+        let decoded = String(decoding: try #require(Data(base64Encoded: body)), as: UTF8.self)
+        #expect(decoded.contains("<mend:access_token:") && !decoded.contains(Self.opaque), "\(decoded)")
         #expect(
             document["log"]?["pages"]?.arrayValue?.first?["title"]?.stringValue?.contains("expires_in=3600") == true)
     }
