@@ -1,5 +1,6 @@
+import Foundation
 package import Logging
-import MendCore
+package import MendCore
 import MendHTTP
 import MendTelemetry
 package import Metrics
@@ -71,7 +72,15 @@ package final class TelemetryExport: Sendable {
             }
         }
         #if MEND_OTLP
-            return try makeExport(serviceName: serviceName, diagnostics: diagnostics ?? Self.standardErrorDiagnostics)
+            let redactor = DiagnosticsRedaction.redactor(for: environment)
+            do {
+                return try makeExport(
+                    serviceName: serviceName, diagnostics: diagnostics ?? Self.standardErrorDiagnostics,
+                    redactor: redactor)
+            } catch {
+                // swift-otel's configuration errors may quote the setting they could not read.
+                throw ExportFailure(description: redactor.redact(text: "\(error)"))
+            }
         #else
             throw NotBuilt()
         #endif
@@ -82,6 +91,11 @@ package final class TelemetryExport: Sendable {
         var logger = Logger(label: "swift-otel", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning
         return logger
+    }
+
+    /// The exporter could not be made (swift-otel's error, redacted).
+    struct ExportFailure: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// A protocol other than `http/protobuf`, the only one built in.
@@ -97,10 +111,13 @@ package final class TelemetryExport: Sendable {
     }
 
     #if MEND_OTLP
-        private static func makeExport(serviceName: String, diagnostics: Logger) throws -> TelemetryExport {
+        private static func makeExport(
+            serviceName: String, diagnostics: Logger, redactor: Redactor
+        ) throws -> TelemetryExport {
             var configuration = OTel.Configuration.default
             configuration.serviceName = serviceName
-            configuration.diagnosticLogger = .custom(DiagnosticsRedaction.logger(wrapping: diagnostics))
+            configuration.diagnosticLogger = .custom(
+                DiagnosticsRedaction.logger(wrapping: diagnostics, redactor: redactor))
             configuration.diagnosticLogLevel =
                 switch diagnostics.logLevel {
                 case .trace: .trace
@@ -151,11 +168,26 @@ package final class TelemetryExport: Sendable {
 /// credentials. A header list keeps its names only (`authorization=<redacted>,x-team=<redacted>`); every message and
 /// other value goes through ``Redactor`` (MendCore's one secret vocabulary).
 package enum DiagnosticsRedaction {
-    /// `logger`, its handler wrapped.
-    package static func logger(wrapping logger: Logger) -> Logger {
-        var wrapped = Logger(label: logger.label, factory: { _ in Handler(base: logger.handler) })
+    /// `logger`, its handler wrapped: every line through `redactor` (and header lists by name).
+    package static func logger(wrapping logger: Logger, redactor: Redactor = .standard) -> Logger {
+        var wrapped = Logger(label: logger.label, factory: { _ in Handler(base: logger.handler, redactor: redactor) })
         wrapped.logLevel = logger.logLevel
         return wrapped
+    }
+
+    /// ``Redactor`` with the values of every `OTEL_*_HEADERS` variable of `environment` registered (as written and
+    /// percent-decoded), so that a line that quotes one anywhere loses it.
+    package static func redactor(for environment: [String: String]) -> Redactor {
+        var values: [String] = []
+        for (key, list) in environment where key.hasPrefix("OTEL_") && key.hasSuffix("_HEADERS") {
+            for item in list.split(separator: ",") {
+                guard let equals = item.firstIndex(of: "=") else { continue }
+                let value = item[item.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                values.append(value)
+                if let decoded = value.removingPercentEncoding { values.append(decoded) }
+            }
+        }
+        return Redactor.standard.adding(secrets: values)
     }
 
     /// A `name=value,name=value` list (`OTEL_EXPORTER_OTLP_HEADERS`), its values replaced.
@@ -167,7 +199,7 @@ package enum DiagnosticsRedaction {
     }
 
     /// The metadata of one line: the values of a header variable as a header list, every value redacted.
-    package static func redact(_ metadata: Logger.Metadata) -> Logger.Metadata {
+    package static func redact(_ metadata: Logger.Metadata, with redactor: Redactor = .standard) -> Logger.Metadata {
         let key = metadata["environment_key"].map { "\($0)" } ?? ""
         let holdsHeaders = key.uppercased().hasSuffix("_HEADERS")
         var redacted: Logger.Metadata = [:]
@@ -176,7 +208,7 @@ package enum DiagnosticsRedaction {
             if holdsHeaders, ["environment_value", "previous_value", "new_value"].contains(name) {
                 redacted[name] = .string(redact(headerList: text))
             } else {
-                redacted[name] = .string(Redactor.standard.redact(text: text))
+                redacted[name] = .string(redactor.redact(text: text))
             }
         }
         return redacted
@@ -184,6 +216,7 @@ package enum DiagnosticsRedaction {
 
     struct Handler: LogHandler {
         var base: any LogHandler
+        let redactor: Redactor
         var metadata: Logger.Metadata = [:]
         var metadataProvider: Logger.MetadataProvider?
 
@@ -202,8 +235,8 @@ package enum DiagnosticsRedaction {
             var merged = metadataProvider?.get() ?? [:]
             merged.merge(metadata) { $1 }
             merged.merge(event.metadata ?? [:]) { $1 }
-            event.metadata = DiagnosticsRedaction.redact(merged)
-            event.message = "\(Redactor.standard.redact(text: "\(event.message)"))"
+            event.metadata = DiagnosticsRedaction.redact(merged, with: redactor)
+            event.message = "\(redactor.redact(text: "\(event.message)"))"
             base.log(event: event)
         }
     }
