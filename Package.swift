@@ -372,7 +372,8 @@ let package = Package(
             name: "MendRecordingTests",
             dependencies: [
                 "MendRecording", "MendClientTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "MendTelemetryTests",

@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "MendGraphAPI", package: "Mend"),
                 .product(name: "MendGraphQL", package: "Mend"),
                 .product(name: "MendLogin", package: "Mend"),
+                .product(name: "MendRecording", package: "Mend"),
                 .product(name: "MendSignedRequest", package: "Mend"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

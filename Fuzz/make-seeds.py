@@ -4,7 +4,8 @@ into a scratch corpus and never grows them).
 
 The seeds come from the wire facts of the provider (shared reference: Graph API error envelope, usage headers,
 login redirects, signed_request), Mend's test fixtures, the emulator's answers and the RFC examples (RFC 9110
-Retry-After, RFC 8252 loopback redirects, RFC 7515/7519 tokens). Run it again after changing a seed here:
+Retry-After, RFC 8252 loopback redirects, RFC 7515/7519 tokens); har-redaction's are choice streams of a fixed
+generator. Run it again after changing a seed here:
 
     python3 Fuzz/make-seeds.py
 
@@ -356,6 +357,30 @@ USAGE = {
 }
 for name, text in USAGE.items():
     write("usage-headers", name, text)
+
+# --- har-redaction -------------------------------------------------------------------------------------------------
+# The harness builds a HAR from its input, one byte per choice (HARRedactionDocument.swift): these seeds are choice
+# streams, not HAR files. The first byte's parity chooses the mode (even: only recognised secrets and low-entropy text,
+# which must be redacted, not refused; odd: adversarial, random high-entropy strings too). Pseudo-random streams from
+# a fixed generator (stable across runs) of several lengths in both modes, and the all-zero ones (the plainest
+# document of each mode).
+def har_redaction_seeds():
+    import random
+    generator = random.Random(38)
+    write("har-redaction", "recognised-plainest", bytes([0]))
+    write("har-redaction", "adversarial-plainest", bytes([1]))
+    for index, length in enumerate([64, 160, 300, 500, 800, 1200, 1800, 2600]):
+        for mode in (0, 1):
+            body = bytes(generator.randrange(256) for _ in range(length))
+            name = f"{'recognised' if mode == 0 else 'adversarial'}-{index:02d}-{length}"
+            write("har-redaction", name, bytes([mode * 1 + 2 * generator.randrange(128)]) + body)
+    # Every choice the largest (bytes 0xff: the last option wherever 256 is a multiple of the count), and the middle.
+    write("har-redaction", "recognised-high-choices", bytes([0]) + bytes([0xFF]) * 600)
+    write("har-redaction", "adversarial-high-choices", bytes([1]) + bytes([0xFF]) * 600)
+    write("har-redaction", "recognised-middle-choices", bytes([2]) + bytes([0x55, 0xAA, 0x33, 0xCC]) * 200)
+
+
+har_redaction_seeds()
 
 print("seeds:", {target: len(os.listdir(os.path.join(CORPUS, target))) for target in sorted(os.listdir(CORPUS))
                  if os.path.isdir(os.path.join(CORPUS, target))})

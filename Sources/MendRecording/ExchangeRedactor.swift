@@ -21,20 +21,39 @@ struct ExchangeRedactor: Sendable {
 
     // MARK: URLs and queries
 
-    /// A URL with its credential query values (and token-shaped ones) replaced; `nil` when `text` is not an
-    /// absolute URL with a query or fragment to redact (it is then redacted as text).
+    /// A URL with its credential query and fragment values, its password and the token-shaped parts of its path
+    /// replaced; `nil` when `text` is not an absolute URL (it is then redacted as text).
     func redact(url text: String) -> String? {
-        guard text.contains("?") || text.contains("#"), var components = URLComponents(string: text),
-            components.scheme != nil
+        guard text.contains(":"), var components = URLComponents(string: text), components.scheme != nil,
+            components.host != nil || text.contains("?") || text.contains("#")
         else { return nil }
+        var changed = false
         if let query = components.percentEncodedQuery, !query.isEmpty {
             components.percentEncodedQuery = redact(form: query)
+            changed = true
         }
-        if let fragment = components.fragment, fragment.contains("=") {
-            // An implicit grant's or an OpenID Connect fragment response: `#access_token=…&state=…`.
+        if let fragment = components.percentEncodedFragment, fragment.contains("=") {
+            // An implicit grant's or an OpenID Connect fragment response: `#access_token=…&state=…` (decoded once).
             components.percentEncodedFragment = redact(form: fragment)
+            changed = true
+        } else if let fragment = components.fragment, !fragment.isEmpty {
+            let redacted = redact(text: fragment)
+            if redacted != fragment {
+                components.fragment = redacted
+                changed = true
+            }
         }
-        return components.string ?? text
+        if let password = components.password, !password.isEmpty {
+            components.password = placeholders.placeholder(for: password, kind: "password")
+            changed = true
+        }
+        let path = components.path
+        let redactedPath = redact(text: path)
+        if redactedPath != path {
+            components.path = redactedPath
+            changed = true
+        }
+        return changed ? components.string ?? text : text
     }
 
     /// An `application/x-www-form-urlencoded` text (or a query) with its values redacted; names and order kept.

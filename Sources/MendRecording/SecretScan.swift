@@ -18,61 +18,61 @@ struct SecretScan: Sendable {
         var description: String { "\(location): \(reason)" }
     }
 
-    /// The findings in a whole document, in order.
+    /// The findings in a whole document, in order: each entry's fields that need their context (a URL, a header's
+    /// name, a body's media type and encoding), then every other string of the document at any depth.
     func findings(in document: HARDocument) -> [Finding] {
         var findings: [Finding] = []
-        let log = document.log
-        for (index, page) in (log.pages ?? []).enumerated() {
-            let at = "log.pages[\(index)]"
-            scan(value: page.title, name: "title", at: "\(at).title", into: &findings)
-            scan(comment: page.comment, at: at, into: &findings)
-            scan(fields: page.other, at: at, into: &findings)
-        }
-        for (index, entry) in log.entries.enumerated() {
+        for (index, entry) in document.log.entries.enumerated() {
             findings += self.findings(in: entry, at: "entries[\(index)]")
         }
-        for (name, creator) in [("creator", log.creator), ("browser", log.browser)] {
-            guard let creator else { continue }
-            scan(value: creator.name, name: "name", at: "log.\(name).name", into: &findings)
-            scan(value: creator.version, name: "version", at: "log.\(name).version", into: &findings)
-            scan(comment: creator.comment, at: "log.\(name)", into: &findings)
-            scan(fields: creator.other, at: "log.\(name)", into: &findings)
-        }
-        scan(comment: log.comment, at: "log", into: &findings)
-        scan(fields: log.other, at: "log", into: &findings)
-        scan(fields: document.other, at: "$", into: &findings)
+        var rest = document
+        rest.log.entries = []
+        scan(json: rest.json, name: "", path: "$", at: "the document", into: &findings)
         return findings
     }
 
-    /// The findings in one entry (`at`: its place, `entries[3]`).
+    /// The findings in one entry (`at`: its place, `entries[3]`): the fields that need their context, then every
+    /// other string of the entry at any depth (comments, fields HAR does not define, a cookie's path…).
     func findings(in entry: HAREntry, at: String) -> [Finding] {
         var findings: [Finding] = []
+        var rest = entry
         let request = entry.request, response = entry.response
         scan(url: request.url, at: "\(at).request.url", into: &findings)
-        scan(value: request.method, name: "method", at: "\(at).request.method", into: &findings)
-        scan(headers: request.headers, cookies: request.cookies, at: "\(at).request", into: &findings)
-        for field in request.queryString {
+        rest.request.url = ""
+        for (index, header) in request.headers.enumerated() {
+            scan(value: header.value, name: header.name, at: "\(at).request.headers[\(header.name)]", into: &findings)
+            rest.request.headers[index].value = ""
+        }
+        for (index, field) in request.queryString.enumerated() {
             scan(value: field.value, name: field.name, at: "\(at).request.queryString[\(field.name)]", into: &findings)
+            rest.request.queryString[index].value = ""
+        }
+        for (index, cookie) in request.cookies.enumerated() {
+            scan(value: cookie.value, name: "cookie", at: "\(at).request.cookies[\(cookie.name)]", into: &findings)
+            rest.request.cookies[index].value = ""
         }
         if let post = request.postData {
             if let text = post.text { scan(body: text, at: "\(at).request.postData.text", into: &findings) }
-            for parameter in post.params ?? [] {
+            rest.request.postData?.text = nil
+            for (index, parameter) in (post.params ?? []).enumerated() {
                 scan(
                     value: parameter.value ?? "", name: parameter.name,
                     at: "\(at).request.postData.params[\(parameter.name)]", into: &findings)
-                scan(fields: parameter.other, at: "\(at).request.postData.params[\(parameter.name)]", into: &findings)
+                rest.request.postData?.params?[index].value = nil
             }
-            scan(comment: post.comment, at: "\(at).request.postData", into: &findings)
-            scan(fields: post.other, at: "\(at).request.postData", into: &findings)
         }
-        scan(comment: request.comment, at: "\(at).request", into: &findings)
-        scan(fields: request.other, at: "\(at).request", into: &findings)
-
-        scan(headers: response.headers, cookies: response.cookies, at: "\(at).response", into: &findings)
-        scan(value: response.statusText, name: "statusText", at: "\(at).response.statusText", into: &findings)
+        for (index, header) in response.headers.enumerated() {
+            scan(value: header.value, name: header.name, at: "\(at).response.headers[\(header.name)]", into: &findings)
+            rest.response.headers[index].value = ""
+        }
+        for (index, cookie) in response.cookies.enumerated() {
+            scan(value: cookie.value, name: "cookie", at: "\(at).response.cookies[\(cookie.name)]", into: &findings)
+            rest.response.cookies[index].value = ""
+        }
         if !response.redirectURL.isEmpty {
             scan(url: response.redirectURL, at: "\(at).response.redirectURL", into: &findings)
         }
+        rest.response.redirectURL = ""
         let content = response.content
         if let text = content.text {
             let place = "\(at).response.content.text"
@@ -90,32 +90,19 @@ struct SecretScan: Sendable {
                 scan(body: text, at: place, into: &findings)
             }
         }
-        scan(comment: content.comment, at: "\(at).response.content", into: &findings)
-        scan(fields: content.other, at: "\(at).response.content", into: &findings)
-        scan(comment: response.comment, at: "\(at).response", into: &findings)
-        scan(fields: response.other, at: "\(at).response", into: &findings)
-
-        if let mend = entry.mend {
-            if let error = mend.error {
-                scan(value: error.message, name: "message", at: "\(at)._mend.error.message", into: &findings)
-                scan(fields: error.other, at: "\(at)._mend.error", into: &findings)
-            }
-            for (placeholder, template) in mend.jwts ?? [:] {
-                scan(json: template, name: "", path: "$", at: "\(at)._mend.jwts[\(placeholder)]", into: &findings)
-            }
-            scan(fields: mend.other, at: "\(at)._mend", into: &findings)
+        rest.response.content.text = nil
+        if let error = entry.mend?.error {
+            scan(value: error.message, name: "message", at: "\(at)._mend.error.message", into: &findings)
+            rest.mend?.error?.message = ""
         }
-        scan(json: entry.cache, name: "cache", path: "$", at: "\(at).cache", into: &findings)
-        scan(json: entry.timings, name: "timings", path: "$", at: "\(at).timings", into: &findings)
-        scan(comment: entry.comment, at: at, into: &findings)
-        scan(fields: entry.other, at: at, into: &findings)
+        scan(json: rest.jsonValue, name: "", path: "$", at: at, into: &findings)
         return findings
     }
 
     /// The known secrets found in the serialized recording, raw, base64, base64url or URL-encoded.
     func knownSecretFindings(in text: String) -> [Finding] {
         var findings: [Finding] = []
-        for secret in knownSecrets where secret.utf8.count >= 6 {
+        for secret in knownSecrets where secret.utf8.count >= 6 && !Self.isWord(secret) {
             let data = Data(secret.utf8)
             let base64 = data.base64EncodedString()
             let forms = [
@@ -130,29 +117,14 @@ struct SecretScan: Sendable {
         return findings
     }
 
+    /// Whether a replaced value is a word (letters of one case, shorter than 16: a cookie's `accepted`), which the
+    /// search for known secrets skips: it would find the word in any sentence, and a word is no credential's shape.
+    static func isWord(_ value: String) -> Bool {
+        value.utf8.count < 16 && value.allSatisfy(\.isLetter)
+            && (value.allSatisfy(\.isLowercase) || value.dropFirst().allSatisfy(\.isLowercase))
+    }
+
     // MARK: Places
-
-    private func scan(headers: [HARField], cookies: [HARCookie], at location: String, into findings: inout [Finding]) {
-        for header in headers {
-            scan(value: header.value, name: header.name, at: "\(location).headers[\(header.name)]", into: &findings)
-            scan(fields: header.other, at: "\(location).headers[\(header.name)]", into: &findings)
-        }
-        for cookie in cookies {
-            scan(value: cookie.value, name: "cookie", at: "\(location).cookies[\(cookie.name)]", into: &findings)
-            scan(fields: cookie.other, at: "\(location).cookies[\(cookie.name)]", into: &findings)
-        }
-    }
-
-    private func scan(comment: String?, at location: String, into findings: inout [Finding]) {
-        if let comment { scan(value: comment, name: "comment", at: "\(location).comment", into: &findings) }
-    }
-
-    /// Fields HAR does not define, at any depth.
-    private func scan(fields: HARFields, at location: String, into findings: inout [Finding]) {
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            scan(json: value, name: key, path: "$", at: "\(location).\(key)", into: &findings)
-        }
-    }
 
     private func scan(url: String, at location: String, into findings: inout [Finding]) {
         guard let components = URLComponents(string: url) else {
@@ -179,7 +151,9 @@ struct SecretScan: Sendable {
         if components.percentEncodedPassword != nil {
             findings.append(Finding(location: "\(location) (password)", reason: "a URL's password"))
         }
-        scan(value: components.path, name: "", at: "\(location) (path)", into: &findings)
+        for segment in components.path.split(separator: "/") {
+            scan(value: String(segment), name: "", at: "\(location) (path)", into: &findings)
+        }
     }
 
     private func scan(body: String, at location: String, into findings: inout [Finding]) {
@@ -246,9 +220,7 @@ struct SecretScan: Sendable {
     /// allowed) for high entropy.
     func scan(value: String, name: String, at location: String, into findings: inout [Finding]) {
         if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return }
-        if value.hasPrefix("http://") || value.hasPrefix("https://"),
-            value.contains("?") || value.contains("#") || value.contains("@")
-        {
+        if value.hasPrefix("http://") || value.hasPrefix("https://"), !value.contains(" ") {
             // A URL (a Referer, a Location, a page's title): its query and fragment pairs by their names.
             scan(url: value, at: location, into: &findings)
             return
@@ -265,7 +237,15 @@ struct SecretScan: Sendable {
             return
         }
         guard !rules.isAllowed(name) else { return }
-        for run in value.split(whereSeparator: { !Self.tokenCharacters.contains($0) }) where run.count >= 20 {
+        var text = value
+        if text.contains("://") {
+            // URLs in free text: each by its parts (a path's segments, a query's pairs by name), then the rest.
+            for match in text.matches(of: /https?:\/\/[^\s"'<>]+/).reversed() {
+                scan(url: String(text[match.range]), at: location, into: &findings)
+                text.replaceSubrange(match.range, with: " ")
+            }
+        }
+        for run in text.split(whereSeparator: { !Self.tokenCharacters.contains($0) }) where run.count >= 20 {
             if Self.isHighEntropy(run) {
                 findings.append(Finding(location: location, reason: "a high-entropy string of \(run.count) characters"))
                 return

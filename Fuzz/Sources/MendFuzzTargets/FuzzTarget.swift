@@ -15,5 +15,6 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "signed-request", run: SignedRequestHarness.run),
         FuzzTarget(name: "retry-after", run: RetryAfterHarness.run),
         FuzzTarget(name: "usage-headers", run: UsageHeadersHarness.run),
+        FuzzTarget(name: "har-redaction", run: HARRedactionHarness.run),
     ]
 }

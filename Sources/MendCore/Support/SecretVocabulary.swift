@@ -169,6 +169,22 @@ package enum SecretVocabulary {
 
     // MARK: Placeholders
 
+    /// Whether `value` holds a placeholder of either policy anywhere (also percent-encoded).
+    package static func containsPlaceholder(_ value: some StringProtocol) -> Bool {
+        func holds(_ text: some StringProtocol) -> Bool {
+            text.contains("<redacted>") || text.contains("<mend:") || text.contains("<fresh:")
+        }
+        if holds(value) { return true }
+        guard value.contains("%3C") || value.contains("%3c") else { return false }
+        return String(value).removingPercentEncoding.map(holds) ?? false
+    }
+
+    /// Whether `text` starts with a placeholder of either policy (also percent-encoded).
+    package static func startsWithPlaceholder(_ text: some StringProtocol) -> Bool {
+        text.hasPrefix("<redacted>") || text.hasPrefix("<mend:") || text.hasPrefix("<fresh:")
+            || text.hasPrefix("%3Cmend%3A") || text.hasPrefix("%3Credacted%3E") || text.hasPrefix("%3Cfresh%3A")
+    }
+
     /// Whether `value` is already a placeholder of either policy (`<redacted>`, `<mend:KIND:N>`, `<fresh:KIND>`).
     package static func isPlaceholder(_ value: some StringProtocol) -> Bool {
         guard value.first == "<", value.last == ">" else { return false }
@@ -220,9 +236,14 @@ package struct SecretPattern: @unchecked Sendable {
         self.trigger = trigger
     }
 
-    /// Whether `text` holds a match.
+    /// Whether `text` holds a secret of this pattern (as ``replace(in:accept:_:)`` would find it).
     package func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        var found = false
+        _ = replace(in: text) { secret, _ in
+            found = true
+            return secret
+        }
+        return found
     }
 
     /// `text` with each secret this pattern finds replaced by `replacement(secret, kind, name)`, where `name` is the
@@ -241,7 +262,16 @@ package struct SecretPattern: @unchecked Sendable {
                 !range.isEmpty
             else { continue }
             let secret = text[range]
-            if SecretVocabulary.isPlaceholder(secret) { continue }
+            // A value that is, holds or runs into a placeholder was redacted already: the part left before a
+            // placeholder (an app token's `id|`, a signing key's `kid:ALG:`, a scheme's) is no secret of its own.
+            if SecretVocabulary.containsPlaceholder(secret) { continue }
+            let rest = text[range.upperBound...]
+            if SecretVocabulary.startsWithPlaceholder(rest)
+                || rest.first == "|"
+                    && SecretVocabulary.startsWithPlaceholder(rest.dropFirst())
+            {
+                continue
+            }
             let label = kind == nil ? Range(match.range(at: kindGroup), in: text).map { text[$0] } : nil
             let name = kindIsScheme ? nil : label.map { $0.lowercased() }
             if kindIsScheme, !SecretVocabulary.isCredential(secret, after: label ?? "") { continue }
