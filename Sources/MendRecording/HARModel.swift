@@ -189,13 +189,13 @@ public struct HARCreator: HARObject, Sendable, Equatable {
 /// A page a browser loaded; its `title` is often the page's URL, fragment included.
 public struct HARPage: HARObject, Sendable, Equatable {
     /// When the page started loading (ISO 8601).
-    public var startedDateTime: String
+    package var startedDateTime: String
     /// The page's id, which entries name as `pageref`.
-    public var id: String
+    package var id: String
     /// The page's title.
     public var title: String
     /// The page's timings, as written.
-    public var pageTimings: JSONValue
+    package var pageTimings: JSONValue
     /// A comment.
     public var comment: String?
     /// Fields the format does not define, kept.
@@ -222,23 +222,23 @@ public struct HARPage: HARObject, Sendable, Equatable {
 /// One exchange: a request, its response, its timings, and Mend's annotation.
 public struct HAREntry: HARObject, Sendable, Equatable {
     /// The page it belongs to.
-    public var pageref: String?
+    package var pageref: String?
     /// When the request started (ISO 8601).
-    public var startedDateTime: String
+    package var startedDateTime: String
     /// The whole exchange's time in milliseconds.
-    public var time: Double
+    package var time: Double
     /// The request.
     public var request: HARRequest
     /// The response (status 0 when none came).
     public var response: HARResponse
     /// The cache's state, as written.
-    public var cache: JSONValue
+    package var cache: JSONValue
     /// The phases' times in milliseconds, as written.
-    public var timings: JSONValue
+    package var timings: JSONValue
     /// The server's IP address.
-    public var serverIPAddress: String?
+    package var serverIPAddress: String?
     /// The connection's id.
-    public var connection: String?
+    package var connection: String?
     /// A comment.
     public var comment: String?
     /// Mend's annotation (`_mend`): the Mend error the exchange became, the templates of the JWTs it holds.
@@ -337,9 +337,9 @@ public struct HARCookie: HARObject, Sendable, Equatable {
     /// The value.
     public var value: String
     /// The path, the domain, the expiry (ISO 8601).
-    public var path: String?, domain: String?, expires: String?
+    package var path: String?, domain: String?, expires: String?
     /// The flags.
-    public var httpOnly: Bool?, secure: Bool?
+    package var httpOnly: Bool?, secure: Bool?
     /// A comment.
     public var comment: String?
     /// Fields the format does not define (`sameSite`, …), kept.
@@ -376,7 +376,7 @@ public struct HARRequest: HARObject, Sendable, Equatable {
     /// The absolute URL, query included.
     public var url: String
     /// The HTTP version.
-    public var httpVersion: String
+    package var httpVersion: String
     /// The cookies.
     public var cookies: [HARCookie]
     /// The header fields, in order.
@@ -386,7 +386,7 @@ public struct HARRequest: HARObject, Sendable, Equatable {
     /// The body.
     public var postData: HARPostData?
     /// The header's and body's sizes in bytes (-1: unknown).
-    public var headersSize: Int, bodySize: Int
+    package var headersSize: Int, bodySize: Int
     /// A comment.
     public var comment: String?
     /// Fields the format does not define, kept.
@@ -476,7 +476,7 @@ public struct HARParameter: HARObject, Sendable, Equatable {
     /// The value (absent for a file).
     public var value: String?
     /// A file's name and media type.
-    public var fileName: String?, contentType: String?
+    package var fileName: String?, contentType: String?
     /// A comment.
     public var comment: String?
     /// Fields the format does not define, kept.
@@ -507,7 +507,7 @@ public struct HARResponse: HARObject, Sendable, Equatable {
     /// The reason phrase.
     public var statusText: String
     /// The HTTP version.
-    public var httpVersion: String
+    package var httpVersion: String
     /// The cookies.
     public var cookies: [HARCookie]
     /// The header fields, in order.
@@ -517,7 +517,7 @@ public struct HARResponse: HARObject, Sendable, Equatable {
     /// The `Location` of a redirect ("" otherwise).
     public var redirectURL: String
     /// The header's and body's sizes in bytes (-1: unknown).
-    public var headersSize: Int, bodySize: Int
+    package var headersSize: Int, bodySize: Int
     /// A comment.
     public var comment: String?
     /// Fields the format does not define, kept.
@@ -573,9 +573,9 @@ public struct HARResponse: HARObject, Sendable, Equatable {
 /// A response's body.
 public struct HARContent: HARObject, Sendable, Equatable {
     /// The body's size in bytes.
-    public var size: Int
+    package var size: Int
     /// Bytes saved by compression.
-    public var compression: Int?
+    package var compression: Int?
     /// Its media type.
     public var mimeType: String
     /// The body as text, or in ``encoding``.

@@ -230,7 +230,7 @@ struct SecretScan: Sendable {
             return
         }
         if rules.isCredential(parameter: name, value: value, inQuery: false) || rules.isCredential(header: name),
-            !value.contains("<mend:")
+            !SecretVocabulary.containsPlaceholder(value)
         {
             // A credential's value that is not a placeholder: redaction missed it.
             findings.append(Finding(location: location, reason: "a value of the credential \(name.lowercased())"))
@@ -240,7 +240,8 @@ struct SecretScan: Sendable {
         var text = value
         if text.contains("://") {
             // URLs in free text: each by its parts (a path's segments, a query's pairs by name), then the rest.
-            for match in text.matches(of: /https?:\/\/[^\s"'<>]+/).reversed() {
+            // (A backslash ends one too: the URL sits in escaped JSON, `\"https://…\"`.)
+            for match in text.matches(of: /https?:\/\/[^\s"'<>\\]+/).reversed() {
                 scan(url: String(text[match.range]), at: location, into: &findings)
                 text.replaceSubrange(match.range, with: " ")
             }
