@@ -128,7 +128,10 @@ struct SecretScan: Sendable {
 
     private func scan(url: String, at location: String, into findings: inout [Finding]) {
         guard let components = URLComponents(string: url) else {
-            scan(value: url.replacingOccurrences(of: "?", with: " "), name: "", at: location, into: &findings)
+            // Not a URL Foundation reads: its runs as they are (never its URLs again, which would be itself).
+            scan(
+                value: url.replacingOccurrences(of: "?", with: " "), name: "", at: location, into: &findings,
+                urlsInText: false)
             return
         }
         for field in FormEncoding.decodeFields(components.percentEncodedQuery ?? "") {
@@ -218,9 +221,11 @@ struct SecretScan: Sendable {
 
     /// A value: each run of token characters in it is checked for a credential's shape, then (unless its name is
     /// allowed) for high entropy.
-    func scan(value: String, name: String, at location: String, into findings: inout [Finding]) {
+    func scan(
+        value: String, name: String, at location: String, into findings: inout [Finding], urlsInText: Bool = true
+    ) {
         if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return }
-        if value.hasPrefix("http://") || value.hasPrefix("https://"), !value.contains(" ") {
+        if urlsInText, value.hasPrefix("http://") || value.hasPrefix("https://"), !value.contains(" ") {
             // A URL (a Referer, a Location, a page's title): its query and fragment pairs by their names.
             scan(url: value, at: location, into: &findings)
             return
@@ -238,7 +243,7 @@ struct SecretScan: Sendable {
         }
         guard !rules.isAllowed(name) else { return }
         var text = value
-        if text.contains("://") {
+        if urlsInText, text.contains("://") {
             // URLs in free text: each by its parts (a path's segments, a query's pairs by name), then the rest.
             // (A backslash ends one too: the URL sits in escaped JSON, `\"https://…\"`.)
             for match in text.matches(of: /https?:\/\/[^\s"'<>\\]+/).reversed() {
