@@ -193,22 +193,24 @@ struct StoreLockTests {
         }
         var iterator = entered.makeAsyncIterator()
         await iterator.next()
-        let waiter = Task { () -> (any Error)? in
+        let waiter = Task { () -> (error: (any Error)?, holderHadLetGo: Bool) in
+            // Whether the holder had let go is read as the waiter returns, before it tells the holder to: read
+            // after `waiter.value`, it raced with the holder letting go (CI run 11, under the thread sanitizer).
             defer { returned.yield() }
             if cancelledBeforeAsking { withUnsafeCurrentTask { $0?.cancel() } }
             do {
                 try await StoreLock(named: name).withLock {}
-                return nil
+                return (nil, released.withLock { $0 })
             } catch {
-                return error
+                return (error, released.withLock { $0 })
             }
         }
         if !cancelledBeforeAsking {
             for _ in 0..<20 { await Task.yield() }  // most likely waiting by now; either way the outcome is the same
             waiter.cancel()
         }
-        let error = await waiter.value
-        #expect(!released.withLock { $0 }, "the waiter returned only when the holder let go")
+        let (error, holderHadLetGo) = await waiter.value
+        #expect(!holderHadLetGo, "the waiter returned before the holder let go")
         #expect(error is CancellationError, "\(String(describing: error))")
         try await holder.value
     }
