@@ -79,7 +79,6 @@ struct SecretSinkCommandTests {
     func redactsTheWholeHAR() async throws {
         // Failed before: exit 0 with the token in the title, the refresh token in the message and the access token
         // in the base64 body.
-        #expect(Data(Self.browserHAR()).count > 0)
         let run = try await MendBinary.run(["redact", "-"], stdin: Self.browserHAR())
         #expect(run.status == 0, "\(run.stderr)")
         for secret in [Self.token, Self.refreshToken, Self.opaque] {

@@ -13,11 +13,6 @@ public struct Redactor: Sendable {
     /// The redactor with Mend's sensitive keys and headers and no registered secret values.
     public static let standard = Redactor()
 
-    /// Names (compared case-insensitively) whose values are always redacted in JSON, forms and query strings:
-    /// ``SecretVocabulary/names``.
-    package var sensitiveKeys: Set<String> { SecretVocabulary.names }
-    /// Header names (compared case-insensitively) whose values are always redacted: ``SecretVocabulary/headers``.
-    package var sensitiveHeaders: Set<String> { SecretVocabulary.headers }
     /// Exact secret values to remove wherever they appear (a request's token, an app secret).
     package private(set) var secrets: [String]
 
