@@ -24,6 +24,20 @@
 //
 // The client modules (MendCore, MendHTTP, MendGraphAPI, MendLogin, MendFacebook, MendGraphQL, MendHTTPURLSession)
 // may only use swift-http-types, swift-log and swift-crypto.
+//
+// Package traits keep the server side out of an app's dependency graph. SwiftPM resolves every package that any
+// product's target depends on, whichever product an app uses; a dependency that every target names only under a
+// trait the app did not enable is not resolved at all. So an app that adds Mend, names no traits (as Xcode's Add
+// Package does) and uses the client products resolves four packages: swift-http-types, swift-log, swift-crypto and
+// swift-asn1 (`scripts/check-app-dependencies.py`, in the test command, resolves such an app and counts).
+//
+//   AsyncHTTPClient  MendHTTPAsyncHTTPClient, and MendClientTesting's loopback server: AsyncHTTPClient, SwiftNIO.
+//   Telemetry        MendTelemetry: swift-distributed-tracing, swift-metrics.
+//   Server           everything else: mend-server, the emulator, the `mend` tool, the test kits, the benchmarks
+//                    (Hummingbird, the database drivers, jwt-kit, Graphiti, swift-otel, ...); it enables the two above.
+//
+// Working on Mend itself: `swift build --traits Server` (the test command passes it). Without it, `swift run mend`
+// builds and says how to run it instead.
 
 import Foundation
 import PackageDescription
@@ -61,6 +75,27 @@ let package = Package(
         .executable(name: "mend", targets: ["MendCLI"]),
         .executable(name: "mend-server", targets: ["MendServerMain"]),
     ],
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "The AsyncHTTPClient transport (MendHTTPAsyncHTTPClient) and MendClientTesting's loopback "
+                + "server: brings AsyncHTTPClient and SwiftNIO."
+        ),
+        .trait(
+            name: "Telemetry",
+            description: "Traces and metrics of every request (MendTelemetry): brings swift-distributed-tracing and "
+                + "swift-metrics."
+        ),
+        .trait(
+            name: "Server",
+            description: "mend-server, the provider emulator, the `mend` tool, the server test kit (MendTesting) and "
+                + "the benchmarks, with everything they bring (Hummingbird, SwiftNIO, the database drivers, jwt-kit, "
+                + "Graphiti, swift-otel); enables AsyncHTTPClient and Telemetry.",
+            enabledTraits: ["AsyncHTTPClient", "Telemetry"]
+        ),
+        // Off by default: an app that names no traits gets the client modules and their four packages only.
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -70,6 +105,9 @@ let package = Package(
         // MendHTTPAsyncHTTPClient and MendTesting (server side only; never reached by a client module)
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // MendServer: the HTTP types' channel parts (what Hummingbird's pipeline carries), to answer a request the
+        // parser refuses in Mend's error shape.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // MendEmulator (server side only; never reached by a client module)
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti.git", from: "3.1.0"),
@@ -89,6 +127,9 @@ let package = Package(
         // gRPC in the build).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The OpenTelemetry conventions' attribute names, from the registry (mend-server; MendTelemetry, which apps
+        // link, keeps its own few).
+        .package(url: "https://github.com/swift-otel/swift-otel-semantic-conventions.git", from: "1.44.0"),
     ],
     targets: [
         // MARK: Client modules (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)
@@ -165,6 +206,8 @@ let package = Package(
             name: "MendTelemetryExport",
             dependencies: [
                 "MendTelemetry", "MendHTTP",
+                // The console exporter's spans.
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -223,6 +266,7 @@ let package = Package(
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
                 "MendServing", "MendRecording", "MendTelemetry",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -230,11 +274,14 @@ let package = Package(
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -275,6 +322,7 @@ let package = Package(
                 "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing", "MendTelemetry",
                 "MendTelemetryExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -284,9 +332,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "MendCLI", dependencies: ["MendCommands"]),
+        // The `mend` executable: without the Server trait it has no commands and says how to run it with them.
         .executableTarget(
-            name: "MendServerMain",
+            name: "MendCLI", dependencies: [.target(name: "MendCommands", condition: .when(traits: ["Server"]))]),
+        // `mend-server`'s commands (serve, generate-key, check-config, env, admin).
+        .target(
+            name: "MendServerCommands",
             dependencies: [
                 "MendServer", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry", "MendTelemetryExport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -294,6 +345,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+        // The `mend-server` executable: as `mend`, without the Server trait it says how to run it.
+        .executableTarget(
+            name: "MendServerMain",
+            dependencies: [.target(name: "MendServerCommands", condition: .when(traits: ["Server"]))]
         ),
         .executableTarget(
             name: "MendServerBenchmark",
@@ -482,24 +538,43 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     target.swiftSettings = settings
 }
 
-// `MEND_CLIENT_TESTS=1 swift test`: the client modules, their transports, the client test kit and the client-only
-// test targets alone — no emulator, no mend-server, no Hummingbird or database drivers to build. The test command
-// builds the client tests this way once, which also proves that they import nothing they do not declare.
-if Context.environment["MEND_CLIENT_TESTS"] == "1" {
-    let client: Set<String> = [
-        "MendCore", "MendHTTP", "MendHTTPURLSession", "MendHTTPAsyncHTTPClient", "MendGraphAPI", "MendGraphQL",
-        "MendLogin", "MendFacebook", "MendClientTesting", "MendRecording",
-        "MendCoreTests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
-        "MendRecordingTests",
-    ]
-    let packages = ["swift-http-types", "swift-log", "swift-crypto", "async-http-client", "swift-nio"]
-    package.targets.removeAll { !client.contains($0.name) }
+// Traits (see the top of this file): every target's dependency on a package outside the client's own
+// (swift-http-types, swift-log, swift-crypto) is named under the trait of the target's tier, so that SwiftPM does not
+// resolve that package for an app that has not enabled the trait. `scripts/check-app-dependencies.py` counts.
+let clientPackages: Set<String> = ["swift-http-types", "swift-log", "swift-crypto"]
+let traitOfTier: [String: String] = [
+    "MendHTTPAsyncHTTPClient": "AsyncHTTPClient", "MendClientTesting": "AsyncHTTPClient", "MendTelemetry": "Telemetry",
+]
+for target in package.targets {
+    let trait = traitOfTier[target.name] ?? "Server"
+    target.dependencies = target.dependencies.map { dependency in
+        guard case .productItem(let name, let packageName?, let aliases, nil) = dependency,
+            !clientPackages.contains(packageName)
+        else { return dependency }
+        return .productItem(name: name, package: packageName, moduleAliases: aliases, condition: .when(traits: [trait]))
+    }
+}
+
+// `MEND_ONLY_TESTS=MendHTTPTests,MendLoginTests,…`: only these test targets and the targets they need (no executables,
+// no other tests). The thread sanitizer's step builds this way: everything it builds is rebuilt with -sanitize=thread,
+// and it runs six suites — the tools, the server's own tests and the benchmarks would be built for nothing.
+if let only = Context.environment["MEND_ONLY_TESTS"] {
+    var needed: Set<String> = []
+    var pending = only.split(separator: ",").map(String.init)
+    while let name = pending.popLast() {
+        guard needed.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else {
+            continue
+        }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
     package.products.removeAll { product in
         guard let library = product as? Product.Library else { return true }
-        return !library.targets.allSatisfy(client.contains)
-    }
-    package.dependencies.removeAll { dependency in
-        guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
-        return !packages.contains { location.hasSuffix("/\($0).git") }
+        return !library.targets.allSatisfy(needed.contains)
     }
 }

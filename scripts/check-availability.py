@@ -19,7 +19,7 @@ source: the index does not record them), or by a line of scripts/availability-al
 (`<file> <symbol>  # reason`). Exit status: 0 nothing found, 1 findings, 2 the check
 could not run (no index for a module, or no availability read for the standard library).
 
-    scripts/check-availability.py              # after `swift build --build-tests`: every target of this package
+    scripts/check-availability.py              # after `swift build --traits Server --build-tests`: every target of this package
     scripts/check-availability.py --self-test  # proves the check can fail (builds a probe module)
 
 Foundation's availability is read from swift-foundation's interface here, which mirrors the Apple SDK's for the
@@ -350,7 +350,7 @@ def check(modules, bin_path, allowlist, dependencies):
     started = time.monotonic()
     store = os.path.join(bin_path, "index", "store")
     if not os.path.isdir(store):
-        print(f"no index store at {store}: run `swift build --build-tests` first")
+        print(f"no index store at {store}: run `swift build --traits Server --build-tests` first")
         return 2
     uses, files = read_uses(store, modules)
     newer, counts = read_availability(SYSTEM_MODULES + sorted(dependencies) + sorted(modules), bin_path, modules)
@@ -466,7 +466,7 @@ def self_test():
 
 def package_modules():
     """Every target of the package: {module name: source directory}."""
-    description = json.loads(subprocess.run(["swift", "package", "--package-path", ROOT, "describe", "--type", "json"],
+    description = json.loads(subprocess.run(["swift", "package", "--package-path", ROOT, "--traits", "Server", "describe", "--type", "json"],
                                             check=True, capture_output=True, text=True).stdout)
     return {target["c99name"]: os.path.join(ROOT, target["path"]) for target in description["targets"]
             if target.get("module_type") in ("SwiftTarget", None)}
@@ -482,7 +482,7 @@ def dependency_modules(bin_path, own):
 def main():
     if "--self-test" in sys.argv[1:]:
         return self_test()
-    bin_path = subprocess.run(["swift", "build", "--package-path", ROOT, "--show-bin-path"], check=True,
+    bin_path = subprocess.run(["swift", "build", "--package-path", ROOT, "--traits", "Server", "--show-bin-path"], check=True,
                               capture_output=True, text=True).stdout.strip()
     modules = package_modules()
     return check(modules, bin_path, read_allowlist(), dependency_modules(bin_path, modules))

@@ -78,8 +78,8 @@ def package_closure(tree):
 
 
 def main():
-    description = run("swift", "package", "describe", "--type", "json")
-    tree = run("swift", "package", "show-dependencies", "--format", "json")
+    description = run("swift", "package", "--traits", "Server", "describe", "--type", "json")
+    tree = run("swift", "package", "--traits", "Server", "show-dependencies", "--format", "json")
     closure = package_closure(tree)
     targets = {t["name"]: t for t in description["targets"]}
     # product name -> package identity, from each dependency's manifest

@@ -12,8 +12,8 @@
 //   every span with its attributes and events and drops it when it ends (a no-op exporter) and whose metrics go to
 //   swift-metrics' no-op handler — against the same client unobserved: the adapter's cost.
 //
-//   swift run -c release MendHTTPBenchmark [requests-per-round] [pairs] [seconds-per-concurrency]
-//   swift run -c release MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N   # N sequential
+//   swift run -c release --traits Server MendHTTPBenchmark [requests-per-round] [pairs] [seconds-per-concurrency]
+//   swift run -c release --traits Server MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N   # N sequential
 //                                                                   # requests, for valgrind --tool=callgrind
 //
 // Under valgrind, use a copy without debug info (`objcopy --strip-debug`): valgrind 3.19 cannot read the DWARF 5

@@ -3,7 +3,7 @@
 // for SQLite and PostgreSQL and for EdDSA and ES256 session keys; then the login (code exchange against the emulator)
 // and refresh figures, and what a session check costs piece by piece.
 //
-//   swift run -c release --scratch-path .build-server MendServerBenchmark [requests-per-round] [rounds]
+//   swift run -c release --traits Server --scratch-path .build-server MendServerBenchmark [requests-per-round] [rounds]
 //
 // MEND_BENCH_POSTGRES_URL=postgres://user@127.0.0.1:port/database adds PostgreSQL (skipped, saying so, without it).
 // Two session-check loads: (a) a realistic mix — 10,000 sessions, each request presenting one of their tokens in

@@ -41,7 +41,8 @@ extension MendCommand {
         guard let export else { return await main() }
         // Parsed and run here (not by `main()`, which exits without returning on a failure), while the exporters
         // run, so that the last spans and metrics go out before the process ends.
-        let outcome = (try? await export.run { await runParsed() }) ?? nil
+        let outcome =
+            (try? await export.run(unexported: { StandardError.write("warning: \($0)") }) { await runParsed() }) ?? nil
         if let outcome { exit(withError: outcome) }
     }
 

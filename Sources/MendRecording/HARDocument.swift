@@ -20,20 +20,107 @@ public struct HARDocument: Sendable, Equatable, Codable {
 
     /// A document read from a HAR file's bytes.
     ///
-    /// - Throws: `transport/14` (`recordingRefused`) when it is not a HAR (no
-    ///   `log.entries` array).
+    /// - Throws: `transport/14` (`recordingRefused`) when it is not a HAR, its developer message saying what is
+    ///   wrong: an empty file, not JSON, JSON cut off or invalid, or JSON without a `log` object holding an
+    ///   `entries` array.
     public init(data: Data) throws(MendError) {
-        guard case .success(let json) = JSONValue.parse(data, maxBytes: 512 << 20),
-            case .object(var root) = json, case .object(let log)? = root["log"],
-            case .array? = log["entries"]
-        else {
-            throw MendError(
-                code: .Transport.recordingRefused,
-                developerMessage: "Not a HAR file: it has no log.entries array.", catalog: .core)
+        let json: JSONValue
+        switch JSONValue.parse(data, maxBytes: Self.maximumSize) {
+        case .success(let value): json = value
+        case .failure(let failure): throw Self.refusal(Self.problem(failure, in: data))
+        }
+        switch Self.parts(of: json) {
+        case .success(let (root, log)):
+            self.log = HARLog(json: .object(log))
+            self.other = root
+        case .failure(let problem): throw Self.refusal(problem.description)
+        }
+    }
+
+    /// The largest HAR file read: 512 MiB.
+    static let maximumSize = 512 << 20
+
+    private static func refusal(_ problem: String) -> MendError {
+        MendError(code: .Transport.recordingRefused, developerMessage: "Not a HAR file: \(problem).", catalog: .core)
+    }
+
+    /// What is wrong with bytes that are not JSON.
+    private static func problem(_ failure: JSONValue.ParseFailure, in data: Data) -> String {
+        switch failure {
+        case .empty: "the file is empty"
+        case .notJSON: "it is not JSON (a HAR file is a JSON object with a log)"
+        case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
+        case .tooDeep(let limit): "its JSON nests deeper than \(limit) levels"
+        case .malformed:
+            endsUnfinished(data)
+                ? "its JSON is cut off after \(data.count) bytes (an unfinished string, object or array)"
+                : "its JSON is invalid"
+        }
+    }
+
+    /// Whether `data` ends inside a string or an open object or array: a truncated file, not a wrong one.
+    private static func endsUnfinished(_ data: Data) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return inString || depth > 0
+    }
+
+    /// Why a JSON value is not a HAR document.
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The top-level object (without `log`) and the `log` object, or what is missing.
+    private static func parts(of json: JSONValue) -> Result<([String: JSONValue], [String: JSONValue]), Problem> {
+        guard case .object(var root) = json else {
+            return .failure(Problem(description: "its top level is \(kind(json)), not an object with a \"log\""))
+        }
+        guard let logValue = root["log"] else {
+            let names = root.keys.sorted().prefix(5).map { "\"\($0.prefix(40))\"" }
+            let found = names.isEmpty ? "it is an empty object" : "its fields are \(names.joined(separator: ", "))"
+            return .failure(Problem(description: "it has no \"log\" object (\(found))"))
+        }
+        guard case .object(let log) = logValue else {
+            return .failure(Problem(description: "its \"log\" is \(kind(logValue)), not an object"))
+        }
+        guard let entries = log["entries"] else {
+            return .failure(Problem(description: "its \"log\" has no \"entries\" array"))
+        }
+        guard case .array = entries else {
+            return .failure(Problem(description: "its \"log.entries\" is \(kind(entries)), not an array"))
         }
         root["log"] = nil
-        self.log = HARLog(json: .object(log))
-        self.other = root
+        return .success((root, log))
+    }
+
+    private static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
     }
 
     /// The entries, in order (``HARLog/entries``).
@@ -55,13 +142,14 @@ public struct HARDocument: Sendable, Equatable, Codable {
     /// Decodes a document from any decoder (a HAR's JSON).
     public init(from decoder: any Decoder) throws {
         let json = try JSONValue(from: decoder)
-        guard case .object(var root) = json, case .object(let log)? = root["log"], case .array? = log["entries"] else {
+        switch Self.parts(of: json) {
+        case .success(let (root, log)):
+            self.log = HARLog(json: .object(log))
+            self.other = root
+        case .failure(let problem):
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "Not a HAR file: it has no log.entries array."))
+                .init(codingPath: decoder.codingPath, debugDescription: "Not a HAR file: \(problem)."))
         }
-        root["log"] = nil
-        self.log = HARLog(json: .object(log))
-        self.other = root
     }
 
     /// Encodes the document, every field it was read with included.

@@ -67,10 +67,18 @@ public struct TelemetryObserver: PipelineObserver {
     ) async throws -> APIResponse {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         let target = Target(request.head, template: request.urlTemplate)
-        let span = tracer.startSpan(target.spanName, context: ServiceContext.current ?? .topLevel, ofKind: .internal)
+        // A protocol's operation names the logical span (GraphQL's `query PostList`); the attempts stay HTTP's.
+        let span = tracer.startSpan(
+            request.operation?.name ?? target.spanName, context: ServiceContext.current ?? .topLevel,
+            ofKind: .internal)
         // A span nobody records (no tracer, or one that sampled the trace out) is not worth its attributes; the
         // attributes of one that is are written at once (each write through `Span` copies them).
-        if span.isRecording { span.updateAttributes { target.describe(&$0) } }
+        if span.isRecording {
+            span.updateAttributes { attributes in
+                target.describe(&attributes)
+                for (name, value) in request.operation?.attributes ?? [:] { attributes[name] = value }
+            }
+        }
         let observation = Observation(
             tracer: tracer, metrics: metrics ?? MetricsSystem.factory, span: span, target: target,
             injects: traceContext == .always || (traceContext == .firstPartyOnly && !request.isThirdParty))

@@ -22,20 +22,25 @@ enum MendBinary {
     /// Runs `mend` to its end, waiting on a thread of its own (``BlockingWork``: a blocked task thread starves the
     /// in-process servers that other tests' children talk to). `mergingStandardError`: standard error goes into the
     /// same pipe as standard output (as `2>&1` does), and `stdout` holds both, in the order they arrived.
+    /// `executable`: another product built beside it (`mend-server`).
     static func run(
         _ arguments: [String], stdin: Data? = nil, environment overrides: [String: String?] = [:],
-        mergingStandardError: Bool = false
+        mergingStandardError: Bool = false, executable: String = "mend"
     ) async throws -> CLIRun {
         try await BlockingWork.run {
             try runBlocking(
-                arguments, stdin: stdin, environment: overrides, mergingStandardError: mergingStandardError)
+                arguments, stdin: stdin, environment: overrides, mergingStandardError: mergingStandardError,
+                executable: executable)
         }
     }
 
     private static func runBlocking(
-        _ arguments: [String], stdin: Data?, environment overrides: [String: String?], mergingStandardError: Bool
+        _ arguments: [String], stdin: Data?, environment overrides: [String: String?], mergingStandardError: Bool,
+        executable: String
     ) throws -> CLIRun {
-        let binary = try #require(url, "build the `mend` product first (swift build)")
+        let binary = try #require(
+            BuiltExecutable.url(named: executable),
+            "build the `\(executable)` product first (swift build --traits Server)")
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments

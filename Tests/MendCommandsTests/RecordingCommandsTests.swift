@@ -42,6 +42,50 @@ struct RecordingCommandsTests {
         #expect(notHAR.status == 65 && notHAR.stderr.contains("Not a HAR file"))
     }
 
+    @Test(
+        "explain --har reads each answer as mend explain does and notes a _mend that disagrees")
+    func recordedClassificationIsChecked() async throws {
+        let body =
+            #"{"error":{"message":"Error validating access token: Session has expired.","type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"AbCdEf123"}}"#
+        func entry(_ mend: String) -> String {
+            """
+            {"startedDateTime":"2026-11-27T00:00:00.000Z","time":1,"request":{"method":"GET",\
+            "url":"https://graph.example/v25.0/me","httpVersion":"HTTP/1.1","headers":[],"queryString":[],\
+            "cookies":[],"headersSize":-1,"bodySize":0},"response":{"status":400,"statusText":"Bad Request",\
+            "httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"application/json"}],"cookies":[],\
+            "content":{"size":\(body.utf8.count),"mimeType":"application/json","text":\(JSONValue.string(body).jsonText())},\
+            "redirectURL":"","headersSize":-1,"bodySize":\(body.utf8.count)},"cache":{},"timings":{"send":0,"wait":1,\
+            "receive":0},"_mend":{"error":\(mend)}}
+            """
+        }
+        let statusOnly =
+            #"{"domain":"http","code":400,"name":"badRequest","category":"other","recovery":"changeRequest","message":"HTTP 400"}"#
+        let appOwn =
+            #"{"domain":"myapi","code":7,"name":"sessionGone","category":"recoverable","recovery":"reauthenticate","message":"gone"}"#
+        let document =
+            #"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":["#
+            + entry(statusOnly) + "," + entry(appOwn) + "]}}"
+        let file = temporaryDirectory().appendingPathComponent("disagree.har")
+        try Data(document.utf8).write(to: file)
+        let text = try await MendBinary.run(["explain", "--har", file.path])
+        #expect(text.status == 0, "\(text.stderr)")
+        let sections = text.stdout.components(separatedBy: "\n\n")
+        #expect(sections.count >= 2)
+        // The proxy's old status-only reading loses to the body's: graph/190/463, and the note says so.
+        #expect(sections[0].contains("tokenExpired") && sections[0].contains("reauthenticate"), "\(sections[0])")
+        #expect(
+            sections[0].contains(
+                "note: the recording's _mend says http/400 badRequest; its answer reads as graph/190/463 tokenExpired"),
+            "\(sections[0])")
+        // An app's own decoder knew its API: its _mend stays, and the note gives mend explain's reading.
+        #expect(sections[1].contains("note: the recording's _mend says myapi/7"), "\(sections[1])")
+        let json = try await MendBinary.run(["explain", "--har", file.path, "--json"])
+        let reports = try #require(try JSONValue.parse(Data(json.stdout.utf8)).get().arrayValue)
+        #expect(reports.first?["error"]?["domain"] == .string("graph"))
+        #expect(reports.first?["recordedError"] == .string("http/400 badRequest"))
+        #expect(reports.first?["readError"] == .string("graph/190/463 tokenExpired"))
+    }
+
     @Test("redact: no secret survives, raw, base64 or URL-encoded; the browser's own fields stay; placeholders match")
     func redact() async throws {
         let har = try MendBinary.fixturePath("browser.har")

@@ -58,6 +58,29 @@ struct TracingThroughServerTests {
         }
     }
 
+    @Test("A request no route matches is a SERVER span named by its method alone, without http.route")
+    func unmatchedRoute() async throws {
+        let tracer = InMemoryTracer()
+        try await withTracer(tracer) {
+            try await withEmulator { emulator in
+                try await withMendServer(configuration: .forEmulator(emulator)) { server in
+                    let client = APIClient(transport: AsyncHTTPClientTransport(), steps: .standard(retryPolicy: .never))
+                    for (method, path) in [(HTTPRequest.Method.get, "/nowhere/42"), (.put, "/v1/session")] {
+                        _ = try? await client.send(
+                            APIRequest(method: method, url: server.baseURL.appendingPathComponent(path)))
+                    }
+                }
+            }
+        }
+        let servers = tracer.finishedSpans.filter { $0.kind == .server }
+        for method in ["GET", "PUT"] {
+            let span = try #require(servers.first { Self.string($0, "http.request.method") == method }, "\(method)")
+            #expect(span.operationName == method)
+            #expect(
+                span.attributes["http.route"] == nil, "\(method): \(String(describing: span.attributes["http.route"]))")
+        }
+    }
+
     func run(
         emulator: RunningEmulator, server: RunningMendServer, clock: OffsetClock, tracer: InMemoryTracer
     ) async throws {

@@ -1,6 +1,12 @@
+import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import MendCore
 import MendEmulator
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendRecording
 import MendTesting
 import Testing
 
@@ -52,6 +58,58 @@ struct ProxyAndReplayCommandTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
+    /// Sends every request to `proxy` instead of its own host, as an app configured with a proxy does: the URLs
+    /// stay the provider's (discovery's, the dialog's), the connection goes to `mend proxy`.
+    struct ThroughProxy: HTTPTransport {
+        let base: any HTTPTransport
+        let proxy: URL
+
+        func send(_ request: HTTPRequest, body: HTTPBody?, timeout: Duration?) async throws -> (HTTPResponse, HTTPBody)
+        {
+            var request = request
+            request.scheme = proxy.scheme
+            request.authority = "\(proxy.host ?? "127.0.0.1"):\(proxy.port ?? 80)"
+            return try await base.send(request, body: body, timeout: timeout)
+        }
+    }
+
+    @Test(
+        "A login through mend proxy: the dialog's 302 passed back and recorded; it replays with no provider")
+    func loginThroughTheProxy() async throws {
+        let file = temporaryDirectory().appendingPathComponent("login-through-proxy.har")
+        var configuration = EmulatorConfiguration(issuer: EmulatorConfiguration.baseURLIssuer)
+        configuration.autoConsent = .grantAll
+        // The app's own client leaves redirects to its caller (Mend's pipeline reads the dialog's 302 as an answer).
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        defer { _ = client.shutdown() }
+        let (recorded, discovery, appID) = try await withEmulator(configuration: configuration) { emulator in
+            let proxy = try await Self.start(
+                ["proxy", "--record", file.path, "--upstream", emulator.baseURL.absoluteString, "--port", "0"],
+                urlPrefix: "mend proxy: ")
+            defer { if proxy.process.isRunning { proxy.process.terminate() } }  // when a check below threw
+            let transport = ThroughProxy(
+                base: AsyncHTTPClientTransport(client: client), proxy: try #require(URL(string: proxy.url)))
+            let appID = emulator.emulator.configuration.defaultApp.id
+            let discovery = emulator.url("/.well-known/openid-configuration")
+            let session = try await LoginReplayTests.login(transport: transport, discovery: discovery, appID: appID)
+            #expect(await proxy.stop() == 0)
+            return (session, discovery, appID)
+        }
+        #expect(recorded.user?.id == "100000000000001")
+        // The dialog's answer is in the recording: a 302 whose Location carries the code, redacted.
+        let document = try HARDocument(data: Data(contentsOf: file))
+        let redirect = try #require(document.entries.first { $0.response.status == 302 }, "no 302 was recorded")
+        let location = try #require(redirect.response.header("Location"))
+        #expect(location.contains("code=%3Cmend%3Acode%3A"), "\(location)")
+
+        // The emulator is gone: the recording alone answers the same login.
+        let replayed = try await LoginReplayTests.login(
+            transport: try ReplayTransport(recording: file), discovery: discovery, appID: appID)
+        #expect(replayed.user?.id == recorded.user?.id)
+        #expect(replayed.idToken != nil && replayed.idToken != recorded.idToken)
+    }
+
     @Test("A proxy records an app's traffic redacted; the emulator replays it, faults on top, mismatches named")
     func proxyThenReplay() async throws {
         let file = temporaryDirectory().appendingPathComponent("proxied.har")
@@ -70,7 +128,13 @@ struct ProxyAndReplayCommandTests {
             let long = try #require(try JSONValue.parse(Data(exchange.1.utf8)).get()["access_token"]?.stringValue)
             let feed = try await Self.get("\(proxy.url)/v25.0/me/feed?limit=2&access_token=\(long)")
             #expect(feed.0 == 200)
+            // A Graph error is recorded as what it is (graph/190), as `mend explain` says of its body, not by its
+            // status alone (http/400).
+            let refused = try await Self.get("\(proxy.url)/v25.0/me?fields=id", bearer: "EAAnotATokenOfThisEmulator000")
+            #expect(refused.0 >= 400)
             #expect(await proxy.stop() == 0)
+            let recorded = try HARDocument(data: Data(contentsOf: file)).entries.last?.mend?.error
+            #expect(recorded?.domain == "graph" && recorded?.code == 190, "\(String(describing: recorded))")
             secrets = [short, long, app.secret]
         }
         let text = try String(contentsOf: file, encoding: .utf8)

@@ -77,14 +77,19 @@ import Testing
         }
     }
 
-    @Test("Without MEND_ADMIN_TOKENS the admin routes answer 404 and /openapi.json does not list them")
+    @Test(
+        "Without MEND_ADMIN_TOKENS every admin path is 404 to every method; /openapi.json does not list them")
     func offByDefault() async throws {
         try await TestStack.run { stack in
             for endpoint in Self.adminEndpoints {
-                let missing = await stack.client.failure {
-                    try await Self.send(stack, endpoint.method, Self.path(endpoint, id: "x"))
+                for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+                    let path = Self.path(endpoint, id: "x")
+                    let missing = await stack.client.failure { try await Self.send(stack, method, path) }
+                    #expect(missing?.httpStatus == 404 && missing?.code == .REST.notFound, "\(method) \(path)")
+                    #expect(missing?.header("Allow") == nil, "\(method) \(path)")
+                    // Failed before: 405 with "/v1/admin/users answers GET, not PUT."
+                    #expect(missing?.developerMessage.contains(", not ") == false, "\(method) \(path)")
                 }
-                #expect(missing?.httpStatus == 404 && missing?.code == .REST.notFound)
             }
             let document = try await stack.client.get("/openapi.json").json()
             let paths = document["paths"]?.objectValue?.keys.sorted() ?? []
@@ -126,6 +131,15 @@ import Testing
             // LIKE's wildcards are plain characters in a query.
             let wildcard = try await Self.send(stack, .get, "/v1/admin/users?query=%25")
             #expect(wildcard["users"]?.arrayValue?.isEmpty == true)
+            // A control character is refused, never cut: a NUL ended the search string, so that `%00` found every
+            // user with an e-mail and `alice@…%00zzz` found alice.
+            for query in ["%00", String(bobEmail.prefix(5)) + "%00zzz", "a%0Ab", "%7F", "%C2%85"] {
+                let refused = await stack.client.failure {
+                    try await Self.send(stack, .get, "/v1/admin/users?query=\(query)")
+                }
+                #expect(refused?.httpStatus == 400, "\(query)")
+                #expect(refused?.developerMessage.contains("control character") == true, "\(query)")
+            }
             let bad = await stack.client.failure { try await Self.send(stack, .get, "/v1/admin/users?limit=0") }
             #expect(bad?.httpStatus == 400 && bad?.developerMessage.contains("limit") == true)
 

@@ -101,6 +101,20 @@ import Testing
         }
     }
 
+    @Test(
+        "Every rotation is a refresh event, three within one second too (the trigger watched a whole-second time)",
+        arguments: TestDatabase.available)
+    func refreshesWithinOneSecond(database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            var session = try await stack.login()
+            for _ in 0..<3 {  // the test clock does not move: all three in the same second
+                session = try await stack.client.refresh(session["refresh_token"])
+            }
+            let events = try await stack.server.backend.store.auditEvents(userID: nil, limit: 10).reversed()
+            #expect(events.map(\.event) == ["login", "refresh", "refresh", "refresh"])
+        }
+    }
+
     @Test func oldEventsArePrunedAfterTheRetention() async throws {
         try await TestStack.run(configure: { $0.storage.auditRetention = .seconds(3600) }) { stack in
             _ = try await stack.login()

@@ -95,6 +95,23 @@ import Testing
         }
     }
 
+    @Test(
+        "A request head over the parser's limit (a 100 KB query value) gets the Mend error shape, not a bare 400",
+        arguments: [9_000, 100_000])
+    func anOversizedHeadIsTheMendShape(length: Int) async throws {
+        try await TestStack.run { stack in
+            let refused = await stack.client.failure {
+                try await stack.client.get("/v1/admin/users?query=" + String(repeating: "a", count: length))
+            }
+            let oversized = length > 80_000
+            #expect(refused?.httpStatus == (oversized ? 400 : 404))
+            #expect(refused?.code == (oversized ? .REST.badRequest : .REST.notFound), "\(String(describing: refused))")
+            #expect(refused?.header("Content-Type")?.hasPrefix("application/json") == true)
+            #expect(refused?.referenceID != nil && refused?.referenceID == refused?.header("X-Request-Id"))
+            if length > 80_000 { #expect(refused?.developerMessage.contains("larger than the server reads") == true) }
+        }
+    }
+
     @Test func anUnknownFailureIsNeverABare500() async throws {
         // The database is closed under the server: the route fails inside, the answer is still the Mend shape.
         try await Self.withRouterApp { client, backend in

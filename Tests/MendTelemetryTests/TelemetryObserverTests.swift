@@ -244,6 +244,35 @@ import Tracing
         #expect(logical.parentSpanID == root.spanID)
     }
 
+    @Test("A REST call has a url.template, as the Graph API's do, and its span is named by it")
+    func aRESTCallIsNamedByItsTemplate() async throws {
+        let transport = InMemoryTransport(replies: [.json(200, "{}")])
+        let rest = RESTClient(baseURL: URL(string: "https://api.example/v2")!, client: client(transport))
+        let _: RESTClient.Empty = try await rest.get("objects/42/comments")
+        let logical = try #require(spans(named: "GET /v2/objects/{id}/comments").first { $0.kind == .internal })
+        #expect(logical.attributes["url.template"]?.toSpanAttribute() == .string("/v2/objects/{id}/comments"))
+        #expect(RESTClient.urlTemplate(base: "/api", path: "users/alice@example.com/notes") == "/api/users/{id}/notes")
+        #expect(
+            RESTClient.urlTemplate(base: "", path: "v1.1/orders/9f1c2b7e-1c2d-4e5f-8a9b-0c1d2e3f4a5b?x=1")
+                == "/v1.1/orders/{id}")
+        #expect(RESTClient.urlTemplate(base: "/", path: "me") == "/me")
+    }
+
+    @Test("A request that carries a protocol's operation (GraphQL) names its logical span by it, attempts stay HTTP's")
+    func anOperationNamesTheLogicalSpan() async throws {
+        let transport = InMemoryTransport(replies: [.json(200, #"{"data":{}}"#)])
+        var request = APIRequest(method: .post, url: URL(string: "https://api.example/graphql")!, body: Data("{}".utf8))
+        request.options.operation = ObservedRequest.Operation(
+            name: "query PostList",
+            attributes: ["graphql.operation.type": "query", "graphql.operation.name": "PostList"])
+        _ = try await client(transport).send(request)
+        let logical = try #require(spans(named: "query PostList").first)
+        #expect(logical.kind == .internal)
+        #expect(logical.attributes["graphql.operation.type"]?.toSpanAttribute() == .string("query"))
+        #expect(logical.attributes["graphql.operation.name"]?.toSpanAttribute() == .string("PostList"))
+        #expect(spans(named: "POST").first?.kind == .client)
+    }
+
     @Test func graphTemplatesKeepTheAPIsNamesAndHideIDs() {
         #expect(GraphClient.urlTemplate(version: "v21.0", path: "me") == "/v21.0/me")
         #expect(GraphClient.urlTemplate(version: "v21.0", path: "/10157/feed") == "/v21.0/{id}/feed")

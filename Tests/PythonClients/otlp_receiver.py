@@ -11,7 +11,12 @@ Mend's reads it). Then it checks the conventions' attribute names and types:
   pipeline's waits as `mend.wait` events; `http.client.request.duration` in seconds, `http.client.active_requests`,
   `http.server.request.duration` and Mend's counters;
 - `mend-server` as its own process: a request that sent a W3C `traceparent` is a server span of that trace under
-  that parent; a refused request's `X-Request-Id` (its error body's reference id) is its trace id.
+  that parent; a refused request's `X-Request-Id` (its error body's reference id) is its trace id; a request no
+  route matches is a span named by its method alone, without `http.route` (nor on its histogram point);
+- every attribute and metric name against PyPI's `opentelemetry-semantic-conventions` registry (an unknown name
+  outside `mend.` fails), each attribute's type, the metrics' kinds (semconv_registry.py), span kinds and names:
+  a GraphQL operation's span `{type} {name}` with `graphql.operation.*`, a REST call's `url.template`;
+- `OTEL_EXPORTER_OTLP_HEADERS` reaches the collector percent-decoded (W3C Baggage's format).
 
 Usage: otlp_receiver.py <path to the mend binary> <path to the mend-server binary> <scratch folder>
 """
@@ -30,6 +35,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from emulator_process import Emulator, start_mend_server, Results, expect
+from semconv_registry import check_names, check_types
 
 APP_ID = "111111111111111"
 APP_SECRET = "0123456789abcdef0123456789abcdef"
@@ -107,9 +113,22 @@ def kinds(attributes):
     return {attribute.key: attribute.value.WhichOneof("value") for attribute in attributes}
 
 
+# A collector credential as OTEL_EXPORTER_OTLP_HEADERS holds it: percent-encoded (the spec's W3C Baggage format).
+HEADERS = "authorization=Basic%20bWVuZDpjb2xsZWN0b3I%3D,x-team=a%2Cb%20c"
+DECODED = {"authorization": "Basic bWVuZDpjb2xsZWN0b3I=", "x-team": "a,b c"}
+
+
 def environment(receiver, service):
     return dict(os.environ, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_SERVICE_NAME=service,
-                OTEL_METRIC_EXPORT_INTERVAL="500", OTEL_BSP_SCHEDULE_DELAY="200")
+                OTEL_METRIC_EXPORT_INTERVAL="500", OTEL_BSP_SCHEDULE_DELAY="200", OTEL_EXPORTER_OTLP_HEADERS=HEADERS)
+
+
+def check_headers(receiver):
+    expect(receiver.posts, "nothing was posted")
+    for path, headers, _ in receiver.posts:
+        lowered = {name.lower(): value for name, value in headers.items()}
+        for name, value in DECODED.items():
+            expect(lowered.get(name) == value, f"{path}: {name} arrived as {lowered.get(name)!r}, not {value!r}")
 
 
 def check_demo(mend, receiver):
@@ -187,6 +206,21 @@ def check_demo(mend, receiver):
     for name in ["http.client.active_requests", "mend.client.retries", "mend.client.reauthentications"]:
         expect(name in metrics, f"no {name} among {sorted(metrics)}")
 
+    # The conventions' registry, types and kinds; GraphQL and REST spans named as their conventions say.
+    check_names(expect, spans, metrics.values())
+    check_types(expect, spans, metrics.values(), kinds)
+    internal = [span for span in spans if span.kind == Span.SPAN_KIND_INTERNAL]
+    graphql = [span for span in internal if "graphql.operation.type" in values(span.attributes)]
+    expect(graphql, "no span with graphql.operation.type")
+    for span in graphql:
+        attributes = values(span.attributes)
+        name = " ".join(filter(None, [attributes["graphql.operation.type"], attributes.get("graphql.operation.name")]))
+        expect(span.name == name, f"GraphQL span {span.name!r} is not named {name!r}")
+    rest = [span for span in internal if span.name.startswith("PUT ") and "url.template" in values(span.attributes)]
+    expect(rest and all(span.name == "PUT " + values(span.attributes)["url.template"] for span in rest),
+           f"no REST span named by its url.template: {sorted({s.name for s in internal})[:20]}")
+    check_headers(receiver)
+
 
 def start_server(binary, emulator, scratch, receiver):
     key = subprocess.run([binary, "generate-key"], capture_output=True, text=True, check=True).stdout.split()[-1]
@@ -209,6 +243,8 @@ def check_server(mend, mend_server, scratch, receiver):
             joined = requests.get(f"{server}/v1/session", timeout=10,
                                   headers={"traceparent": f"00-{trace_id}-{parent_id}-01"})
             expect(joined.status_code == 401, f"the second request: {joined.status_code}")
+            unmatched = requests.get(f"{server}/nowhere/42", timeout=10)
+            expect(unmatched.status_code == 404, f"GET /nowhere/42: {unmatched.status_code}")
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
@@ -231,6 +267,20 @@ def check_server(mend, mend_server, scratch, receiver):
     expect(duration is not None and duration.unit == "s", f"no http.server.request.duration (s) in {sorted(metrics)}")
     routes = {values(point.attributes).get("http.route") for point in duration.histogram.data_points}
     expect("/v1/session" in routes, f"http.server.request.duration routes: {routes}")
+    # A request no route matched: named by its method alone, no http.route on its span or its point.
+    nowhere = next((span for span in spans if span.trace_id.hex() == unmatched.headers.get("X-Request-Id")), None)
+    expect(nowhere is not None, "no server span for GET /nowhere/42")
+    expect(nowhere.name == "GET" and "http.route" not in values(nowhere.attributes),
+           f"the unmatched request's span is {nowhere.name!r} with {values(nowhere.attributes).get('http.route')!r}")
+    expect(all(values(point.attributes).get("http.route") != "NotFound" for point in duration.histogram.data_points),
+           f"a histogram point with http.route NotFound: {routes}")
+    expect(any(values(point.attributes).get("http.response.status_code") == "404"
+               and "http.route" not in values(point.attributes) for point in duration.histogram.data_points),
+           "no 404 point without http.route")
+    everything = receiver.spans("mend-server")
+    check_names(expect, everything, metrics.values())
+    check_types(expect, everything, metrics.values(), kinds)
+    check_headers(receiver)
 
 
 def main():

@@ -124,7 +124,9 @@ extension ExplainCommand {
             var report = ErrorReport(failure.error, locale: locale)
             report.httpStatus = failure.status == 0 ? nil : failure.status
             return HARFailureReport(
-                entry: failure.index, method: failure.method, url: failure.url, status: failure.status, error: report)
+                entry: failure.index, method: failure.method, url: failure.url, status: failure.status, error: report,
+                recordedError: failure.disagreement.map { "\($0.recorded.codePath) \($0.recorded.name)" },
+                readError: failure.disagreement.map { "\($0.read.codePath) \($0.read.name)" })
         }
         if json {
             print(ErrorReport.json(reports))
@@ -135,6 +137,9 @@ extension ExplainCommand {
                 "#\(report.entry) \(report.method) \(report.url) → \(report.status == 0 ? "no response" : String(report.status))"
             )
             print(report.error.text().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            if let recorded = report.recordedError, let read = report.readError {
+                print("  note: the recording's _mend says \(recorded); its answer reads as \(read)")
+            }
             print("")
         }
         print("\(reports.count) failed of \(document.entries.count) exchanges")
@@ -151,6 +156,10 @@ struct HARFailureReport: Encodable {
     /// 0 when there was no response.
     var status: Int
     var error: ErrorReport
+    /// When the recording's `_mend` and the reading of the answer differ: what `_mend` names (`http/400`)…
+    var recordedError: String?
+    /// …and what the answer reads as (`graph/190/463`), as `mend explain` says of its body.
+    var readError: String?
 }
 
 /// The CLI's exit codes.

@@ -5,8 +5,8 @@ public import MendRecording
 /// Explains the failed exchanges of a HAR — from a browser, a proxy or a Mend recording — in order.
 ///
 /// An exchange failed when its status is 400 or more, when it got no response (status 0: a transport failure, with
-/// Chromium's `_error` naming it), or when a 200 carries GraphQL errors. A Mend recording's `_mend` field is used as
-/// it is; anything else is classified by ``Explainer``, as `mend explain` would.
+/// Chromium's `_error` naming it), or when a 200 carries GraphQL errors. Each answer is classified by ``Explainer``, as
+/// `mend explain` would; a Mend recording's `_mend` field is checked against that reading.
 public struct HARExplainer: Sendable {
     /// One failed exchange.
     public struct Failure: Sendable {
@@ -20,6 +20,10 @@ public struct HARExplainer: Sendable {
         public var status: Int
         /// The error it became.
         public var error: MendError
+        /// The recording's `_mend` and this explainer's reading of the answer, when they name different errors
+        /// (``error`` is then the reading for a status-only `_mend`, the `_mend` for any other); `nil` when they
+        /// agree, when the entry has no `_mend`, or when there is no answer to read (status 0).
+        public var disagreement: Disagreement?
     }
 
     /// Classifies the bodies.
@@ -31,24 +35,58 @@ public struct HARExplainer: Sendable {
     }
 
     /// The failed exchanges of `document`, in order.
+    ///
+    /// A Mend recording's `_mend` is checked against this explainer's own reading of the answer (status 400 or
+    /// more): when they name different errors, the failure says so (``Failure/disagreement``). The reading wins
+    /// over a status-only `_mend` (`http/…`: a recorder that did not know the API); a `_mend` from any other decoder
+    /// (an app's own) wins over the reading.
     public func failures(in document: HARDocument) -> [Failure] {
         document.entries.enumerated().compactMap { index, entry in
             let status = entry.response.status
             let url = Redactor.standard.redact(text: entry.request.url)
-            guard let error = error(of: entry, status: status) else { return nil }
-            return Failure(index: index, method: entry.request.method, url: url, status: status, error: error)
+            let recorded = recorded(entry)
+            let reading = recorded == nil || status >= 400 ? read(entry, status: status) : nil
+            var disagreement: Disagreement?
+            let error: MendError
+            switch (recorded, reading) {
+            case (let recorded?, let reading?) where !Self.sameError(recorded, reading):
+                error = recorded.domain == .http ? reading : recorded
+                disagreement = Disagreement(recorded: recorded, read: reading)
+            case (let recorded?, _): error = recorded
+            case (nil, let reading?): error = reading
+            case (nil, nil): return nil
+            }
+            return Failure(
+                index: index, method: entry.request.method, url: url, status: status, error: error,
+                disagreement: disagreement)
         }
     }
 
-    private func error(of entry: HAREntry, status: Int) -> MendError? {
-        if let recorded = entry.mend?.error, !recorded.domain.isEmpty {
-            var error = MendError(
-                code: MendError.Code(MendError.Domain(rawValue: recorded.domain), recorded.code),
-                subcode: recorded.subcode.map { MendError.Subcode(rawValue: $0) },
-                developerMessage: recorded.message, catalog: explainer.catalog)
-            error.referenceID = recorded.referenceID ?? Self.referenceID(entry)
-            return error
-        }
+    /// A recording's `_mend` and this explainer's reading of the same answer, when they differ.
+    public struct Disagreement: Sendable {
+        /// What the recording's `_mend` names.
+        public var recorded: MendError
+        /// What this explainer reads in the answer (what `mend explain` says of its body).
+        public var read: MendError
+    }
+
+    private static func sameError(_ one: MendError, _ other: MendError) -> Bool {
+        one.code == other.code && one.subcode == other.subcode
+    }
+
+    /// The error a Mend recording's `_mend` names.
+    private func recorded(_ entry: HAREntry) -> MendError? {
+        guard let recorded = entry.mend?.error, !recorded.domain.isEmpty else { return nil }
+        var error = MendError(
+            code: MendError.Code(MendError.Domain(rawValue: recorded.domain), recorded.code),
+            subcode: recorded.subcode.map { MendError.Subcode(rawValue: $0) },
+            developerMessage: recorded.message, catalog: explainer.catalog)
+        error.referenceID = recorded.referenceID ?? Self.referenceID(entry)
+        return error
+    }
+
+    /// This explainer's own reading of the entry's answer.
+    private func read(_ entry: HAREntry, status: Int) -> MendError? {
         if status == 0 {
             // No response: a transport failure, named by Chromium's `_error` when it gives one.
             let reason = entry.browserError ?? ""

@@ -1,9 +1,11 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import MendCore
+import MendEmulator
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendRecording
@@ -58,6 +60,15 @@ struct ProxyCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
     }
 
+    /// The shared client's settings (``AsyncHTTPClientTransport/sharedClient``), with no redirect followed.
+    static var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tracing.tracer = nil
+        configuration.redirectConfiguration = .disallow
+        return configuration
+    }
+
     func run() async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, *) else {
             throw ServerRequiresNewerSystem(serverName: "mend proxy")
@@ -65,11 +76,18 @@ struct ProxyCommand: AsyncParsableCommand {
         var rules = RedactionRules()
         for name in redact { rules.redact(name) }
         for name in allow { rules.allow(name) }
+        // A client of its own that follows no redirect: a proxy passes every answer back as it came, a 3xx too
+        // (a login dialog's 302 is the answer that carries the code, for the app's redirect URI — never the
+        // proxy's to fetch).
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration)
         let transport: RecordingTransport
         do {
             transport = try RecordingTransport(
-                wrapping: AsyncHTTPClientTransport(), file: URL(fileURLWithPath: record),
-                mode: RecordMode(rawValue: mode) ?? .once, rules: rules)
+                wrapping: AsyncHTTPClientTransport(client: client), file: URL(fileURLWithPath: record),
+                mode: RecordMode(rawValue: mode) ?? .once, rules: rules,
+                // Each failure classified as `mend explain` would (the API's shape from the body): `_mend` agrees.
+                errorDecoder: ExplainingErrorDecoder(), catalog: .everySpace)
         } catch {
             StandardError.write("error: \(error.developerMessage)")
             throw ExitCode(ExitCodes.badInput)
@@ -92,6 +110,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
                     """.utf8))
         }
+        try? await client.shutdown()
     }
 }
 

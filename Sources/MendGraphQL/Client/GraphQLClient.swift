@@ -169,7 +169,8 @@ public final class GraphQLClient: Sendable {
 
     func makeRequest(_ operation: GraphQLOperation, includingText: Bool) throws(MendError) -> APIRequest {
         let retryable = operation.kind == .query || operation.allowsRetry
-        let options = RequestOptions(allowsRetry: retryable, timeout: configuration.timeout)
+        var options = RequestOptions(allowsRetry: retryable, timeout: configuration.timeout)
+        options.operation = operation.observed
         var headers = HTTPFields()
         headers[.accept] = "application/graphql-response+json, application/json"
         let body = operation.body(includingText: includingText)

@@ -15,12 +15,17 @@ enum GraphQLDocumentScanner {
 
     /// The kind of the operation the document runs, or `nil` when that is not certain.
     static func kind(of text: String, operationName: String?) -> GraphQLOperation.Kind? {
+        operation(in: text, operationName: operationName)?.kind
+    }
+
+    /// The operation the document runs (its kind and name), or `nil` when that is not certain.
+    static func operation(in text: String, operationName: String?) -> Operation? {
         guard let operations = operations(in: text) else { return nil }
         if let operationName {
             let named = operations.filter { $0.name == operationName }
-            return named.count == 1 ? named[0].kind : nil
+            return named.count == 1 ? named[0] : nil
         }
-        return operations.count == 1 ? operations[0].kind : nil
+        return operations.count == 1 ? operations[0] : nil
     }
 
     /// The document's operation definitions in order, or `nil` when the document is not a well-formed executable

@@ -1,4 +1,5 @@
 public import MendCore
+import MendHTTP
 
 /// A GraphQL operation: its text, variables and name, and whether it is a query or a mutation.
 public struct GraphQLOperation: Sendable, Hashable {
@@ -43,6 +44,17 @@ public struct GraphQLOperation: Sendable, Hashable {
     /// have processed it. A write is never mistaken for a read.
     package var kind: Kind {
         GraphQLDocumentScanner.kind(of: text, operationName: operationName) ?? .mutation
+    }
+
+    /// The operation in OpenTelemetry's GraphQL terms: the span `{type} {name}` (`query PostList`, or `query`
+    /// without a name) with `graphql.operation.type` and `graphql.operation.name`; `nil` when the document does not
+    /// say for certain which operation runs. Never the document or the variables (they may hold personal data).
+    var observed: ObservedRequest.Operation? {
+        guard let scanned = GraphQLDocumentScanner.operation(in: text, operationName: operationName) else { return nil }
+        let type = scanned.kind.rawValue
+        var attributes = ["graphql.operation.type": type]
+        if let name = scanned.name { attributes["graphql.operation.name"] = name }
+        return ObservedRequest.Operation(name: scanned.name.map { "\(type) \($0)" } ?? type, attributes: attributes)
     }
 
     /// The request body (`{"query", "variables", "operationName", "extensions"}`).

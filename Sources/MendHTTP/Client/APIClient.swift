@@ -58,7 +58,8 @@ public final class APIClient: Sendable {
             return try await run(request, context: PipelineContext(logger: logger, clock: clock, deadline: deadline))
         }
         let observed = ObservedRequest(
-            head: request.head, urlTemplate: request.options.urlTemplate, isThirdParty: configuration.isThirdParty)
+            head: request.head, urlTemplate: request.options.urlTemplate, isThirdParty: configuration.isThirdParty,
+            operation: request.options.operation)
         return try await observer.observe(observed) { observation in
             try await run(
                 request,

@@ -81,6 +81,9 @@ public struct RequestOptions: Sendable {
     /// The low-cardinality template of the request's path (`/{id}/feed`), which names its span and labels its
     /// metrics; `nil`: only the method does (the path is never used, as it may hold ids).
     package var urlTemplate: String?
+    /// The operation the request carries, when its protocol names one (a GraphQL query): its span's name and
+    /// attributes.
+    package var operation: ObservedRequest.Operation?
 
     /// Creates options.
     ///

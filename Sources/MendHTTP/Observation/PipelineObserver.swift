@@ -142,16 +142,38 @@ public struct ObservedRequest: Sendable {
     /// backend (`APIClient.Configuration(isThirdParty:)`): an observer sends it no trace context unless told to.
     public var isThirdParty: Bool
 
+    /// The operation the request carries, when its protocol names one (a GraphQL query): it names the logical
+    /// request's span and adds its attributes.
+    package var operation: Operation?
+
+    /// An operation a request carries, in its protocol's telemetry terms.
+    package struct Operation: Sendable, Hashable {
+        /// The span's name (`query PostList`).
+        package var name: String
+        /// Its attributes (`graphql.operation.type`, `graphql.operation.name`), strings.
+        package var attributes: [String: String]
+
+        /// An operation named `name` with `attributes`.
+        package init(name: String, attributes: [String: String]) {
+            self.name = name
+            self.attributes = attributes
+        }
+    }
+
     /// Creates an observed request.
     ///
     /// - Parameters:
     ///   - head: The request's head, as the caller made it.
     ///   - urlTemplate: The low-cardinality template of the request's path, when known.
     ///   - isThirdParty: Whether the request goes to a third party.
-    package init(head: HTTPRequest, urlTemplate: String? = nil, isThirdParty: Bool = false) {
+    ///   - operation: The operation it carries, when its protocol names one.
+    package init(
+        head: HTTPRequest, urlTemplate: String? = nil, isThirdParty: Bool = false, operation: Operation? = nil
+    ) {
         self.head = head
         self.urlTemplate = urlTemplate
         self.isThirdParty = isThirdParty
+        self.operation = operation
     }
 
     /// `url.full` for telemetry: the request's URL with the values of sensitive query parameters (`access_token`,

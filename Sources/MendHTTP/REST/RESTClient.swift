@@ -157,6 +157,28 @@ public struct RESTClient: Sendable {
             }
             headers[.contentType] = "application/json"
         }
+        var options = options
+        if options.urlTemplate == nil { options.urlTemplate = Self.urlTemplate(base: baseURL.path, path: trimmed) }
         return APIRequest(method: method, url: url, headers: headers, body: data, options: options)
+    }
+
+    /// The low-cardinality template of a REST path, for traces and metrics (`url.template`, and the span's name):
+    /// `/api/v2/objects/{id}/comments` for `objects/42/comments` under `https://host/api/v2`. The base URL's path is
+    /// kept; in the request's path a segment with a digit (`42`, a UUID, `act_1`) but not a version (`v2`, `v1.1`),
+    /// an `@` or a `%` (an e-mail, an encoded value), or longer than 40 characters is an id; the others are the
+    /// API's own names. A path with names of its own (`/users/alice`) passes its template in
+    /// `RequestOptions(urlTemplate:)`.
+    package static func urlTemplate(base: String, path: String) -> String {
+        let segments = path.prefix { $0 != "?" }.split(separator: "/").map { segment -> Substring in
+            let isVersion =
+                segment.first == "v" && segment.count > 1
+                && segment.dropFirst().allSatisfy { $0.isNumber || $0 == "." }
+                && segment.dropFirst().first?.isNumber == true
+            let isID =
+                segment.count > 40 || segment.contains("@") || segment.contains("%")
+                || (segment.contains(where: \.isNumber) && !isVersion)
+            return isID ? "{id}" : segment
+        }
+        return "/" + (base.split(separator: "/") + segments).joined(separator: "/")
     }
 }

@@ -156,6 +156,9 @@ struct Administration: BackendPart {
 /// The query of an admin read, checked against its endpoint's ``RouteTable/QueryParameter`` rules (the ones
 /// `/openapi.json` documents): a value out of its rule is 400 naming it; unknown parameters are ignored.
 struct AdminQuery: Sendable {
+    /// The OpenAPI pattern of a free string parameter: no control character (C0, DEL or C1).
+    static let noControlCharacters = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+
     var strings: [String: String] = [:]
     var integers: [String: Int64] = [:]
 
@@ -179,6 +182,13 @@ struct AdminQuery: Sendable {
             case .string(let maxLength, let allowed):
                 guard (1...maxLength).contains(value.utf8.count) else {
                     throw ServerFailure.badRequest("\(parameter.name) must be 1–\(maxLength) bytes long.")
+                }
+                // A NUL would end the search string in the database (SQLite's C strings): `a%00zzz` found `a…`
+                // and `%00` every user. No control character is searched for, literally or cut: 400.
+                if let control = value.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                    let scalar = String(format: "U+%04X", control.value)
+                    throw ServerFailure.badRequest(
+                        "\(parameter.name) must not contain a control character (\(scalar)).")
                 }
                 if let allowed, !allowed.contains(value) {
                     throw ServerFailure.badRequest(

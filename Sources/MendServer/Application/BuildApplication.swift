@@ -1,4 +1,5 @@
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import MendCore
 import NIOCore
@@ -31,10 +32,16 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     let configuration = backend.configuration
     let router = Router(context: ServerRequestContext.self)
-    router.add(middleware: OperationsMiddleware(metrics: backend.metrics, redactor: backend.redactor))
+    router.add(
+        middleware: OperationsMiddleware(
+            metrics: backend.metrics, redactor: backend.redactor,
+            adminAPI: configuration.admin.isEnabled))
     ServerRoutes.register(on: router, backend: backend)
     return Application(
         router: router,
+        // A request the HTTP parser refuses is answered in the Mend error shape too (not Hummingbird's bare 400).
+        server: .http1(
+            configuration: HTTP1Channel.Configuration(additionalChannelHandlers: [MalformedRequestHandler()])),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.listening.host, port: configuration.listening.port), serverName: nil),
         services: [DatabaseLifecycleService(backend: backend), ValidityCheckService(backend: backend)],

@@ -82,7 +82,11 @@ enum OpenAPIDocument {
             switch parameter.kind {
             case .string(let maxLength, let allowed):
                 schema = ["type": .string("string"), "minLength": .int(1), "maxLength": .int(maxLength)]
-                if let allowed { schema["enum"] = .array(allowed.map(JSONValue.string)) }
+                if let allowed {
+                    schema["enum"] = .array(allowed.map(JSONValue.string))
+                } else {
+                    schema["pattern"] = .string(AdminQuery.noControlCharacters)
+                }
             case .integer(let range):
                 schema = [
                     "type": .string("integer"), "minimum": .int(Int(range.lowerBound)),

@@ -7,6 +7,7 @@ import MendHTTP
 import MendLogin
 import MendTelemetry
 import NIOCore
+import OTelSemanticConventions
 import Tracing
 
 /// The outermost middleware: a request id on every response (`X-Request-Id`), every failure in the Mend error shape
@@ -17,6 +18,9 @@ struct OperationsMiddleware: RouterMiddleware {
 
     let metrics: ServerMetrics
     let redactor: Redactor
+    /// Whether the admin API is on: when it is off, its paths are unknown for every method (404, never a 405 that
+    /// lists what they would answer).
+    var adminAPI = false
 
     static let requestIDField = HTTPField.Name.requestID
 
@@ -57,17 +61,21 @@ struct OperationsMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             // Redacted once (unless a provider call already did): the log line and the body show the same message.
-            let failure = ErrorMapping.failure(for: error, request: request).redacted(with: redactor)
+            let failure = ErrorMapping.failure(for: error, request: request, adminAPI: adminAPI).redacted(
+                with: redactor)
             log(failure, context: context)
             response = WireResponse.failure(failure, requestID: context.requestID)
             failed = failure
         }
         response.headers[Self.requestIDField] = context.requestID
         let duration = ContinuousClock.now - started
-        let route = context.endpointPath ?? "unmatched"
-        if let span { Self.describe(span, request: request, route: context.endpointPath, response, failed) }
+        // A route template starts with "/": Hummingbird names a request no route matched "NotFound", which is no
+        // template (the conventions set `http.route` only for a matched one, and name such a span `{method}`).
+        let matched = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let route = matched ?? "unmatched"
+        if let span { Self.describe(span, request: request, route: matched, response, failed) }
         metrics.request(
-            method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+            method: request.method.rawValue, route: matched, status: response.status.code, duration: duration)
         context.logger.info(
             "request",
             metadata: [
@@ -88,17 +96,17 @@ struct OperationsMiddleware: RouterMiddleware {
         let method = request.method.rawValue
         if let route {
             span.operationName = "\(method) \(route)"
-            span.attributes[Key.route] = route
+            span.attributes[OTelAttribute.http.route] = route
         }
-        span.attributes[Key.method] = method
-        span.attributes[Key.urlScheme] = "http"
-        span.attributes[Key.statusCode] = response.status.code
+        span.attributes[OTelAttribute.http.request.method] = method
+        span.attributes[OTelAttribute.url.scheme] = "http"
+        span.attributes[OTelAttribute.http.response.statusCode] = response.status.code
         if let failure {
             let error = failure.error
-            span.attributes[Key.errorType] = error.errorType
+            span.attributes[OTelAttribute.error.type] = error.errorType
             span.attributes[Key.errorCategory] = error.category.rawValue
         } else if response.status.code >= 500 {
-            span.attributes[Key.errorType] = String(response.status.code)
+            span.attributes[OTelAttribute.error.type] = String(response.status.code)
         }
         if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
     }
@@ -118,7 +126,8 @@ struct OperationsMiddleware: RouterMiddleware {
 
 /// Turns anything a route throws into a ``ServerFailure``.
 enum ErrorMapping {
-    static func failure(for error: any Error, request: Request) -> ServerFailure {
+    /// `adminAPI`: whether the admin API's paths exist (they answer 404 for every method when it is off).
+    static func failure(for error: any Error, request: Request, adminAPI: Bool) -> ServerFailure {
         switch error {
         case let failure as ServerFailure:
             return failure
@@ -127,7 +136,7 @@ enum ErrorMapping {
         case let error as HTTPError:
             switch error.status {
             case .notFound:
-                let allowed = RouteTable.methods(forPath: request.uri.path)
+                let allowed = RouteTable.methods(forPath: request.uri.path, includingAdmin: adminAPI)
                 guard allowed.isEmpty else {
                     // A known path with an undeclared method (RFC 9110 §15.5.6): 405 naming what is allowed.
                     let list = allowed.map(\.rawValue).joined(separator: ", ")

@@ -2,6 +2,7 @@ public import CoreMetrics
 import Foundation
 import MendCore
 import Metrics
+import OTelSemanticConventions
 public import Prometheus
 
 /// The server's metrics (swift-metrics), kept in a Prometheus registry that `GET /metrics` renders.
@@ -46,7 +47,7 @@ public final class ServerMetrics: Sendable {
         // A metric's `unit` dimension is for OTLP (swift-otel reads it); Prometheus names carry no unit label.
         prometheus.nameAndLabelSanitizer = { label, dimensions in (label, dimensions.filter { $0.0 != "unit" }) }
         let factory: any MetricsFactory =
-            exporter.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus
+            exporter.map { MultiplexMetricsHandler(factories: [prometheus, OTLPNaming(exporter: $0)]) } ?? prometheus
         self.factory = factory
         self.sessionChecksFromView = CoreMetrics.Counter(
             label: "mend_session_checks_total", dimensions: [("source", "view")], factory: factory)
@@ -65,11 +66,14 @@ public final class ServerMetrics: Sendable {
     /// The Prometheus text exposition.
     public func render() -> String { registry.emitToString() }
 
-    func request(method: String, route: String, status: Int, duration: Duration) {
+    func request(method: String, route matched: String?, status: Int, duration: Duration) {
+        let route = matched ?? "unmatched"
         let key = "\(method) \(status) \(route)"
         let metrics = requestMetrics.withLock { cache in
             if let found = cache[key] { return found }
             let dimensions = [("method", method), ("route", route), ("status", String(status))]
+            // `http.route` only for a matched route (the conventions); Mend's own series say "unmatched".
+            let routeDimension = matched.map { [(OTelAttribute.http.route, $0)] } ?? []
             let made = (
                 counter: CoreMetrics.Counter(
                     label: "mend_http_requests_total", dimensions: dimensions, factory: factory),
@@ -78,9 +82,9 @@ public final class ServerMetrics: Sendable {
                 // OpenTelemetry's server convention, beside Mend's own names (which stay).
                 duration: CoreMetrics.Recorder(
                     label: "http.server.request.duration",
-                    dimensions: [
-                        ("http.request.method", method), ("http.route", route),
-                        ("http.response.status_code", String(status)), ("url.scheme", "http"), ("unit", "s"),
+                    dimensions: [(OTelAttribute.http.request.method, method)] + routeDimension + [
+                        (OTelAttribute.http.response.statusCode, String(status)), (OTelAttribute.url.scheme, "http"),
+                        ("unit", "s"),
                     ], aggregate: true, factory: factory)
             )
             if cache.count < 1000 { cache[key] = made }
@@ -151,4 +155,44 @@ extension Duration {
     var nanoseconds: Int64 {
         components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
+}
+
+/// Mend's own series as they go over OTLP: their dimensions in Mend's namespace (`route` is `mend.route`), as the
+/// conventions ask of a name the registry does not define; the Prometheus names and labels of `GET /metrics` stay as
+/// they are. A dimension that already has a namespace (`http.route`, `error.type`) is kept.
+struct OTLPNaming: MetricsFactory {
+    let exporter: any MetricsFactory
+
+    static func dimensions(_ label: String, _ dimensions: [(String, String)]) -> [(String, String)] {
+        guard label.hasPrefix("mend_") else { return dimensions }
+        return dimensions.map { key, value in (key.contains(".") || key == "unit" ? key : "mend." + key, value) }
+    }
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        exporter.makeCounter(label: label, dimensions: Self.dimensions(label, dimensions))
+    }
+
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+        exporter.makeFloatingPointCounter(label: label, dimensions: Self.dimensions(label, dimensions))
+    }
+
+    func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
+        exporter.makeMeter(label: label, dimensions: Self.dimensions(label, dimensions))
+    }
+
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        exporter.makeRecorder(label: label, dimensions: Self.dimensions(label, dimensions), aggregate: aggregate)
+    }
+
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+        exporter.makeTimer(label: label, dimensions: Self.dimensions(label, dimensions))
+    }
+
+    func destroyCounter(_ handler: any CounterHandler) { exporter.destroyCounter(handler) }
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {
+        exporter.destroyFloatingPointCounter(handler)
+    }
+    func destroyMeter(_ handler: any MeterHandler) { exporter.destroyMeter(handler) }
+    func destroyRecorder(_ handler: any RecorderHandler) { exporter.destroyRecorder(handler) }
+    func destroyTimer(_ handler: any TimerHandler) { exporter.destroyTimer(handler) }
 }

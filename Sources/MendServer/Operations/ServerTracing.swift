@@ -3,6 +3,7 @@ import Logging
 import MendCore
 import MendHTTP
 import MendTelemetry
+import OTelSemanticConventions
 import Tracing
 
 /// mend-server's side of a trace, to OpenTelemetry's HTTP server conventions: a server span per request that continues
@@ -33,7 +34,7 @@ enum ServerTracing {
         do {
             return try await ServiceContext.withValue(span.context) { try await body(span) }
         } catch let error as MendError {
-            span.attributes[TelemetryObserver.Key.errorType] = error.errorType
+            span.attributes[OTelAttribute.error.type] = error.errorType
             throw error
         }
     }

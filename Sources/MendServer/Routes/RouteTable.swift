@@ -182,11 +182,11 @@ enum RouteTable {
         ], admin: true)
 
     /// The methods declared for `path` (a request path, `/v1/provider/deletion/ABC`), in table order; empty when no
-    /// endpoint has this path.
-    static func methods(forPath path: String) -> [HTTPRequest.Method] {
+    /// endpoint has this path. The admin API's paths count only when `includingAdmin` (the admin API is on).
+    static func methods(forPath path: String, includingAdmin: Bool) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var methods: [HTTPRequest.Method] = []
-        for endpoint in all where !methods.contains(endpoint.method) {
+        for endpoint in all where !methods.contains(endpoint.method) && (includingAdmin || !endpoint.admin) {
             let pattern = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
             guard pattern.count == segments.count else { continue }
             let matches = zip(pattern, segments).allSatisfy { expected, actual in

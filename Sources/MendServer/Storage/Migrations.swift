@@ -344,6 +344,57 @@ enum Migrations {
                 "CREATE TRIGGER mend_audit_deleted AFTER DELETE ON mend_users FOR EACH ROW EXECUTE FUNCTION mend_audit_user()",
                 "CREATE TRIGGER mend_audit_linked AFTER INSERT ON mend_identities FOR EACH ROW EXECUTE FUNCTION mend_audit_user()",
             ]),
+        Migration(
+            version: 8,
+            name: "every refresh is an audit event: a count of refreshes, not the whole second of the last one",
+            // Migration 7's trigger fired when `refreshed_at` changed, and it is stored in whole seconds: two
+            // rotations within one second left one `refresh` event. A count changes on every rotation.
+            statements: ["ALTER TABLE mend_sessions ADD COLUMN refreshes BIGINT NOT NULL DEFAULT 0"],
+            sqlite: [
+                "DROP TRIGGER mend_audit_refresh",
+                """
+                CREATE TRIGGER mend_audit_refresh AFTER UPDATE OF refreshes ON mend_sessions FOR EACH ROW
+                WHEN NEW.refreshes <> OLD.refreshes
+                BEGIN
+                    INSERT INTO mend_audit (at, event, user_id, session_id, provider, address, client)
+                    VALUES (NEW.refreshed_at, 'refresh', NEW.user_id, NEW.id, NEW.provider, NEW.last_address,
+                        NEW.client);
+                END
+                """,
+            ],
+            postgres: [
+                """
+                CREATE OR REPLACE FUNCTION mend_audit_session() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'INSERT' THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                        VALUES (NEW.created_at, 'login', NEW.user_id, NEW.id, NEW.provider, NEW.flow,
+                            NEW.first_address, NEW.client);
+                    ELSIF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, detail, address, client)
+                        VALUES (NEW.revoked_at, CASE
+                        WHEN NEW.revoked_reason = 'refresh_token_reused' THEN 'reuse_detected'
+                        WHEN NEW.revoked_reason = 'logged_out' AND NEW.revoked_detail = 'token revocation'
+                            THEN 'revocation'
+                        WHEN NEW.revoked_reason = 'logged_out' THEN 'logout'
+                        ELSE 'session_ended' END, NEW.user_id, NEW.id, NEW.provider,
+                            NEW.revoked_reason || COALESCE(': ' || NEW.revoked_detail, ''), NEW.last_address,
+                            NEW.client);
+                    ELSIF NEW.refreshes <> OLD.refreshes THEN
+                        INSERT INTO mend_audit (at, event, user_id, session_id, provider, address, client)
+                        VALUES (NEW.refreshed_at, 'refresh', NEW.user_id, NEW.id, NEW.provider, NEW.last_address,
+                            NEW.client);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                "DROP TRIGGER mend_audit_session ON mend_sessions",
+                """
+                CREATE TRIGGER mend_audit_session AFTER INSERT OR UPDATE OF revoked_at, refreshes ON mend_sessions
+                FOR EACH ROW EXECUTE FUNCTION mend_audit_session()
+                """,
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

@@ -61,7 +61,7 @@ extension ServerStore {
         let touched = try await sql.raw(
             """
             UPDATE mend_sessions SET expires_at = \(bind: expiresAt), refreshed_at = \(bind: now),
-                last_address = COALESCE(\(bind: address), last_address)
+                refreshes = refreshes + 1, last_address = COALESCE(\(bind: address), last_address)
             WHERE id = \(bind: id) AND revoked_at IS NULL RETURNING user_id, provider, last_address, client
             """
         ).all()

@@ -1,6 +1,6 @@
 import Logging
-import MendTelemetry
 import NIOCore
+import OTelSemanticConventions
 import SQLKit
 import Tracing
 
@@ -37,13 +37,13 @@ struct TracedSQLDatabase: SQLDatabase {
         let span = InstrumentationSystem.tracer.startSpan(
             table.map { "\(operation) \($0)" } ?? operation, context: parent, ofKind: .client)
         defer { span.end() }
-        span.attributes[TelemetryObserver.Key.dbSystem] = system
-        span.attributes[TelemetryObserver.Key.dbOperation] = operation
-        if let table { span.attributes[TelemetryObserver.Key.dbCollection] = table }
+        span.attributes[OTelAttribute.db.system.name] = system
+        span.attributes[OTelAttribute.db.operation.name] = operation
+        if let table { span.attributes[OTelAttribute.db.collection.name] = table }
         do {
             try await database.execute(sql: query, onRow)
         } catch {
-            span.attributes[TelemetryObserver.Key.errorType] = String(describing: type(of: error))
+            span.attributes[OTelAttribute.error.type] = String(describing: type(of: error))
             span.setStatus(SpanStatus(code: .error))
             throw error
         }

@@ -1,6 +1,6 @@
 // QuickStart: log in with PKCE through the browser, read the Graph API, and handle every error category.
 //
-//   swift run mend emulate --port 8080 &            (in the Mend checkout: a local provider)
+//   swift run --traits Server mend emulate --port 8080 &            (in the Mend checkout: a local provider)
 //   swift run QuickStart http://127.0.0.1:8080 111111111111111
 import Foundation
 import MendCore

@@ -70,7 +70,12 @@ struct ServeCommand: AsyncParsableCommand {
                         ])
                 }
             }
-            if let export { try await export.run(serve) } else { try await serve() }
+            if let export {
+                // The stop stays within its bound whatever the collector does: the last flush gets at most 1 s.
+                try await export.run(unexported: { logger.warning("\($0)") }, serve)
+            } else {
+                try await serve()
+            }
         } catch {
             ServerCommandSupport.complain("\(error)")
             throw ServerCommandSupport.serverFailure

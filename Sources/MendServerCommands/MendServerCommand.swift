@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MendCore
 import MendServer
 
 /// `mend-server`: runs the MendServer application, configured from the environment and/or a JSON file
@@ -15,16 +16,20 @@ struct MendServerCommand: AsyncParsableCommand {
             (`mend-server env` lists them). Without a subcommand it serves. Exit codes: 0 success, 1 the server \
             failed, 64 a usage error, 78 a configuration error.
             """,
+        version: MendVersion.current,
         subcommands: [
             ServeCommand.self, GenerateKeyCommand.self, CheckConfigCommand.self, EnvironmentCommand.self,
             AdminCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )
+}
 
-    /// Parses the process's arguments, runs the command, and exits (the executable's entry point).
-    static func runFromCommandLine() async {
-        await main()
+/// `mend-server`'s entry point: the executable (MendServerMain) is this one call.
+public enum MendServerTool {
+    /// Parses the process's arguments, runs the command, and exits.
+    public static func runFromCommandLine() async {
+        await MendServerCommand.main()
     }
 }
 
