@@ -243,6 +243,8 @@ let package = Package(
             dependencies: [
                 // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing", "MendRecording",
+                // The headless consent browser's failures, classified as the app's own requests' are.
+                "MendHTTPAsyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Graphiti", package: "Graphiti"),

@@ -38,18 +38,38 @@ extension MendCommand {
         // Every client `mend` makes is observed (what `--trace` draws); traces and metrics go out over OTLP only when
         // the OTEL_* variables ask.
         let export = CommandTelemetry.bootstrap()
-        guard let export else { return await main() }
         // Parsed and run here (not by `main()`, which exits without returning on a failure), while the exporters
         // run, so that the last spans and metrics go out before the process ends.
-        let outcome =
-            (try? await export.run(unexported: { StandardError.write("warning: \($0)") }) { await runParsed() }) ?? nil
+        let outcome: (any Error)?
+        if let export {
+            outcome =
+                (try? await export.run(unexported: { StandardError.write("warning: \($0)") }) { await runParsed() })
+                ?? nil
+        } else {
+            outcome = await runParsed()
+        }
         if let outcome { exit(withError: outcome) }
+    }
+
+    /// Whether Ctrl-C ends `command` at once, saying so, with exit status 130: every client command. The servers
+    /// (`emulate`, `proxy`) stop gracefully on SIGINT and exit 0; `demo` shuts its servers down first, then says so.
+    static func endsAtInterrupt(_ command: any ParsableCommand) -> Bool {
+        !(command is EmulateCommand || command is ProxyCommand || command is DemoCommand)
     }
 
     /// Parses the arguments and runs the command; returns its error instead of exiting.
     private static func runParsed() async -> (any Error)? {
         do {
             var command = try parseAsRoot()
+            // Ctrl-C is an interruption, said as one (exit 130): never a timeout, a "code expired" or a framework's
+            // log line on the way out.
+            let interruption =
+                endsAtInterrupt(command)
+                ? InterruptHandler(signals: [SIGINT]) {
+                    fputs("\ninterrupted\n", stderr)
+                    endProcess(130)
+                } : nil
+            defer { interruption?.stop() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -60,4 +80,10 @@ extension MendCommand {
             return error
         }
     }
+}
+
+/// Ends the process with `status` (the C library's `exit`, which `ParsableCommand.exit(withError:)` shadows inside
+/// the command's own type).
+private func endProcess(_ status: Int32) -> Never {
+    exit(status)
 }

@@ -57,7 +57,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         do {
             response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout ?? defaultTimeout))
         } catch {
-            throw Self.map(error)
+            throw Self.map(error, target: "\(scheme)://\(authority)")
         }
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count)
@@ -92,8 +92,17 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         )
     }
 
-    /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation).
-    static func map(_ error: any Error) -> any Error {
+    /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation);
+    /// `target` (`http://127.0.0.1:8080`) names where a connection could not be made, in words a developer reads
+    /// (SwiftNIO's own are `connection reset (error set): Connection refused (errno: 111)`).
+    package static func map(_ error: any Error, target: String? = nil) -> any Error {
+        if let target, let refused = refusal(error) {
+            var mendError = MendError(
+                code: .Transport.cannotConnect, developerMessage: "Could not connect to \(target): \(refused).",
+                catalog: .core)
+            mendError.underlying = UnexpectedFailure(description: String(describing: error))
+            return mendError
+        }
         if error is CancellationError || error is MendError { return error }
         if let clientError = error as? HTTPClientError {
             switch clientError {
@@ -136,6 +145,23 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             return transportError(.Transport.malformedResponse, error)
         }
         return transportError(.Transport.unclassified, error)
+    }
+
+    /// The words for a connection that could not be made, when `error` is one.
+    private static func refusal(_ error: any Error) -> String? {
+        let errors = (error as? NIOConnectionError)?.connectionErrors.map(\.error) ?? [error]
+        for error in errors {
+            guard let code = (error as? IOError)?.errnoCode else { continue }
+            switch code {
+            case ECONNREFUSED: return "the connection was refused (nothing listens there)"
+            case ENETUNREACH, EHOSTUNREACH: return "the host cannot be reached"
+            default: continue
+            }
+        }
+        if let connection = error as? NIOConnectionError, connection.connectionErrors.isEmpty {
+            return "the host name does not resolve"
+        }
+        return nil
     }
 
     private static func transportError(_ code: MendError.Code, _ error: any Error) -> MendError {

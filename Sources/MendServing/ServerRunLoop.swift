@@ -72,7 +72,15 @@ public enum ServerRunLoop {
             }
             var iterator = addresses.makeAsyncIterator()
             guard let address = await iterator.next() else {
-                try await tasks.next()
+                do {
+                    try await tasks.next()
+                } catch let error as IOError {
+                    // SwiftNIO's words (`bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`) name
+                    // neither the host nor the port: say which, and what to do.
+                    throw ServerStartFailure(
+                        serverName: application.configuration.serverName,
+                        address: application.configuration.address, errno: error.errnoCode)
+                }
                 throw ServerStartFailure(serverName: application.configuration.serverName)
             }
             let server = RunningServer(host: address.host, port: address.port) {
@@ -124,14 +132,48 @@ public struct RunningServer: Sendable {
 public struct ServerStartFailure: Error, CustomStringConvertible {
     /// The server's name (its configuration's `serverName`), if it has one.
     public var serverName: String?
+    /// Why it could not listen, in a developer's words with the host and port, when the system said
+    /// (`127.0.0.1:8080 is already in use …`).
+    public var reason: String?
 
     /// Describes the failure of the server named `serverName`.
     public init(serverName: String? = nil) {
         self.serverName = serverName
     }
 
+    /// The server named `serverName` could not listen at `address`: the system's `errno` in words.
+    public init(serverName: String?, address: BindAddress, errno: CInt) {
+        self.serverName = serverName
+        let place = Self.text(address)
+        reason =
+            switch errno {
+            case EADDRINUSE:
+                "\(place) is already in use (another server listens there): choose another port, or 0 for any free one"
+            case EADDRNOTAVAIL:
+                "\(place) is not an address of this machine: listen on 127.0.0.1, ::1 or one of its own"
+            case EACCES:
+                "\(place) needs privileges this process lacks (a port below 1024): choose a port of 1024 or more"
+            default:
+                "\(place) cannot be listened on: \(String(cString: strerror(errno))) (errno \(errno))"
+            }
+    }
+
+    static func text(_ address: BindAddress) -> String {
+        let description = "\(address)"
+        // `BindAddress`'s description is `hostname(host, port)` or `unixDomainSocket(path)`; say it as people do.
+        if let match = description.firstMatch(of: /hostname\("?([^",]*)"?, port: (\d+)\)/) {
+            let host = String(match.output.1)
+            return host.contains(":") ? "[\(host)]:\(match.output.2)" : "\(host):\(match.output.2)"
+        }
+        return description
+    }
+
     /// What went wrong.
-    public var description: String { "\(serverName ?? "the server") stopped before it was ready" }
+    public var description: String {
+        let name = serverName ?? "the server"
+        guard let reason else { return "\(name) stopped before it was ready" }
+        return "\(name) could not start: \(reason)"
+    }
 }
 
 /// The system is older than what Mend's in-process servers need: Hummingbird's `Application` needs macOS 14, iOS 17

@@ -38,6 +38,37 @@ struct DeviceLoginCommandTests {
         }
     }
 
+    @Test("After mend login, mend graph uses the stored session (its token and base URL); token print is the token")
+    func graphUsesTheStoredSession() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator(configuration: Self.configuration(.grantAll)) { emulator in
+            let login = try await MendBinary.run(Self.arguments(emulator, directory) + ["--device"])
+            #expect(login.status == 0, "\(login.stderr)")
+            // No --token, no MEND_ACCESS_TOKEN, no --base-url: the session and the base URL of `mend login`.
+            // Failed before: graph/2500 "An active access token must be used", against graph.facebook.com.
+            let me = try await MendBinary.run(
+                ["graph", "GET", "me", "--fields", "id,name", "--state-directory", directory.path],
+                environment: ["MEND_ACCESS_TOKEN": nil])
+            #expect(me.status == 0, "\(me.stderr)")
+            #expect(me.stdout.contains("Alice Example"), "\(me.stdout)")
+            // The token alone on standard output, for scripts; the one graph sent.
+            let printed = try await MendBinary.run(["token", "print", "--state-directory", directory.path])
+            #expect(printed.status == 0, "\(printed.stderr)")
+            let token = printed.stdout.trimmingCharacters(in: .newlines)
+            #expect(!token.isEmpty && !token.contains(" ") && printed.stdout.hasSuffix("\n"), "\(printed.stdout)")
+            let explicit = try await MendBinary.run([
+                "graph", "GET", "me", "--fields", "name", "--base-url", emulator.baseURL.absoluteString, "--token",
+                token,
+            ])
+            #expect(explicit.status == 0 && explicit.stdout.contains("Alice Example"), "\(explicit.stderr)")
+            // Without a session: not logged in, exit 1, nothing on standard output.
+            let empty = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            let none = try await MendBinary.run(["token", "print", "--state-directory", empty.path])
+            #expect(none.status == 1 && none.stdout.isEmpty && none.stderr.contains("Not logged in"))
+        }
+    }
+
     @Test("Declined on the other device: the calm message, no session stored")
     func declined() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)

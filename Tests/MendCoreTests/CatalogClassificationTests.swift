@@ -43,6 +43,7 @@ let expectedRows: [ExpectedRow] = [
     .init(.Login.invalidIDToken, "invalidIDToken", .other, .reauthenticate),
     .init(.Login.missingAccessToken, "missingAccessToken", .recoverable, .reauthenticate),
     .init(.Login.tokenStoreUnavailable, "tokenStoreUnavailable", .transient, .retry),
+    .init(.Login.tokenStoreMisconfigured, "tokenStoreMisconfigured", .other, .fixConfiguration),
     .init(.Login.presentationFailed, "presentationFailed", .other, .fixConfiguration),
     .init(.Login.loginInProgress, "loginInProgress", .other, .none),
     .init(.Login.invalidDiscoveryDocument, "invalidDiscoveryDocument", .other, .fixConfiguration),
@@ -236,7 +237,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 20), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 21), (.session, 13), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 15),
         ])
     func counts(domain: MendError.Domain, count: Int) {

@@ -45,8 +45,9 @@ struct FileStoreHardeningTests {
         #expect(chmod(directory.path, 0o777) == 0)
         let store = FileTokenStore(url: directory.appendingPathComponent("session.json"))
         let error = try await #require(throws: MendError.self) { try await store.write(sampleSession()) }
-        #expect(error.code == .Login.tokenStoreUnavailable)
-        #expect(error.developerMessage.contains("777"))
+        // The setup's to fix (login/324, not retryable), with the folder's path.
+        #expect(error.code == .Login.tokenStoreMisconfigured && error.category == .other)
+        #expect(error.developerMessage.contains("777") && error.developerMessage.contains(directory.path))
         #expect(chmod(directory.path, 0o700) == 0)
         try await store.write(sampleSession())
         #expect(try await store.read()?.accessToken.tokenString == sampleSession().accessToken.tokenString)

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import MendCore
+import MendGraphAPI
 import MendHTTP
 import MendRecording
 import MendTesting
@@ -33,5 +35,20 @@ import Testing
             }
             #expect(text.contains("<mend:client_secret:1>") || text.contains("%3Cmend%3Aclient_secret%3A1%3E"))
         }
+    }
+
+    @Test(
+        "A recorded provider failure is classified as its API's client would: an issuer's OAuth error as oauth, Graph's as graph",
+        arguments: [
+            (#"{"error":"invalid_grant","error_description":"expired"}"#, "oauth", 3),
+            (#"{"error":{"message":"x","type":"OAuthException","code":190,"error_subcode":463}}"#, "graph", 190),
+        ])
+    func providerFailuresAreClassifiedByTheirAPI(body: String, domain: String, code: Int) throws {
+        let error = try #require(
+            ProviderErrorDecoder().decodeError(
+                response: HTTPResponse(status: .badRequest), body: Data(body.utf8),
+                context: ErrorDecodingContext(
+                    catalog: ErrorCatalog.graph.addingMissing(ProviderErrorDecoder().errorSpaces))))
+        #expect(error.domain.rawValue == domain && error.code.rawValue == code, "\(error)")
     }
 }

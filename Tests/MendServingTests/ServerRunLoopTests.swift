@@ -128,6 +128,23 @@ import Testing
         try await task.value
     }
 
+    @Test("A port in use is named with its host and what to do, not SwiftNIO's bind(descriptor:ptr:bytes:) words")
+    func portInUse() async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, *) else { return }
+        try await ServerRunLoop.withRunning(Self.helloApplication()) { first in
+            let refused = await #expect(throws: ServerStartFailure.self) {
+                try await ServerRunLoop.withRunning(Self.helloApplication(port: first.port, serverName: "second")) {
+                    _ in
+                }
+            }
+            // Failed before: "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)".
+            #expect(
+                refused?.description
+                    == "second could not start: 127.0.0.1:\(first.port) is already in use (another server listens "
+                    + "there): choose another port, or 0 for any free one")
+        }
+    }
+
     @Test func baseURLsBracketIPv6() {
         #expect(RunningServer.baseURL(host: "::1", port: 8080).absoluteString == "http://[::1]:8080")
         #expect(RunningServer.baseURL(host: "127.0.0.1", port: 80).absoluteString == "http://127.0.0.1:80")

@@ -126,7 +126,7 @@ struct DemoCommand: AsyncParsableCommand {
                     + (report.permissions.isEmpty ? "" : " (\(report.permissions.joined(separator: ", ")))"),
                 indent: "      ")
             say("    user sees: \(report.userTitle) — \(report.userMessage)", indent: "      ")
-            say("    reference: \(report.referenceID ?? "-1")", indent: "      ")
+            say("    reference: \(report.referenceID ?? "— (never reached the API)")", indent: "      ")
         }
         let counts = Dictionary(grouping: rows, by: \.report.category).mapValues(\.count)
         say(

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MendEmulator
 
 /// The provider emulator as the demo drives it: live on loopback, with the few in-process controls the walkthrough
@@ -17,7 +18,9 @@ struct DemoEmulator: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         let emulator = Emulator(configuration: configuration)
-        return try await EmulatorServer.withRunning(emulator) { url in
+        // Its server's own log lines are not the demo's output (an interrupt made Hummingbird print two).
+        let quiet = Logger(label: "mend.demo.emulator", factory: { _ in SwiftLogNoOpLogHandler() })
+        return try await EmulatorServer.withRunning(emulator, logger: quiet) { url in
             try await body(DemoEmulator(baseURL: url, emulator: emulator))
         }
     }

@@ -341,7 +341,7 @@ extension LiveDemo {
             let mark = row.passed ? "" : "✗ "
             return wide
                 ? [
-                    row.scenario, identity, row.category, row.recovery, row.userMessage, row.referenceID ?? "-1",
+                    row.scenario, identity, row.category, row.recovery, row.userMessage, row.referenceID ?? "—",
                     mark + row.outcome,
                 ]
                 : [mark + row.scenario, identity, row.category, row.recovery]

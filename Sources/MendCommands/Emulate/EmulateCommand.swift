@@ -39,13 +39,44 @@ struct EmulateCommand: AsyncParsableCommand {
             """)
     var replay: String?
 
+    /// A `--config` that cannot be read is a usage error of this command, said in words (no Foundation error dump).
+    func validate() throws {
+        if let config {
+            do {
+                _ = try EmulatorConfiguration.load(from: URL(fileURLWithPath: config))
+            } catch {
+                throw ValidationError("--config \(config): \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// What went wrong reading a file, as a developer would say it.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile:
+            return "no such file"
+        case let error as CocoaError where error.code == .fileReadNoPermission:
+            return "permission denied"
+        case let error as CocoaError where error.code == .fileReadCorruptFile:
+            return "not a JSON configuration"
+        case DecodingError.dataCorrupted(let context):
+            return "not valid JSON (\(context.debugDescription))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "\(path.isEmpty ? "the configuration" : path): \(context.debugDescription)"
+        default:
+            return (error as NSError).localizedFailureReason ?? error.localizedDescription
+        }
+    }
+
     func run() async throws {
         var configuration: EmulatorConfiguration
         if let config {
             do {
                 configuration = try EmulatorConfiguration.load(from: URL(fileURLWithPath: config))
             } catch {
-                throw ValidationError("cannot read the configuration file \(config): \(error)")
+                throw ValidationError("--config \(config): \(Self.describe(error))")
             }
         } else {
             configuration = EmulatorConfiguration()

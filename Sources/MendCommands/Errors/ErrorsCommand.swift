@@ -26,7 +26,11 @@ struct ErrorsCommand: ParsableCommand {
 
         @OptionGroup var language: LanguageOptions
 
-        @Option(name: .long, help: "Only this domain: login, graph, rest, graphql, http or transport.")
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Only this domain: "
+                    + ErrorCatalog.everySpace.domains.map(\.rawValue).joined(separator: ", ") + "."))
         var domain: String?
 
         func validate() throws {

@@ -16,7 +16,8 @@ struct GraphCommand: AsyncParsableCommand {
         abstract:
             "Call the Graph API: mend graph GET me --fields id,name · mend graph POST me/feed message=hi · mend graph batch file.json",
         discussion: """
-            The token comes from --token or the MEND_ACCESS_TOKEN environment variable. On failure, the user message, \
+            The token comes from --token, the MEND_ACCESS_TOKEN environment variable, or the session `mend login` \
+            stored (refreshed as an app's would be; its base URL too). On failure, the user message, \
             the recovery and the reference id are printed and the exit status is 1 (65 for bad input); --json prints \
             the same fields as `mend explain --json`.
             """
@@ -34,14 +35,19 @@ struct GraphCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Fields to return, comma-separated.")
     var fields: String?
 
-    @Option(name: .long, help: "The Graph base URL (the emulator's, for instance).")
-    var baseURL = "https://graph.facebook.com"
+    @Option(
+        name: .long,
+        help: "The Graph base URL (the emulator's, for instance; default: the logged-in session's, else Facebook's).")
+    var baseURL: String?
 
     @Option(name: .customLong("api-version"), help: "The Graph API version (`--version` is the tool's own).")
     var version = GraphAPI.defaultVersion
 
-    @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN).")
+    @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN, else the session of `mend login`).")
     var token: String?
+
+    @Option(name: .long, help: "Where `mend login` keeps the session (default: $XDG_STATE_HOME/mend).")
+    var stateDirectory: String?
 
     @Flag(name: .long, help: "Print JSON.")
     var json = false
@@ -63,7 +69,9 @@ struct GraphCommand: AsyncParsableCommand {
         guard ["GET", "POST", "DELETE", "BATCH"].contains(method.uppercased()) else {
             throw ValidationError("The method must be GET, POST, DELETE or batch, not '\(method)'.")
         }
-        guard URL(string: baseURL)?.host != nil else { throw ValidationError("--base-url must be an absolute URL.") }
+        if let baseURL, URL(string: baseURL)?.host == nil {
+            throw ValidationError("--base-url must be an absolute URL.")
+        }
         for parameter in parameters where !parameter.contains("=") {
             throw ValidationError("Parameters look like name=value, not '\(parameter)'.")
         }
@@ -80,12 +88,15 @@ struct GraphCommand: AsyncParsableCommand {
         let resolved = try language.resolve()
         var logger = Logger(label: "mend.graph") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .critical
-        let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
-        let configuration = GraphClient.Configuration(graphURL: URL(string: baseURL)!, version: version)
+        let (credentials, profile) = try await LoginProfile.commandCredential(
+            token: token, stateDirectory: stateDirectory)
+        let graphURL = baseURL ?? profile?.baseURL ?? "https://graph.facebook.com"
+        let configuration = GraphClient.Configuration(graphURL: URL(string: graphURL)!, version: version)
         let client = GraphClient(
             transport: AsyncHTTPClientTransport(), configuration: configuration,
             steps: .graph(
-                for: configuration, credentials: StaticCredential(token: accessToken), logging: verbose ? .all : []),
+                for: configuration, credentials: credentials ?? StaticCredential(token: nil),
+                logging: verbose ? .all : []),
             logger: logger)
         do {
             if method.uppercased() == "BATCH" {
@@ -172,7 +183,7 @@ struct GraphCommand: AsyncParsableCommand {
             case .success(let status, _, let body): print("[\(position)] \(status) \(body.jsonText())")
             case .failure(let error):
                 print(
-                    "[\(position)] \(error.code) \(error.category) → \(error.recovery): \(error.userMessage(locale: locale)) (reference \(error.referenceIDOrNone))"
+                    "[\(position)] \(error.code) \(error.category) → \(error.recovery): \(error.userMessage(locale: locale)) (reference \(error.referenceID ?? "— (never reached the API)"))"
                 )
             case .omitted: print("[\(position)] omitted")
             }
@@ -187,7 +198,7 @@ struct GraphCommand: AsyncParsableCommand {
                 """
                 \(error.userTitle(locale: locale)): \(error.userMessage(locale: locale))
                 recovery: \(error.recovery)\(error.recoverySuggestion(locale: locale).map { " — \($0)" } ?? "")
-                reference: \(error.referenceIDOrNone)
+                reference: \(error.referenceID ?? "— (never reached the API)")
                 error: \(error.description)
                 """)
         }

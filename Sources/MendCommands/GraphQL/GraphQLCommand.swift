@@ -32,8 +32,11 @@ struct GraphQLCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The GraphQL endpoint.")
     var endpoint: String
 
-    @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN).")
+    @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN, else the session of `mend login`).")
     var token: String?
+
+    @Option(name: .long, help: "Where `mend login` keeps the session (default: $XDG_STATE_HOME/mend).")
+    var stateDirectory: String?
 
     @Flag(
         name: .long, help: "Print JSON: data, errors (each with the fields of `mend explain --json`) and nulled paths.")
@@ -68,10 +71,9 @@ struct GraphQLCommand: AsyncParsableCommand {
             }
             parsedVariables = object
         }
-        let accessToken = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"]
+        let (credentials, _) = try await LoginProfile.commandCredential(token: token, stateDirectory: stateDirectory)
         let client = GraphQLClient(
-            endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(),
-            credentials: accessToken.map { StaticCredential(token: $0) })
+            endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(), credentials: credentials)
         let response: GraphQLResponse<JSONValue>
         do {
             response = try await client.send(

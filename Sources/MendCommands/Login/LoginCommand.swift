@@ -114,6 +114,13 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = LoginProfile.directory(stateDirectory)
+        // Before the browser opens: a folder the session cannot be kept in is the setup's problem, said now (it was
+        // found after the whole login, as a retryable "Something went wrong").
+        do {
+            try FileTokenStore(url: directory.appendingPathComponent("session.json")).prepare()
+        } catch {
+            throw Failure.report(error, json: json)
+        }
         let profile = LoginProfile(
             provider: provider, appID: appID, baseURL: baseURL, issuer: issuer, backend: backend, version: version)
         let transport = AsyncHTTPClientTransport()
@@ -228,14 +235,16 @@ enum Failure {
         return ExitCode(1)
     }
 
+    /// The developer's cause first (the path, the URL, the reason), then the code and what to do; the app user's
+    /// words last, as what an app would show.
     static func report(_ error: MendError) -> ExitCode {
         let locale = Locale(identifier: MendLocalization.preferredLanguage)
         StandardError.write(
             """
-            \(error.userTitle(locale: locale)): \(error.userMessage(locale: locale))
-            recovery: \(error.recovery)
-            reference: \(error.referenceIDOrNone)
-            error: \(error.description)
+            error: \(Redactor.standard.redact(text: error.developerMessage))
+              code:      \(error.codePath) \(error.name) (\(error.category.rawValue); \(error.recovery))
+              reference: \(error.referenceID ?? "— (never reached the API)")
+              an app shows: \(error.userTitle(locale: locale)): \(error.userMessage(locale: locale))
             """)
         return ExitCode(1)
     }

@@ -71,6 +71,22 @@ struct LoginProfile: Codable {
             idTokenValidator: idTokenValidator(provider: provider, transport: transport))
     }
 
+    /// The credential of a command that calls an API (`mend graph`, `mend graphql`): `--token`, else
+    /// `MEND_ACCESS_TOKEN`, else the session `mend login` stored — its token, renewed through the credentials manager
+    /// as an app's would be (refreshed before it expires, and once more when the API rejects it) — with the profile
+    /// it came with (its base URL); none when there is neither.
+    static func commandCredential(
+        token: String?, stateDirectory: String?
+    ) async throws -> (credentials: (any CredentialProvider)?, profile: LoginProfile?) {
+        if let token = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"] {
+            return (StaticCredential(token: token), nil)
+        }
+        guard let (manager, profile) = try await credentials(directory: directory(stateDirectory)),
+            try await manager.currentSession() != nil
+        else { return (nil, nil) }
+        return (manager, profile)
+    }
+
     /// The credentials manager for the stored session.
     static func credentials(directory: URL) async throws -> (CredentialsManager, LoginProfile)? {
         guard let profile = try load(from: directory) else { return nil }

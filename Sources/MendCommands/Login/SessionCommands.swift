@@ -59,11 +59,43 @@ struct WhoAmICommand: AsyncParsableCommand {
     }
 }
 
-/// `mend token status|refresh`.
+/// `mend token status|refresh|print`.
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "token", abstract: "Inspect or refresh the stored session.",
-        subcommands: [Status.self, Refresh.self], defaultSubcommand: Status.self)
+        commandName: "token", abstract: "Inspect, refresh or print the stored session's token.",
+        subcommands: [Status.self, Refresh.self, Print.self], defaultSubcommand: Status.self)
+
+    /// `mend token print`: the access token alone on standard output, for scripts (as `gh auth token`); refreshed
+    /// first when it expires within a minute.
+    struct Print: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "print",
+            abstract: "Print the access token alone, for scripts (refreshed first when it is about to expire).",
+            discussion: """
+                Standard output gets the token and a newline, nothing else: `curl -H "Authorization: Bearer \
+                $(mend token print)" …`. It is a secret: do not paste it or log it. Exit status 1 when nobody is \
+                logged in or the session cannot be renewed.
+                """)
+
+        @Option(name: .long, help: "Where the session is kept.")
+        var stateDirectory: String?
+
+        func run() async throws {
+            guard
+                let (credentials, _) = try await LoginProfile.credentials(
+                    directory: LoginProfile.directory(stateDirectory)),
+                try await credentials.currentSession() != nil
+            else {
+                StandardError.write("Not logged in. Run `mend login`.")
+                throw ExitCode(1)
+            }
+            do {
+                print(try await credentials.validToken().tokenString)
+            } catch let error as MendError {
+                throw Failure.report(error)
+            }
+        }
+    }
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -217,7 +249,7 @@ struct LogoutCommand: AsyncParsableCommand {
         let outcome = try await credentials.logout(revoke: !noRevoke)
         if let error = outcome.revocationError {
             print(
-                "Logged out locally; revocation failed: \(error.shortDescription) (reference \(error.referenceIDOrNone))."
+                "Logged out locally; revocation failed: \(error.shortDescription) (reference \(error.referenceID ?? "— (never reached the API)"))."
             )
         } else {
             print(outcome.revoked ? "Logged out and revoked." : "Logged out.")

@@ -11,24 +11,32 @@ struct SessionsCommand: AsyncParsableCommand {
         subcommands: [List.self, End.self], defaultSubcommand: List.self)
 
     /// The backend client and a valid access token of the stored session, or exit 1 saying why not.
-    static func backend(stateDirectory: String?) async throws -> (BackendSessionClient, String) {
+    static func backend(stateDirectory: String?, json: Bool = false) async throws -> (BackendSessionClient, String) {
         guard
             let (credentials, profile) = try await LoginProfile.credentials(
                 directory: LoginProfile.directory(stateDirectory)),
             try await credentials.currentSession() != nil
         else {
-            StandardError.write("Not logged in. Run `mend login --backend …`.\n")
+            if json {
+                print(JSONValue.object(["loggedIn": .bool(false)]).jsonText())
+            } else {
+                StandardError.write("Not logged in. Run `mend login --backend …`.\n")
+            }
             throw ExitCode(1)
         }
         guard let backend = profile.backendClient(transport: AsyncHTTPClientTransport()) else {
-            StandardError.write(
-                "The session does not come from a backend (mend login --backend …): it has no devices.\n")
+            let reason = "The session does not come from a backend (mend login --backend …): it has no devices."
+            if json {
+                print(JSONValue.object(["loggedIn": .bool(true), "error": .string(reason)]).jsonText())
+            } else {
+                StandardError.write(reason + "\n")
+            }
             throw ExitCode(1)
         }
         do {
             return (backend, try await credentials.validToken().tokenString)
         } catch let error as MendError {
-            throw Failure.report(error)
+            throw Failure.report(error, json: json)
         }
     }
 
@@ -47,7 +55,7 @@ struct SessionsCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory)
+            let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory, json: json)
             let devices: [BackendDevice]
             do {
                 devices = try await backend.sessions(accessToken: token)

@@ -12,9 +12,12 @@ import Foundation
 final class InterruptHandler: @unchecked Sendable {
     // Safe: the sources are created in init and only cancelled in stop(); DispatchSource is thread-safe.
     private let sources: [any DispatchSourceSignal]
+    private let signals: [Int32]
 
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
+    /// Calls `onInterrupt` on each of `signals` (SIGINT and SIGTERM by default) instead of the default action.
+    init(signals: [Int32] = [SIGINT, SIGTERM], _ onInterrupt: @escaping @Sendable () -> Void) {
+        self.signals = signals
+        sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler(handler: onInterrupt)
@@ -25,7 +28,6 @@ final class InterruptHandler: @unchecked Sendable {
 
     func stop() {
         for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for number in signals { signal(number, SIG_DFL) }
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 public import Foundation
 import MendCore
+import MendHTTPAsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
@@ -44,9 +45,18 @@ public struct HeadlessConsentBrowser: Sendable {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        // A refused connection fails at once, as the app's own client does (not retried until the timeout).
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// `scheme://host:port` of `url`: where a connection failed (never its query: the dialog's state and challenge).
+    static func origin(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+        else { return "the dialog's server" }
+        return "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+    }
 
     /// Loads `url`, answers the consent page, and returns where the dialog redirected (not yet followed). A dialog
     /// that redirects at once, without a page (`mend emulate --auto-consent`, or a provider whose user consented
@@ -76,7 +86,12 @@ public struct HeadlessConsentBrowser: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
-        let response = try await Self.client.execute(request, timeout: .seconds(30))
+        let response: HTTPClientResponse
+        do {
+            response = try await Self.client.execute(request, timeout: .seconds(30))
+        } catch {
+            throw AsyncHTTPClientTransport.map(error, target: Self.origin(request.url))
+        }
         _ = try await response.body.collect(upTo: 1 << 20)
         guard (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "location")
         else { throw Failure(description: "the consent form did not redirect (status \(response.status.code))") }
@@ -92,7 +107,13 @@ public struct HeadlessConsentBrowser: Sendable {
     }
 
     private func get(_ url: String) async throws -> (status: Int, body: String, location: String?) {
-        let response = try await Self.client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response: HTTPClientResponse
+        do {
+            response = try await Self.client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        } catch {
+            // Classified as the app's own requests are: a refused connection is transport/12, with where.
+            throw AsyncHTTPClientTransport.map(error, target: Self.origin(url))
+        }
         let body = try await response.body.collect(upTo: 4 << 20)
         return (Int(response.status.code), String(buffer: body), response.headers.first(name: "location"))
     }

@@ -43,6 +43,9 @@ extension MendError.Code {
         public static let presentationFailed = MendError.Code(.login, 321)
         /// 322 (Mend): a login was started while another one is on screen; the first one goes on.
         public static let loginInProgress = MendError.Code(.login, 322)
+        /// 324 (Mend): the token store's folder cannot be created or written (a read-only disk, no permission), or is
+        /// not this user's alone (others can write to it): the setup's to fix, not retryable. Never "logged out".
+        public static let tokenStoreMisconfigured = MendError.Code(.login, 324)
         /// 323 (Mend): an OpenID Connect discovery document that cannot be trusted or used: it names no issuer or
         /// another one than asked for, lacks the authorization or token endpoint, or names a plain-http endpoint.
         public static let invalidDiscoveryDocument = MendError.Code(.login, 323)
@@ -120,6 +123,7 @@ extension ErrorSpace {
         .row(.login, 321, "presentationFailed", .other, .fixConfiguration, .loginFailed, "Mend: the system browser session cannot be shown (no presentation anchor, one off screen) or cannot end at the redirect URI (http, no scheme)."),
         .row(.login, 322, "loginInProgress", .other, .none, .loginFailed, "Mend: a login was started while another one is on screen; the first one goes on."),
         .row(.login, 323, "invalidDiscoveryDocument", .other, .fixConfiguration, .loginFailed, "Mend: the OpenID Connect discovery document names no issuer or another one than asked for (a possible mix-up), lacks the authorization or token endpoint, or names an endpoint that is not https. Check the issuer URL.", security: true),
+        .row(.login, 324, "tokenStoreMisconfigured", .other, .fixConfiguration, .generic, "Mend: the token store's folder cannot be created or written (a read-only disk, no permission) or is not this user's alone (others can write to it); fix the folder or choose another. Retrying does not help; it never means logged out."),
         .row(.login, 330, "deviceAuthorizationPending", .transient, .retry, .deviceLoginPending, "Mend: device login — the code was not entered yet (1349174, authorization_pending); keep polling at the interval."),
         .row(.login, 331, "deviceSlowDown", .transient, .waitForRateLimit, .rateLimited, "Mend: device login — polled too often (1349172, slow_down); add 5 seconds to the interval for every later poll."),
         .row(.login, 332, "deviceLoginDeclined", .other, .none, .deviceLoginDeclined, "Mend: device login — the person declined (1349173, access_denied); a login returns a cancelled result."),

@@ -229,6 +229,14 @@ public final class FileTokenStore: TokenStore {
         return try await StoreLock(named: "file:\(lockFile.standardizedFileURL.path)", file: lockFile).withLock(body)
     }
 
+    /// Checks, before anything is logged in, that the session can be kept here: creates the folder (0700) when
+    /// missing, and refuses one that cannot be created or written, or that others can write to.
+    ///
+    /// - Throws: `login/324` (`tokenStoreMisconfigured`) naming the folder and the system's reason.
+    public func prepare() throws(MendError) {
+        try Self.createDirectory(url.deletingLastPathComponent())
+    }
+
     /// Creates the folder (0700) when missing; refuses an existing one that another user owns or that others can
     /// write to (they could replace the session or its lock) — such as `/tmp` itself: give the store a folder of
     /// its own.
@@ -237,22 +245,46 @@ public final class FileTokenStore: TokenStore {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw MendError.storeUnavailable("the folder \(directory.lastPathComponent) cannot be created")
+            throw MendError.storeMisconfigured(
+                "the folder \(directory.path) cannot be created: \(Self.reason(error, near: directory))")
         }
         var status = stat()
         guard lstat(directory.path, &status) == 0 else {
-            throw MendError.storeUnavailable(
-                "the folder \(directory.lastPathComponent) cannot be read (errno \(errno))")
+            throw MendError.storeMisconfigured(
+                "the folder \(directory.path) cannot be read: \(String(cString: strerror(errno)))")
         }
         let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
         // Group-writable is fine when the group is this user's own (user private groups, umask 002).
         let writableByOthers =
             status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != getegid())
         guard isDirectory, status.st_uid == geteuid(), !writableByOthers else {
-            throw MendError.storeUnavailable(
-                "the folder \(directory.lastPathComponent) is not a folder of this user's that only this user can write "
-                    + "to (mode \(String(status.st_mode & 0o7777, radix: 8)))")
+            throw MendError.storeMisconfigured(
+                "the folder \(directory.path) is not a folder of this user's that only this user can write to (mode "
+                    + "\(String(status.st_mode & 0o7777, radix: 8))): give the store a folder of its own")
         }
+        guard access(directory.path, W_OK) == 0 else {
+            throw MendError.storeMisconfigured(
+                "the folder \(directory.path) cannot be written: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The system's reason a folder could not be created: the first existing ancestor's, when it is not writable
+    /// (a read-only disk, another user's folder), else Foundation's words.
+    static func reason(_ error: any Error, near directory: URL) -> String {
+        var ancestor = directory
+        while !FileManager.default.fileExists(atPath: ancestor.path), ancestor.pathComponents.count > 1 {
+            ancestor.deleteLastPathComponent()
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isFolder), !isFolder.boolValue {
+            return "\(ancestor.path) is a file, not a folder"
+        }
+        if access(ancestor.path, W_OK) != 0 {
+            return "\(String(cString: strerror(errno))) (\(ancestor.path))"
+        }
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        return underlying.map { String(cString: strerror(Int32($0.code))) }
+            ?? "\((error as NSError).localizedDescription)"
     }
 
     private static func syncDirectory(_ directory: URL) {

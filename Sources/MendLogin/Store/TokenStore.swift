@@ -30,6 +30,14 @@ extension MendError {
             code: .Login.tokenStoreUnavailable, developerMessage: "The token store is unavailable: \(detail).",
             catalog: .login)
     }
+
+    /// `login/324`: the store's folder is the setup's problem (it cannot be created or written, or others can write
+    /// to it); `detail` names the folder and the system's reason.
+    static func storeMisconfigured(_ detail: String) -> MendError {
+        MendError(
+            code: .Login.tokenStoreMisconfigured, developerMessage: "The token store cannot be used: \(detail).",
+            catalog: .login)
+    }
 }
 
 /// A store in memory, for tests and for apps that log in every launch.

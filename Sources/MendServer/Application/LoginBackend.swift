@@ -94,7 +94,8 @@ public final class LoginBackend: BackendPart {
                 transport ?? AsyncHTTPClientTransport(defaultTimeout: configuration.providers.timeout)
             if let recording = configuration.providers.recording {
                 transport = try RecordingTransport(
-                    wrapping: transport, file: recording.file, mode: recording.mode, errorDecoder: GraphErrorDecoder(),
+                    wrapping: transport, file: recording.file, mode: recording.mode,
+                    errorDecoder: ProviderErrorDecoder(),
                     catalog: .graph)
                 logger.notice(
                     "recording provider calls", metadata: ["file": .string(recording.file.path)])
