@@ -59,17 +59,22 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let tracer = InMemoryTracer()
         let traces = trace
+        // The handler first, so that no interrupt finds the run without one (on a loaded machine the run may print
+        // its first lines before this thread gets to the next statement).
+        let interrupted = Locked(false)
+        let running = Locked<Task<[LiveDemo.Row], any Error>?>(nil)
+        let interrupt = InterruptHandler {
+            interrupted.withLock { $0 = true }
+            running.withLock { $0?.cancel() }
+        }
+        defer { interrupt.stop() }
         let task = Task {
             guard traces else { return try await LiveDemo(locale: resolved, say: say).run() }
             // The emulator and mend-server run in this task: their spans land in the same tracer.
             return try await withTracer(tracer) { try await LiveDemo(locale: resolved, say: say).run() }
         }
-        let interrupted = Locked(false)
-        let interrupt = InterruptHandler {
-            interrupted.withLock { $0 = true }
-            task.cancel()
-        }
-        defer { interrupt.stop() }
+        running.withLock { $0 = task }
+        if interrupted.withLock({ $0 }) { task.cancel() }
         let rows: [LiveDemo.Row]
         do {
             rows = try await task.value
@@ -79,6 +84,12 @@ struct DemoCommand: AsyncParsableCommand {
         } catch  where error is CancellationError || interrupted.withLock({ $0 }) {
             // Cancelled — or failed because of the interrupt: a request in flight when the servers shut down fails
             // as a transport error, not as cancellation.
+            StandardError.write("interrupted: the emulator and mend-server were shut down.")
+            throw ExitCode(130)
+        }
+        // Interrupted, but the run had reached its end before the cancellation took (its servers are down): still an
+        // interruption, said as one.
+        if interrupted.withLock({ $0 }) {
             StandardError.write("interrupted: the emulator and mend-server were shut down.")
             throw ExitCode(130)
         }
