@@ -1,6 +1,7 @@
 public import ArgumentParser
 import MendCore
 import MendTelemetryExport
+import UnixSignals
 
 #if canImport(Glibc)
     @preconcurrency import Glibc
@@ -63,12 +64,13 @@ extension MendCommand {
             var command = try parseAsRoot()
             // Ctrl-C is an interruption, said as one (exit 130): never a timeout, a "code expired" or a framework's
             // log line on the way out.
-            let interruption =
-                endsAtInterrupt(command)
-                ? InterruptHandler(signals: [SIGINT]) {
+            var interruption: InterruptHandler?
+            if endsAtInterrupt(command) {
+                interruption = await InterruptHandler(signals: [.sigint]) {
                     fputs("\ninterrupted\n", stderr)
                     endProcess(130)
-                } : nil
+                }
+            }
             defer { interruption?.stop() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -63,7 +63,7 @@ struct DemoCommand: AsyncParsableCommand {
         // its first lines before this thread gets to the next statement).
         let interrupted = Locked(false)
         let running = Locked<Task<[LiveDemo.Row], any Error>?>(nil)
-        let interrupt = InterruptHandler {
+        let interrupt = await InterruptHandler {
             interrupted.withLock { $0 = true }
             running.withLock { $0?.cancel() }
         }

@@ -1,33 +1,24 @@
-import Dispatch
-import Foundation
+import UnixSignals
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+/// Turns SIGINT and SIGTERM into a callback (cancelling the work, so that servers shut down in order) while it lives.
+///
+/// Built on swift-service-lifecycle's `UnixSignalsSequence` — what `mend emulate` and mend-server stop on — which
+/// awaits the signal sources' registration (no early signal is missed) and leaves the dispositions as Dispatch needs
+/// them on Linux. (A hand-made Dispatch source after `signal(SIGINT, SIG_IGN)` lost the interrupt of a loaded CI run.)
+final class InterruptHandler: Sendable {
+    private let watcher: Task<Void, Never>
 
-/// Turns SIGINT and SIGTERM into a callback (cancelling the work, so that servers shut down in order), and restores
-/// the default behaviour when stopped.
-final class InterruptHandler: @unchecked Sendable {
-    // Safe: the sources are created in init and only cancelled in stop(); DispatchSource is thread-safe.
-    private let sources: [any DispatchSourceSignal]
-    private let signals: [Int32]
-
-    /// Calls `onInterrupt` on each of `signals` (SIGINT and SIGTERM by default) instead of the default action.
-    init(signals: [Int32] = [SIGINT, SIGTERM], _ onInterrupt: @escaping @Sendable () -> Void) {
-        self.signals = signals
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: onInterrupt)
-            source.resume()
-            return source
+    /// Calls `onInterrupt` on each of `signals` (SIGINT and SIGTERM by default) instead of the default action, from
+    /// when this returns.
+    init(signals: [UnixSignal] = [.sigint, .sigterm], _ onInterrupt: @escaping @Sendable () -> Void) async {
+        let sequence = await UnixSignalsSequence(trapping: signals)
+        watcher = Task {
+            for await _ in sequence { onInterrupt() }
         }
     }
 
+    /// Stops watching.
     func stop() {
-        for source in sources { source.cancel() }
-        for number in signals { signal(number, SIG_DFL) }
+        watcher.cancel()
     }
 }
