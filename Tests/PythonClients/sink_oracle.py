@@ -1050,9 +1050,14 @@ def raw_line_field(line, hashed):
     """The field and value of the word of a line as it was that detect-secrets flagged (it reports a value once per
     file, at its first line: often the raw line, before the quoted word's): ("line", None) when no word hashes so."""
     for key, word in keyed_words(line):
+        # A vendor pattern's match may hold the character on either side (Artifactory's `(?:\s|=|:|"|^)AP…(?:\s|"|$)`).
+        at = line.find(word)
+        before = line[at - 1:at] if at > 0 else ""
+        after = line[at + len(word):at + len(word) + 1]
         for candidate in (word, word.strip(".")):
-            if hashlib.sha1(candidate.encode()).hexdigest() == hashed:
-                return key, candidate
+            for matched in (candidate, before + candidate, candidate + after, before + candidate + after):
+                if hashlib.sha1(matched.encode()).hexdigest() == hashed:
+                    return key, candidate
     return "line", None
 
 
@@ -1336,6 +1341,20 @@ def main():
         expect(not missed, f"the search missed {len(missed)} written forms")
     results.run("positive control: every secret in every encoding found in a copy of every sink",
                 control_finds_everything)
+
+    def attribution_control():
+        # Each detector's match, as detect-secrets hashes it, is traced to its word and field: a vendor pattern's
+        # match carries the space or quote before it (Artifactory's `AP…` in a random reference id did, on CI).
+        control = os.path.join(root, "attribution-control")
+        os.makedirs(control, exist_ok=True)
+        with open(os.path.join(control, "explain.stdout.txt"), "w") as file:
+            file.write(text_view(b"  reference id       APA739F1E8WXA8Rj4AyJT1tC\n"
+                                 b"reference: AKCp8739F1E8WXA8Rj4AyJT1tC\n"))
+        fields = sorted({(detector, field, value) for _, detector, _, field, value in detect_secrets(control)})
+        expect(fields == [("Artifactory Credentials", "reference", "AKCp8739F1E8WXA8Rj4AyJT1tC"),
+                          ("Artifactory Credentials", "reference id", "APA739F1E8WXA8Rj4AyJT1tC")],
+               f"detect-secrets' findings traced to {fields}")
+    results.run("detect-secrets: a finding is traced to its field (control)", attribution_control)
 
     def second_scanner():
         views = make_views(root, relative_paths, database_view)
