@@ -130,6 +130,9 @@ let package = Package(
         // The OpenTelemetry conventions' attribute names, from the registry (mend-server; MendTelemetry, which apps
         // link, keeps its own few).
         .package(url: "https://github.com/swift-otel/swift-otel-semantic-conventions.git", from: "1.44.0"),
+        // mend-server's configuration: typed, required reads from the environment (no trait: Mend reads its JSON
+        // file itself).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
     ],
     targets: [
         // MARK: Client modules (no SwiftNIO, Hummingbird, AsyncHTTPClient, MendServer or MendEmulator)
@@ -277,6 +280,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -52,36 +52,10 @@ public struct HARDocument: Sendable, Equatable, Codable {
         case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
         case .tooDeep(let limit): "its JSON nests deeper than \(limit) levels"
         case .malformed:
-            endsUnfinished(data)
+            JSONValue.scanBrackets(data).endsUnfinished
                 ? "its JSON is cut off after \(data.count) bytes (an unfinished string, object or array)"
                 : "its JSON is invalid"
         }
-    }
-
-    /// Whether `data` ends inside a string or an open object or array: a truncated file, not a wrong one.
-    private static func endsUnfinished(_ data: Data) -> Bool {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return inString || depth > 0
     }
 
     /// Why a JSON value is not a HAR document.

@@ -45,8 +45,7 @@ struct AdminConnection: ParsableArguments {
     )
         async throws -> JSONValue
     {
-        let environment = ProcessInfo.processInfo.environment
-        let base = url ?? environment["MEND_ADMIN_URL"] ?? "http://127.0.0.1:8080"
+        let base = url ?? ToolVariable.adminURL.value() ?? "http://127.0.0.1:8080"
         guard var components = URLComponents(string: base), components.scheme != nil, components.host != nil else {
             throw ValidationError("--url '\(base)' is not an absolute http(s) URL")
         }
@@ -56,7 +55,7 @@ struct AdminConnection: ParsableArguments {
         // `+` in a query value is a space to the server (form encoding): send it as %2B.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let target = components.url else { throw ValidationError("cannot make a URL of '\(base)' and \(path)") }
-        let token = try adminToken(environment)
+        let token = try adminToken()
         var headers: HTTPFields = [.authorization: "Bearer \(token)"]
         if body != nil { headers[.contentType] = "application/json" }
         let client = APIClient(
@@ -74,7 +73,7 @@ struct AdminConnection: ParsableArguments {
         }
     }
 
-    private func adminToken(_ environment: [String: String]) throws -> String {
+    private func adminToken() throws -> String {
         let token: String?
         if let tokenFile {
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
@@ -83,7 +82,7 @@ struct AdminConnection: ParsableArguments {
             }
             token = text
         } else {
-            token = environment["MEND_ADMIN_TOKEN"]
+            token = ToolVariable.adminToken.value()
         }
         guard let token = token?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
             ServerCommandSupport.complain(

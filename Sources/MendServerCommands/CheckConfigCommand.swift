@@ -7,8 +7,10 @@ struct CheckConfigCommand: ParsableCommand {
         commandName: "check-config",
         abstract: "Validate the configuration and exit (status 78 with the variable at fault).")
 
+    @OptionGroup var listening: ListeningOptions
+
     func run() throws {
-        _ = try ServerCommandSupport.loadConfiguration()
+        _ = try ServerCommandSupport.loadConfiguration(listening)
         print("configuration ok")
     }
 }

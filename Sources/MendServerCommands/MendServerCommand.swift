@@ -40,10 +40,14 @@ enum ServerCommandSupport {
     /// The server failed while starting or running.
     static let serverFailure = ExitCode(1)
 
-    /// Reads and validates the configuration; on failure, says why on standard error and exits with 78.
-    static func loadConfiguration() throws -> ServerConfiguration {
+    /// Reads and validates the configuration (the command line's `--host` and `--port` over the environment), after
+    /// warning about each `MEND_*` name it does not read; on failure, says why on standard error and exits with 78.
+    static func loadConfiguration(_ listening: ListeningOptions = ListeningOptions()) throws -> ServerConfiguration {
+        for warning in ServerConfiguration.unknownVariableWarnings() {
+            complain("warning: \(warning)")
+        }
         do {
-            return try ServerConfiguration.load()
+            return try ServerConfiguration.load(overrides: listening.overrides)
         } catch {
             complain("configuration: \(error)")
             throw configurationError
@@ -53,5 +57,22 @@ enum ServerCommandSupport {
     /// Writes `mend-server: message` to standard error.
     static func complain(_ message: String) {
         FileHandle.standardError.write(Data("mend-server: \(message)\n".utf8))
+    }
+}
+
+/// `--host` and `--port`: where to listen, over `MEND_HOST` and `MEND_PORT`.
+struct ListeningOptions: ParsableArguments {
+    @Option(name: .long, help: "The listen address (over MEND_HOST; default 127.0.0.1, 0.0.0.0 in a container).")
+    var host: String?
+
+    @Option(name: .long, help: "The listen port (over MEND_PORT; 0: a free one).")
+    var port: String?
+
+    /// The options as the variables they override.
+    var overrides: [String: String] {
+        var values: [String: String] = [:]
+        values["MEND_HOST"] = host
+        values["MEND_PORT"] = port
+        return values
     }
 }

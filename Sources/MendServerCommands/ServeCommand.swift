@@ -14,8 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve until SIGTERM or SIGINT (the default).",
         discussion: """
             Logs "mend-server ready" with the host and port once it accepts connections (MEND_PORT=0 picks a free \
-            port). On SIGTERM or SIGINT the requests in flight finish, then the database closes. MEND_LOG_LEVEL sets \
-            the log level (info).
+            port; --host and --port win over MEND_HOST and MEND_PORT). On SIGTERM or SIGINT the requests in flight \
+            finish, then the database closes. MEND_LOG_LEVEL sets the log level (info).
             """)
 
     /// Whatever follows `mend-server` that is neither a subcommand nor an option: a usage error (64), said plainly
@@ -29,10 +29,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var listening: ListeningOptions
+
     func run() async throws {
-        let configuration = try ServerCommandSupport.loadConfiguration()
-        let level =
-            ProcessInfo.processInfo.environment["MEND_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let configuration = try ServerCommandSupport.loadConfiguration(listening)
+        let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -253,8 +253,50 @@ struct CLITests {
         let json = try await MendBinary.run(["errors", "list", "--json", "--domain", "login"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 21)
+        // A code is a number (issue 40: it was the string "300"); a row for any code has null, with its text beside.
+        let reserved = try #require(rows.first { $0["name"] as? String == "reserved" })
+        #expect(reserved["code"] as? Int == 300 && reserved["codeText"] as? String == "300")
+        #expect((reserved["codes"] as? [String: Int]) == ["lowest": 300, "highest": 300])
+        let any = try #require(rows.first { $0["name"] as? String == "loginFailed" })
+        #expect(any["code"] is NSNull && any["codes"] is NSNull && any["codeText"] as? String == "*")
+        let graph = try await MendBinary.run(["errors", "list", "--json", "--domain", "graph"])
+        let ranged = try #require(try JSONSerialization.jsonObject(with: Data(graph.stdout.utf8)) as? [[String: Any]])
+        let permission = try #require(ranged.first { $0["name"] as? String == "permissionMissing" })
+        #expect(
+            permission["code"] is NSNull && (permission["codes"] as? [String: Int]) == ["lowest": 200, "highest": 299])
         let markdown = try await MendBinary.run(["errors", "list", "--markdown"])
         #expect(markdown.stdout.hasPrefix("# Mend error catalog"))
+    }
+
+    @Test("errors list fits 80 columns in a pipe and the terminal's width on one; --wide prints whole lines")
+    func errorsListWidth() async throws {
+        // Before (issue 40): 193 columns wherever it went.
+        let piped = try await MendBinary.run(["errors", "list"])
+        let pipedLines = piped.stdout.split(separator: "\n")
+        #expect(pipedLines.allSatisfy { $0.count <= 80 }, "\(pipedLines.map(\.count).max() ?? 0) columns")
+        #expect(pipedLines.contains { $0.contains("…") })
+        let wide = try await MendBinary.run(["errors", "list", "--wide"])
+        #expect((wide.stdout.split(separator: "\n").map(\.count).max() ?? 0) > 120)
+        #expect(!wide.stdout.contains("…"))
+
+        // On a terminal of 132 columns (util-linux's `script` gives the command a pseudo-terminal).
+        let binary = try #require(MendBinary.url)
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        script.arguments = ["-qec", "stty cols 132 rows 50; '\(binary.path)' errors list", "/dev/null"]
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = output
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        let reader = output.fileHandleForReading
+        let data = await BlockingWork.run { reader.readDataToEndOfFile() }
+        await script.exited()
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        #expect(lines.count > 100, "\(text.prefix(300))")
+        #expect(lines.allSatisfy { $0.count <= 132 })
+        #expect(lines.contains { $0.count > 80 }, "the terminal's width, not 80")
     }
 
     @Test("demo --offline classifies recorded responses and exits 0")

@@ -61,6 +61,15 @@ struct TraceCommandsTests {
         ] {
             #expect(run.stdout.contains(expected), "no '\(expected)' in the waterfall")
         }
+        // Each scenario is one trace, its header labelled (issue 40: 33 traces without a label).
+        let headers = run.stdout.split(separator: "\n").filter { $0.hasPrefix("trace ") }
+        for scenario in [
+            "login through mend-server", "reads: a node, pages, a batch", "throttled (app usage 100 %)",
+            "expired token", "REST revision conflict",
+        ] {
+            #expect(
+                headers.contains { $0.contains(" · \(scenario) · ") }, "no trace labelled '\(scenario)': \(headers)")
+        }
         #expect(Self.wide(run.stdout).isEmpty, "\(Self.wide(run.stdout))")
     }
 }

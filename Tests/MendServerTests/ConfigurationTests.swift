@@ -149,6 +149,11 @@ import Testing
             "MEND_CONFIG_FILE": try file("c.json", #"{"MEND_PORT": 7000}"#),
             "MEND_HOST": "0.0.0.0", "MEND_PORT": "9090", "MEND_APP_ID": "222", "MEND_APP_SECRET": "other-secret",
             "MEND_APP_SECRET_FILE": try file("secret", "file-secret\n"), "MEND_GRAPH_URL": "http://127.0.0.1:1",
+            "DATABASE_URL_FILE": try file("database", "sqlite::memory:\n"),
+            "MEND_SIGNING_KEYS_FILE": try file("keys", SigningKeyConfiguration.generate(keyID: "f1").environmentValue),
+            "MEND_TOKEN_ENCRYPTION_KEY_FILE": try file("aes", Data(repeating: 9, count: 32).base64EncodedString()),
+            "MEND_GOOGLE_SERVER_CLIENT_SECRET_FILE": try file("google", "g-file-secret"),
+            "MEND_LOG_LEVEL": "debug",
             "MEND_GRAPH_VERSION": "v24.0", "MEND_REQUIRED_SCOPES": "email",
             "MEND_REDIRECT_URIS": "https://b.example/cb",
             "DATABASE_URL": "sqlite::memory:", "MEND_DATABASE_URL": "sqlite::memory:",
@@ -178,14 +183,15 @@ import Testing
             "MEND_LIMITED_LOGIN_ISSUER": "https://facebook.example",
             "MEND_LIMITED_LOGIN_JWKS_URL": "https://facebook.example/jwks",
         ]
-        // MEND_LOG_LEVEL is mend-server's own (ExecutableTests): the library's configuration has no logger.
-        let listed = ServerConfiguration.environmentVariables.flatMap { [$0.name] + $0.aliases }
-        #expect(Set(listed).subtracting(changed.keys) == ["MEND_LOG_LEVEL"], "a variable without a value here")
+        // Each variable, alias and secret's file form (`…_FILE`, which yields to the variable itself).
+        let variables = ServerConfiguration.environmentVariables
+        let listed = variables.flatMap { [$0.name] + $0.aliases + ($0.fileVariant.map { [$0] } ?? []) }
+        #expect(Set(listed).subtracting(changed.keys).isEmpty, "a variable without a value here")
         let before = Self.fingerprint(try ServerConfiguration.load(environment: base))
-        for name in listed where name != "MEND_LOG_LEVEL" {
+        for name in listed {
             var environment = base
             environment[name] = changed[name]
-            if name == "MEND_APP_SECRET_FILE" { environment["MEND_APP_SECRET"] = nil }
+            if let variable = variables.first(where: { $0.fileVariant == name }) { environment[variable.name] = nil }
             let after = Self.fingerprint(try ServerConfiguration.load(environment: environment))
             #expect(after != before, "\(name) changed nothing")
         }
@@ -219,6 +225,54 @@ import Testing
             try ServerConfiguration.load(
                 environment: redirect.merging(["MEND_GOOGLE_CLIENT_IDS": "web", "MEND_LIMITED_LOGIN": "true"]) { $1 })
         } throws: { "\($0)".contains("MEND_LIMITED_LOGIN") }
+    }
+
+    @Test("A secret's file form yields to the secret; a name wins over its alias, wherever each is set")
+    func precedence() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = directory.appendingPathComponent("secret")
+        try Data("from-file\n".utf8).write(to: secretFile)
+        let both = try ServerConfiguration.load(
+            environment: Self.minimal.merging(["MEND_APP_SECRET_FILE": secretFile.path]) { $1 })
+        #expect(both.providers.facebook?.appSecret.value == "s3cret-value")
+        var fileOnly = Self.minimal
+        fileOnly["MEND_APP_SECRET"] = nil
+        fileOnly["MEND_APP_SECRET_FILE"] = secretFile.path
+        #expect(try ServerConfiguration.load(environment: fileOnly).providers.facebook?.appSecret.value == "from-file")
+        fileOnly["MEND_APP_SECRET_FILE"] = directory.appendingPathComponent("missing").path
+        #expect {
+            try ServerConfiguration.load(environment: fileOnly)
+        } throws: { "\($0)".contains("MEND_APP_SECRET_FILE: cannot read") }
+
+        // The alias in the environment, the name in the file: the name wins.
+        let config = directory.appendingPathComponent("c.json")
+        try Data(#"{"MEND_SESSION_IDLE_TTL": "9d"}"#.utf8).write(to: config)
+        let aliased = try ServerConfiguration.load(
+            environment: Self.minimal.merging(["MEND_REFRESH_TOKEN_TTL": "2d", "MEND_CONFIG_FILE": config.path]) { $1 })
+        #expect(aliased.sessions.idleLifetime == .seconds(9 * 86400))
+        // --host and --port (overrides) win over the environment.
+        let overridden = try ServerConfiguration.load(
+            environment: Self.minimal.merging(["MEND_PORT": "8080"]) { $1 }, overrides: ["MEND_PORT": "9"])
+        #expect(overridden.listening.port == 9)
+    }
+
+    @Test("An unknown MEND_* name is named with the closest known one, from the environment and from the file")
+    func unknownNames() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("c.json")
+        try Data(#"{"MEND_REDIRECT_URI": "https://a.example/cb"}"#.utf8).write(to: config)
+        let warnings = ServerConfiguration.unknownVariableWarnings(environment: [
+            "MEND_PROT": "9000", "MEND_CONFIG_FILE": config.path, "MEND_ZZZZZZZZZZZZZZZ": "1", "HOME": "/root",
+            "MEND_PORT": "1", "MEND_TEST_POSTGRES_URL": "postgres://x",
+        ])
+        #expect(
+            warnings == [
+                "MEND_PROT (environment) is not a mend-server variable: did you mean MEND_PORT?",
+                "MEND_ZZZZZZZZZZZZZZZ (environment) is not a mend-server variable (mend-server env lists them)",
+                "MEND_REDIRECT_URI (MEND_CONFIG_FILE) is not a mend-server variable: did you mean MEND_REDIRECT_URIS?",
+            ])
     }
 
     @Test func theEnvironmentWinsOverTheFile() throws {

@@ -44,9 +44,12 @@ import Testing
     }
 
     /// Starts the binary as a server and waits for its ready line; returns it, its port and what it has written.
-    static func start(environment: [String: String]) async throws -> (Process, Int, LockedValue<String>) {
+    static func start(
+        _ arguments: [String] = [], environment: [String: String]
+    ) async throws -> (Process, Int, LockedValue<String>) {
         let process = Process()
         process.executableURL = try #require(Self.binary, "build the mend-server product first")
+        process.arguments = arguments
         process.environment = environment
         let output = Pipe()
         process.standardError = output
@@ -136,6 +139,133 @@ import Testing
             ["check-config"], environment: ["MEND_CONFIG_FILE": "/nonexistent/mend-\(UUID().uuidString).json"])
         #expect(missingFile.status == 78)
         #expect(missingFile.output.contains("MEND_CONFIG_FILE"))
+    }
+
+    @Test("check-config and serve refuse a value they cannot honour, and name an unknown MEND_* name's closest one")
+    func refusesWhatItCannotHonour() async throws {
+        let valid = ["MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb"]
+        // Each of these was "configuration ok" before (issue 40): the level, the URI and the size silently ignored
+        // or raised.
+        for (name, value, says) in [
+            ("MEND_LOG_LEVEL", "loud", "'loud' is not a log level"),
+            ("MEND_REDIRECT_URIS", "notaurl", "'notaurl' is not an absolute URI"),
+            ("MEND_REDIRECT_URIS", "https://a.example/cb#part", "without a fragment"),
+            ("MEND_MAX_BODY_SIZE", "10", "MEND_MAX_BODY_SIZE must be a number of at least 1024, not 10"),
+            ("MEND_PROVIDER_MAX_ATTEMPTS", "0", "MEND_PROVIDER_MAX_ATTEMPTS must be a number of at least 1, not 0"),
+            ("MEND_REFRESH_TOKEN_TTL", "soon", "MEND_REFRESH_TOKEN_TTL 'soon' is not a duration"),
+        ] {
+            let result = try await Self.run(["check-config"], environment: valid.merging([name: value]) { $1 })
+            #expect(result.status == 78, "\(name)=\(value): \(result.output)")
+            #expect(
+                result.output.contains("mend-server: configuration: ") && result.output.contains(says),
+                "\(name)=\(value): \(result.output)")
+        }
+        // The log level in any case; the typo is a warning with the closest name, and the rest is read.
+        let typo = try await Self.run(
+            ["check-config"], environment: valid.merging(["MEND_PROT": "9000", "MEND_LOG_LEVEL": "DEBUG"]) { $1 })
+        #expect(typo.status == 0, "\(typo.output)")
+        #expect(
+            typo.output.contains(
+                "mend-server: warning: MEND_PROT (environment) is not a mend-server variable: did you mean MEND_PORT?"),
+            "\(typo.output)")
+        // The mend tool's and the test command's own names are Mend's, not typos.
+        let others = try await Self.run(
+            ["check-config"], environment: valid.merging(["MEND_ACCESS_TOKEN": "t", "MEND_ONLY_TESTS": "A"]) { $1 })
+        #expect(others.status == 0 && !others.output.contains("warning"), "\(others.output)")
+        // --port wins over MEND_PORT, and is read as strictly.
+        let port = try await Self.run(
+            ["check-config", "--port", "70000"], environment: valid.merging(["MEND_PORT": "8080"]) { $1 })
+        #expect(port.status == 78 && port.output.contains("MEND_PORT must be a number from 0 to 65535, not 70000"))
+        #expect(
+            try await Self.run(["check-config", "--port", "0"], environment: valid.merging(["MEND_PORT": "x"]) { $1 })
+                .status == 0)
+    }
+
+    @Test("PostgreSQL that cannot be reached: where and why, in words, never the password or PostgresNIO's text")
+    func unreachablePostgreSQL() async throws {
+        // Port 1: nothing listens there. Before (issue 40): "PSQLError – Generic description to prevent accidental
+        // leakage of sensitive data".
+        let result = try await Self.run(
+            [],
+            environment: [
+                "MEND_APP_ID": "1", "MEND_APP_SECRET": "x", "MEND_REDIRECT_URIS": "https://a.example/cb",
+                "DATABASE_URL": "postgres://mend:pg-s3cret-pw@127.0.0.1:1/mend", "MEND_PORT": "0",
+            ])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(
+            result.output.contains(
+                "mend-server: cannot use the database (postgres 127.0.0.1:1/mend): could not connect: "
+                    + "the connection was refused (nothing listens there)"), "\(result.output)")
+        for leak in ["pg-s3cret-pw", "PSQLError", "Generic description", "errno"] {
+            #expect(!result.output.contains(leak), "\(leak): \(result.output)")
+        }
+    }
+
+    @Test("--host and --port serve where they say, over MEND_HOST and MEND_PORT")
+    func hostAndPortFlags() async throws {
+        try await withEmulator { emulator in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mend-server-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var environment = Self.serverEnvironment(emulator, directory: directory)
+            environment["MEND_PORT"] = "not-a-port"  // never read: --port wins
+            environment["MEND_HOST"] = "192.0.2.1"  // TEST-NET-1: cannot be bound here
+            let (process, port, collected) = try await Self.start(
+                ["--host", "127.0.0.1", "--port", "0"], environment: environment)
+            defer { process.terminate() }
+            let client = ServerClient(URL(string: "http://127.0.0.1:\(port)")!)
+            _ = try await client.get("/health/live")
+            #expect(collected.value.contains("host=127.0.0.1"), "\(collected.value)")
+        }
+    }
+
+    @Test("README's mend-server command works as written (its secret file made as its comment says)")
+    func theReadmeCommandWorks() async throws {
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## The login backend: `mend-server`").last)
+        let block = try #require(
+            section.components(separatedBy: "```sh\n").dropFirst().first?
+                .components(separatedBy: "```").first)
+        // The first command, its continuation lines joined.
+        let command = try #require(
+            block.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+                .first { $0.contains("swift run --traits Server mend-server") })
+        let words = command.split(separator: " ")
+        let assignments = words.prefix { $0.contains("=") && !$0.hasPrefix("-") }
+        #expect(
+            words.dropFirst(assignments.count).prefix(5).joined(separator: " ")
+                == "swift run --traits Server mend-server")
+        var environment: [String: String] = [:]
+        for assignment in assignments {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            environment[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mend-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = try #require(environment["MEND_APP_SECRET_FILE"], "the command names its secret's file")
+        #expect(!secretFile.hasPrefix("/"), "a path a newcomer can create where they stand: \(secretFile)")
+        try Data("readme-app-secret\n".utf8).write(to: directory.appendingPathComponent(secretFile))
+
+        let process = Process()
+        process.executableURL = try #require(Self.binary, "build the mend-server product first")
+        process.arguments = ["check-config"]
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let reader = output.fileHandleForReading
+        let data = await BlockingWork.run { reader.readDataToEndOfFile() }
+        await process.exited()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(environment.keys.sorted()): \(text)")
+        #expect(text.contains("configuration ok"))
     }
 
     @Test func servesLoginsAndStopsOnSIGTERM() async throws {

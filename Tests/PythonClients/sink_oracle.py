@@ -52,9 +52,11 @@ Secrets shorter than 8 characters are not searched (the report counts them by ki
 The search: every sink, as bytes, for every secret raw, URL-encoded (also a mix of percent-encoding, through a
 percent-decoded view), JSON-escaped, base64 and base64url (with and without padding, and at every alignment inside a
 longer base64 text: a Basic header's `x:secret` or `secret:x`, a base64 body), hex (lower and upper case). A finding
-is "<secret kind> (<encoding>) in <sink>" (with the JSON path or line), never the secret. Two sinks hold a secret by
-design (BY_DESIGN): `mend login --device`'s output, the user code; `mend emulate`'s banner, its app's secret. Zero
-findings is the pass.
+is "<secret kind> (<encoding>) in <sink>" (with the JSON path or line), never the secret. Three sinks hold a secret
+by design (BY_DESIGN): `mend login --device`'s output, the user code; `mend emulate`'s banner, its app's secret;
+`mend token print`'s standard output, the access token (and nothing on its standard error). The console exporters'
+spans and metric points (`OTEL_*_EXPORTER=console`, on standard error) are a sink like the others. Zero findings is
+the pass.
 
 The positive control, every run: a copy of each sink with every secret written into it in every encoding (and
 inside Basic headers); the search must find each of them, in the encoding it was written in, in every copy.
@@ -114,6 +116,9 @@ BY_DESIGN = [
      "mend login --device shows the code to the person, who enters it on another device"),
     ("app secret", "sinks/emulator.stdout",
      "mend emulate's banner names its emulated app's secret (docs/emulator.md): a test tool's own fake app"),
+    ("JWT access token", "sinks/commands/*-token-print.stdout",
+     "mend token print writes the session's access token alone to standard output, for scripts (as gh auth token "
+     "does; its help says it is a secret)"),
 ]
 
 
@@ -506,6 +511,11 @@ def step_refresh(context):
     expect(json.loads(stdout).get("refreshed") is True, "token refresh --json: not refreshed")
     stdout, _ = day.run("sessions", ["sessions", "--state-directory", context.state])
     expect("* ses_" in stdout, "mend sessions does not mark this session")
+    # The one sink that holds a token by design (BY_DESIGN): its standard output, and nothing else of it.
+    stdout, stderr = day.run("token-print", ["token", "print", "--state-directory", context.state])
+    expect(stdout.strip() == store_tokens(context.state).get("JWT access token"),
+           "mend token print did not print the stored access token alone")
+    expect(not stderr.strip(), "mend token print wrote to standard error")
 
 
 def step_device_login(context):
@@ -629,6 +639,10 @@ def step_graph_through_proxy(context):
         graph = ["graph", "GET", "me", "--fields", "id,name", "--base-url", url, "--token", token]
         stdout, _ = day.run("graph-verbose", [*graph, "--verbose"])
         expect("Alice" in stdout, "mend graph GET me does not show Alice")
+        # The console exporters write spans and metric points to standard error: a sink like any other.
+        console = dict(day.environment, OTEL_TRACES_EXPORTER="console", OTEL_METRICS_EXPORTER="console")
+        _, stderr = day.run("graph-console-telemetry", graph, environment=console)
+        expect("span GET" in stderr, "the console exporter printed no span")
         context.emulator.control("POST", "faults", {"error": "graph/190/460", "path": "/me", "times": 1})
         stdout, _ = day.run("graph-190-json", [*graph, "--json"], expected=1)
         report = json.loads(stdout)

@@ -10,6 +10,7 @@ import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendServer
+import Tracing
 
 /// `mend demo`'s walk-through: the emulator and `mend-server` in-process on loopback, a real login, real calls, and
 /// each fault class injected in turn — each row showing the classified error and what Mend did about it.
@@ -88,6 +89,11 @@ struct Walkthrough {
             timeout: .seconds(30))
     }
 
+    /// Runs one scenario under a span of its name, so that `--trace` shows each scenario as one trace, labelled.
+    func scenario<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        try await withSpan(name, ofKind: .internal) { _ in try await body() }
+    }
+
     func run() async throws -> [LiveDemo.Row] {
         let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
         let sessions = CredentialsManager(store: InMemoryTokenStore(), authority: backend)
@@ -95,15 +101,18 @@ struct Walkthrough {
 
         // 1. Login: loopback receiver, PKCE and state, consent answered headlessly (declining one permission),
         //    the code exchanged by mend-server.
-        let result = try await login.logIn(presenter: Self.presenter(.decline(["user_friends"])))
-        guard let session = result.session, let providerToken = session.providerAccessToken else {
-            throw DemoFailure(description: "the login returned no session")
+        let providerToken = try await scenario("login through mend-server") {
+            let result = try await login.logIn(presenter: Self.presenter(.decline(["user_friends"])))
+            guard let session = result.session, let providerToken = session.providerAccessToken else {
+                throw DemoFailure(description: "the login returned no session")
+            }
+            say(
+                "logged in as \(session.user?.name ?? "?") — loopback redirect, PKCE S256, state checked, code exchanged "
+                    + "by mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
+            return providerToken
         }
-        say(
-            "logged in as \(session.user?.name ?? "?") — loopback redirect, PKCE S256, state checked, code exchanged by "
-                + "mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
         // 1b. A second provider: the Google-like OpenID Connect issuer, its session kept by the OIDC authority.
-        say(try await secondProviderLogin())
+        try await scenario("login with an OpenID Connect issuer") { say(try await secondProviderLogin()) }
         // The Graph client takes the provider's token that the backend session carries; when the provider rejects
         // it, SessionCredentials logs in again (headlessly here, counted) and the request is replayed once.
         let relogins = ReloginCounter()
@@ -127,24 +136,26 @@ struct Walkthrough {
             steps: .graph(for: probeConfiguration, credentials: nil, retryPolicy: .never))
 
         // 2. Reads: a node, an edge across pages, a batch.
-        let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
-        var posts = 0
-        var pages = 0
-        for try await page in graph.pages(
-            GraphRequest(path: "me/feed", parameters: ["limit": "25"]), of: JSONValue.self)
-        {
-            posts += page.items.count
-            pages += 1
+        try await scenario("reads: a node, pages, a batch") {
+            let me = try await graph.send(GraphRequest(path: "me", fields: ["id", "name"])).json()
+            var posts = 0
+            var pages = 0
+            for try await page in graph.pages(
+                GraphRequest(path: "me/feed", parameters: ["limit": "25"]), of: JSONValue.self)
+            {
+                posts += page.items.count
+                pages += 1
+            }
+            let batch = try await graph.send(
+                GraphBatch(requests: [
+                    GraphRequest(path: "me", fields: ["id"]), GraphRequest(path: "me/permissions"),
+                    GraphRequest(path: "999999999999999"),
+                ]))
+            say(
+                "Graph: /me is \(me["name"]?.stringValue ?? "?"); /me/feed: \(posts) posts in \(pages) pages; a batch of 3 in "
+                    + "one call: \(batch.filter { $0.error == nil }.count) succeeded, \(batch.filter { $0.error != nil }.count) "
+                    + "failed alone (\(batch.compactMap(\.error).first?.shortDescription ?? "-"))")
         }
-        let batch = try await graph.send(
-            GraphBatch(requests: [
-                GraphRequest(path: "me", fields: ["id"]), GraphRequest(path: "me/permissions"),
-                GraphRequest(path: "999999999999999"),
-            ]))
-        say(
-            "Graph: /me is \(me["name"]?.stringValue ?? "?"); /me/feed: \(posts) posts in \(pages) pages; a batch of 3 in "
-                + "one call: \(batch.filter { $0.error == nil }.count) succeeded, \(batch.filter { $0.error != nil }.count) "
-                + "failed alone (\(batch.compactMap(\.error).first?.shortDescription ?? "-"))")
 
         var rows: [LiveDemo.Row] = []
         func probeError(_ request: GraphRequest) async throws -> MendError {
@@ -170,136 +181,156 @@ struct Walkthrough {
         let me1 = GraphRequest(path: "me", fields: ["id", "name"])
 
         // Throttling, with usage headers: the wait is the provider's.
-        try await emulator.inject(
-            FaultRule(
-                kind: .error, error: "graph/4", path: "/me",
-                headers: ["X-App-Usage": #"{"call_count":100,"total_cputime":31,"total_time":40}"#], retryAfter: "2",
-                times: 2))
-        let throttle = try await probeError(me1)
-        var started = ContinuousClock.now
-        let afterThrottle = try await graph.send(me1)
-        let waited = ContinuousClock.now - started
-        row(
-            "throttled (app usage 100 %)", throttle,
-            String(
-                format: "held the app's requests %.1f s (Retry-After), retried once → %d",
-                Double(waited.components.seconds)
-                    + Double(waited.components.attoseconds) / 1e18, afterThrottle.status),
-            passed: throttle.category == .transient && afterThrottle.attempts == 2 && waited >= .seconds(1))
+        try await scenario("throttled (app usage 100 %)") {
+            try await emulator.inject(
+                FaultRule(
+                    kind: .error, error: "graph/4", path: "/me",
+                    headers: ["X-App-Usage": #"{"call_count":100,"total_cputime":31,"total_time":40}"#],
+                    retryAfter: "2",
+                    times: 2))
+            let throttle = try await probeError(me1)
+            let started = ContinuousClock.now
+            let afterThrottle = try await graph.send(me1)
+            let waited = ContinuousClock.now - started
+            row(
+                "throttled (app usage 100 %)", throttle,
+                String(
+                    format: "held the app's requests %.1f s (Retry-After), retried once → %d",
+                    Double(waited.components.seconds)
+                        + Double(waited.components.attoseconds) / 1e18, afterThrottle.status),
+                passed: throttle.category == .transient && afterThrottle.attempts == 2 && waited >= .seconds(1))
 
+        }
         // A transient 5xx: retried with backoff.
-        try await emulator.inject(FaultRule.error("graph/2", path: "/me", times: 2))
-        let transient = try await probeError(me1)
-        let afterTransient = try await graph.send(me1)
-        row(
-            "transient 5xx", transient,
-            "retried with jittered backoff → \(afterTransient.status) after \(afterTransient.attempts) attempts",
-            passed: transient.category == .transient && afterTransient.attempts == 2)
+        try await scenario("transient 5xx") {
+            try await emulator.inject(FaultRule.error("graph/2", path: "/me", times: 2))
+            let transient = try await probeError(me1)
+            let afterTransient = try await graph.send(me1)
+            row(
+                "transient 5xx", transient,
+                "retried with jittered backoff → \(afterTransient.status) after \(afterTransient.attempts) attempts",
+                passed: transient.category == .transient && afterTransient.attempts == 2)
 
+        }
         // An HTML 503 from a proxy: an error, never a success.
-        try await emulator.inject(FaultRule(kind: .html, path: "/me", status: 503, times: 2))
-        let html = try await probeError(me1)
-        let afterHTML = try await graph.send(me1)
-        row(
-            "HTML 503 from a proxy", html, "not taken for a success; retried → \(afterHTML.status)",
-            passed: html.code == .HTTP.serviceUnavailable && afterHTML.attempts == 2)
+        try await scenario("HTML 503 from a proxy") {
+            try await emulator.inject(FaultRule(kind: .html, path: "/me", status: 503, times: 2))
+            let html = try await probeError(me1)
+            let afterHTML = try await graph.send(me1)
+            row(
+                "HTML 503 from a proxy", html, "not taken for a success; retried → \(afterHTML.status)",
+                passed: html.code == .HTTP.serviceUnavailable && afterHTML.attempts == 2)
 
+        }
         // An expired token: one recovery (log in again), one replay.
-        await emulator.advanceClock(by: 61 * 86_400)
-        let expired = try await probeError(me1)
-        let loginsBefore = relogins.value
-        let afterExpiry = try await graph.send(me1)
-        row(
-            "expired token", expired,
-            "logged in again \(relogins.value - loginsBefore)× (SessionCredentials), replayed once → \(afterExpiry.status)",
-            passed: expired.matches(.Graph.accessTokenInvalid, .tokenExpired) && afterExpiry.attempts == 2
-                && relogins.value - loginsBefore == 1)
+        try await scenario("expired token") {
+            await emulator.advanceClock(by: 61 * 86_400)
+            let expired = try await probeError(me1)
+            let loginsBefore = relogins.value
+            let afterExpiry = try await graph.send(me1)
+            row(
+                "expired token", expired,
+                "logged in again \(relogins.value - loginsBefore)× (SessionCredentials), replayed once → \(afterExpiry.status)",
+                passed: expired.matches(.Graph.accessTokenInvalid, .tokenExpired) && afterExpiry.attempts == 2
+                    && relogins.value - loginsBefore == 1)
 
+        }
         // A password change: background work (`onTokenError: .invalidate`) never opens a login page; the next
         // request the user makes logs in again, once.
-        try await emulator.setUserState(.passwordChanged)
-        let changed = try await probeError(me1)
-        var background = "?"
-        let loginsBeforeChange = relogins.value
-        do {
-            _ = try await graph.send(GraphRequest(path: "me", onTokenError: .invalidate))
-        } catch let error as MendError {
-            background = error.name
-        }
-        let backgroundLogins = relogins.value - loginsBeforeChange
-        let afterChange = try await graph.send(me1)
-        row(
-            "password changed", changed,
-            "background call failed (\(background)), no login page; the user's next call logged in again "
-                + "\(relogins.value - loginsBeforeChange - backgroundLogins)× → \(afterChange.status)",
-            passed: changed.matches(.Graph.accessTokenInvalid, .passwordChanged) && backgroundLogins == 0
-                && relogins.value - loginsBeforeChange == 1 && afterChange.status == 200)
+        try await scenario("password changed") {
+            try await emulator.setUserState(.passwordChanged)
+            let changed = try await probeError(me1)
+            var background = "?"
+            let loginsBeforeChange = relogins.value
+            do {
+                _ = try await graph.send(GraphRequest(path: "me", onTokenError: .invalidate))
+            } catch let error as MendError {
+                background = error.name
+            }
+            let backgroundLogins = relogins.value - loginsBeforeChange
+            let afterChange = try await graph.send(me1)
+            row(
+                "password changed", changed,
+                "background call failed (\(background)), no login page; the user's next call logged in again "
+                    + "\(relogins.value - loginsBeforeChange - backgroundLogins)× → \(afterChange.status)",
+                passed: changed.matches(.Graph.accessTokenInvalid, .passwordChanged) && backgroundLogins == 0
+                    && relogins.value - loginsBeforeChange == 1 && afterChange.status == 200)
 
-        // A missing permission: re-requested with auth_type=rerequest, only because the user acted.
+        }
         let post = GraphRequest(path: "me/feed", parameters: ["message": "Hello from Mend"], method: .post)
-        let missing = try await probeError(post)
-        _ = try await login.logIn(
-            scopes: login.defaultScopes + missing.recovery.permissions, rerequest: true,
-            presenter: Self.presenter(.grantAll))
-        let posted = try await graph.send(post).json()
-        row(
-            "missing permission", missing,
-            "asked again for \(missing.recovery.permissions.joined(separator: ", ")) (auth_type=rerequest) → posted \(posted["id"]?.stringValue ?? "?")",
-            passed: missing.recovery.action == .requestPermissions && posted["id"] != nil)
-
-        // A duplicate post: other, never retried.
-        let duplicate = try await probeError(post)
-        var duplicateAttempts = 0
-        do { _ = try await graph.send(post) } catch let error as MendError { duplicateAttempts = error.attempts }
-        row(
-            "duplicate post", duplicate, "not retried (\(duplicateAttempts) attempt): the content must change",
-            passed: duplicate.code == .Graph.duplicatePost && duplicateAttempts == 1)
-
-        // GraphQL: partial data with typed errors.
-        let currentToken = try await tokens.currentCredential()?.token ?? providerToken
-        let graphQL = GraphQLClient(
-            endpoint: emulator.url("/graphql"), transport: transport,
-            credentials: StaticCredential(token: currentToken))
-        let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
-        if let first = partial.classifiedErrors.first {
+        // A missing permission: re-requested with auth_type=rerequest, only because the user acted.
+        try await scenario("missing permission") {
+            let missing = try await probeError(post)
+            _ = try await login.logIn(
+                scopes: login.defaultScopes + missing.recovery.permissions, rerequest: true,
+                presenter: Self.presenter(.grantAll))
+            let posted = try await graph.send(post).json()
             row(
-                "GraphQL partial result", first,
-                "returned the data (\(partial.rawData?["me"]?["name"]?.stringValue ?? "?")) with \(partial.errors.count) error(s) at "
-                    + partial.errors.compactMap(\.pathText).joined(separator: ", "),
-                passed: partial.rawData?["me"]?["name"] != nil && !partial.errors.isEmpty)
+                "missing permission", missing,
+                "asked again for \(missing.recovery.permissions.joined(separator: ", ")) (auth_type=rerequest) → posted \(posted["id"]?.stringValue ?? "?")",
+                passed: missing.recovery.action == .requestPermissions && posted["id"] != nil)
+
         }
-
-        // REST: a revision conflict, resolved by reloading and re-applying.
-        let rest = RESTClient(
-            baseURL: emulator.url("/v1/"), transport: transport,
-            configuration: .init(errorDecoder: RESTErrorDecoder()),
-            steps: .standard(
-                credentialProvider: StaticCredential(
-                    Credential(
-                        token: emulator.emulator.configuration.restAPIKey, placement: .header(name: "Appacitive-Apikey")
-                    )),
-                retryPolicy: .never))
-        let created: JSONValue = try await rest.post(
-            "objects/note", body: JSONValue.object(["title": .string("Draft")]))
-        let note = created["object"] ?? created
-        let id = note["__id"]?.stringValue ?? ""
-        let revision = note["__revision"]?.stringValue ?? "1"
-        let _: JSONValue = try await rest.send(
-            .put, "objects/note/\(id)", body: JSONValue.object(["title": .string("Edited elsewhere")]))
-        do {
-            let _: JSONValue = try await rest.send(
-                .put, "objects/note/\(id)", query: ["revision": revision],
-                body: JSONValue.object(["title": .string("Mine")]))
-        } catch let conflict as MendError {
-            let reloaded: JSONValue = try await rest.get("objects/note/\(id)")
-            let current = (reloaded["object"] ?? reloaded)["__revision"]?.stringValue ?? ""
-            let saved: JSONValue = try await rest.send(
-                .put, "objects/note/\(id)", query: ["revision": current],
-                body: JSONValue.object(["title": .string("Mine")]))
+        // A duplicate post: other, never retried.
+        try await scenario("duplicate post") {
+            let duplicate = try await probeError(post)
+            var duplicateAttempts = 0
+            do { _ = try await graph.send(post) } catch let error as MendError { duplicateAttempts = error.attempts }
             row(
-                "REST revision conflict", conflict,
-                "reloaded (revision \(current)) and re-applied → revision \((saved["object"] ?? saved)["__revision"]?.stringValue ?? "?")",
-                passed: conflict.code == .REST.updateConflict)
+                "duplicate post", duplicate, "not retried (\(duplicateAttempts) attempt): the content must change",
+                passed: duplicate.code == .Graph.duplicatePost && duplicateAttempts == 1)
+
+        }
+        // GraphQL: partial data with typed errors.
+        try await scenario("GraphQL partial result") {
+            let currentToken = try await tokens.currentCredential()?.token ?? providerToken
+            let graphQL = GraphQLClient(
+                endpoint: emulator.url("/graphql"), transport: transport,
+                credentials: StaticCredential(token: currentToken))
+            let partial = try await graphQL.send(GraphQLOperation("{ me { name friends { name email } } }"))
+            if let first = partial.classifiedErrors.first {
+                row(
+                    "GraphQL partial result", first,
+                    "returned the data (\(partial.rawData?["me"]?["name"]?.stringValue ?? "?")) with \(partial.errors.count) error(s) at "
+                        + partial.errors.compactMap(\.pathText).joined(separator: ", "),
+                    passed: partial.rawData?["me"]?["name"] != nil && !partial.errors.isEmpty)
+            }
+
+        }
+        // REST: a revision conflict, resolved by reloading and re-applying.
+        try await scenario("REST revision conflict") {
+            let rest = RESTClient(
+                baseURL: emulator.url("/v1/"), transport: transport,
+                configuration: .init(errorDecoder: RESTErrorDecoder()),
+                steps: .standard(
+                    credentialProvider: StaticCredential(
+                        Credential(
+                            token: emulator.emulator.configuration.restAPIKey,
+                            placement: .header(name: "Appacitive-Apikey")
+                        )),
+                    retryPolicy: .never))
+            let created: JSONValue = try await rest.post(
+                "objects/note", body: JSONValue.object(["title": .string("Draft")]))
+            let note = created["object"] ?? created
+            let id = note["__id"]?.stringValue ?? ""
+            let revision = note["__revision"]?.stringValue ?? "1"
+            let _: JSONValue = try await rest.send(
+                .put, "objects/note/\(id)", body: JSONValue.object(["title": .string("Edited elsewhere")]))
+            do {
+                let _: JSONValue = try await rest.send(
+                    .put, "objects/note/\(id)", query: ["revision": revision],
+                    body: JSONValue.object(["title": .string("Mine")]))
+            } catch let conflict as MendError {
+                let reloaded: JSONValue = try await rest.get("objects/note/\(id)")
+                let current = (reloaded["object"] ?? reloaded)["__revision"]?.stringValue ?? ""
+                let saved: JSONValue = try await rest.send(
+                    .put, "objects/note/\(id)", query: ["revision": current],
+                    body: JSONValue.object(["title": .string("Mine")]))
+                row(
+                    "REST revision conflict", conflict,
+                    "reloaded (revision \(current)) and re-applied → revision \((saved["object"] ?? saved)["__revision"]?.stringValue ?? "?")",
+                    passed: conflict.code == .REST.updateConflict)
+            }
         }
         return rows
     }

@@ -26,6 +26,36 @@ public struct CatalogListing: Sendable {
         public var userMessage: String
         /// The catalog's one-line meaning.
         public var summary: String
+        /// The codes the row covers (`nil`: any code).
+        public var codes: ClosedRange<Int>? = nil
+        /// The subcode as a number (`nil`: any subcode).
+        public var subcodeNumber: Int? = nil
+
+        private enum Keys: String, CodingKey {
+            case domain, code, codes, codeText, subcode, subcodeText, name, category, recovery, autoRetry, userTitle
+            case userMessage, summary
+        }
+
+        /// As `mend errors list --json` writes it: `code` and `subcode` are numbers (`null` for a row that covers
+        /// any, or a range of codes), `codes` the range as `{"lowest", "highest"}` (`null`: any), and `codeText`
+        /// and `subcodeText` as the text table shows them (`200–299`, `*`).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(domain, forKey: .domain)
+            let single = codes.flatMap { $0.count == 1 ? $0.lowerBound : nil }
+            try container.encode(single, forKey: .code)
+            try container.encode(codes.map { ["lowest": $0.lowerBound, "highest": $0.upperBound] }, forKey: .codes)
+            try container.encode(code, forKey: .codeText)
+            try container.encode(subcodeNumber, forKey: .subcode)
+            try container.encode(subcode, forKey: .subcodeText)
+            try container.encode(name, forKey: .name)
+            try container.encode(category, forKey: .category)
+            try container.encode(recovery, forKey: .recovery)
+            try container.encode(autoRetry, forKey: .autoRetry)
+            try container.encode(userTitle, forKey: .userTitle)
+            try container.encode(userMessage, forKey: .userMessage)
+            try container.encode(summary, forKey: .summary)
+        }
     }
 
     /// The rows, in catalog order.
@@ -44,23 +74,49 @@ public struct CatalogListing: Sendable {
                 domain: entry.domain.rawValue, code: entry.codeText, subcode: entry.subcodeText, name: entry.name,
                 category: entry.category.rawValue, recovery: entry.recovery.rawValue,
                 autoRetry: entry.isAutomaticallyRetryable, userTitle: error.userTitle(locale: locale),
-                userMessage: error.userMessage(locale: locale), summary: entry.summary)
+                userMessage: error.userMessage(locale: locale), summary: entry.summary, codes: entry.codes,
+                subcodeNumber: entry.subcode)
         }
     }
 
-    /// A plain-text table.
-    public func text() -> String {
+    /// A plain-text table, each line at most `width` characters; `nil`: whole lines.
+    ///
+    /// Within a width, the user message comes last and is cut with `…`; when fewer than 16 characters of it would
+    /// fit, it is left out (`--wide`, `--json` and `--markdown` have it), and the widest other columns give up
+    /// characters, their cells cut with `…`, down to their header's width.
+    public func text(width: Int? = nil) -> String {
         let header = Row(
             domain: "DOMAIN", code: "CODE", subcode: "SUB", name: "NAME", category: "CATEGORY", recovery: "RECOVERY",
             autoRetry: false, userTitle: "", userMessage: "USER MESSAGE", summary: "")
         let all = [header] + rows
         let columns: [(Row) -> String] = [\.domain, \.code, \.subcode, \.name, \.category, \.recovery]
-        let widths = columns.map { column in all.map { column($0).count }.max() ?? 0 }
-        return all.map { row in
-            zip(columns, widths).map { column, width in
-                column(row).padding(toLength: width, withPad: " ", startingAt: 0)
+        var widths = columns.map { column in all.map { column($0).count }.max() ?? 0 }
+        let minimums = columns.map { column in column(header).count }
+        let lead = widths.reduce(2 * columns.count, +)
+        var showsMessage = true
+        if let width, width - lead < 16 {
+            showsMessage = false
+            let budget = width - 2 * (columns.count - 1)
+            while widths.reduce(0, +) > budget,
+                let widest = widths.indices.filter({ widths[$0] > minimums[$0] }).max(by: { widths[$0] < widths[$1] })
+            {
+                widths[widest] -= 1
             }
-            .joined(separator: "  ") + "  " + row.userMessage
+        }
+        func clipped(_ text: String, _ width: Int) -> String {
+            text.count > width ? String(text.prefix(max(0, width - 1))) + "…" : text
+        }
+        return all.map { row in
+            let cells = zip(columns, widths).map { column, width in
+                clipped(column(row), width).padding(toLength: width, withPad: " ", startingAt: 0)
+            }
+            guard showsMessage else {
+                var line = Substring(cells.joined(separator: "  "))
+                while line.last == " " { line = line.dropLast() }
+                return String(line)
+            }
+            let room = width.map { $0 - lead } ?? Int.max
+            return cells.joined(separator: "  ") + "  " + clipped(row.userMessage, room)
         }.joined(separator: "\n")
     }
 

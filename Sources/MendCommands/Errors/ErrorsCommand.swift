@@ -24,6 +24,11 @@ struct ErrorsCommand: ParsableCommand {
         @Flag(name: .long, help: "Print the Markdown page docs/errors.md.")
         var markdown = false
 
+        @Flag(
+            name: .long, help: "Print whole lines, however wide (the text fits the terminal, or 80 columns, otherwise)."
+        )
+        var wide = false
+
         @OptionGroup var language: LanguageOptions
 
         @Option(
@@ -51,7 +56,7 @@ struct ErrorsCommand: ParsableCommand {
             } else if markdown {
                 print(listing.markdown(), terminator: "")
             } else {
-                print(listing.text())
+                print(listing.text(width: wide ? nil : TextLayout.terminalWidth))
             }
         }
     }

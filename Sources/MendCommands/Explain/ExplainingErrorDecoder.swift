@@ -13,13 +13,16 @@ struct ExplainingErrorDecoder: ErrorDecoder {
 
     func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
         guard response.status.code >= 400 else { return nil }
-        return Self.read(explainer, body: body, status: response.status.code, headers: response.headerFields)
+        let headers = response.headerFields.map { (name: $0.name.canonicalName, value: $0.value) }
+        return Self.read(explainer, body: body, status: response.status.code, headers: headers)
     }
 
-    /// What `explainer` reads in an error answer: its shape's error, else its status's.
-    static func read(_ explainer: Explainer, body: Data, status: Int, headers: HTTPFields) -> MendError? {
-        let pairs = headers.map { (name: $0.name.canonicalName, value: $0.value) }
-        return (try? explainer.explain(.init(body: body, status: status, headers: pairs, kind: .auto)))?.error
-            ?? (try? explainer.explain(.init(body: body, status: status, headers: pairs, kind: .http)))?.error
+    /// What `explainer` reads in an error answer: its shape's error, else its status's. The proxy's `_mend` and
+    /// `mend explain --har` both read an answer with this one function.
+    static func read(
+        _ explainer: Explainer, body: Data, status: Int, headers: [(name: String, value: String)]
+    ) -> MendError? {
+        (try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .auto)))?.error
+            ?? (try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .http)))?.error
     }
 }

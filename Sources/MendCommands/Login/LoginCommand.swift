@@ -6,6 +6,7 @@ import MendGraphAPI
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
+import MendServer
 
 /// `mend login`: log in without a vendor SDK (PKCE, state, nonce; a loopback redirect).
 struct LoginCommand: AsyncParsableCommand {
@@ -141,8 +142,8 @@ struct LoginCommand: AsyncParsableCommand {
         if device || (!headless && !noBrowser && DeviceLoginCommand.noBrowserHere() != nil) {
             let command = DeviceLoginCommand(
                 provider: loginProvider, profile: profile, directory: directory, credentials: credentials,
-                clientToken: clientToken ?? ProcessInfo.processInfo.environment["MEND_CLIENT_TOKEN"],
-                clientSecret: ProcessInfo.processInfo.environment["MEND_CLIENT_SECRET"],
+                clientToken: clientToken ?? ToolVariable.clientToken.value(),
+                clientSecret: ToolVariable.clientSecret.value(),
                 scopes: (scopes ?? defaultScopes).split(separator: ",").map(String.init), transport: transport,
                 backend: profile.backendClient(transport: transport), output: LoginOutput(json: json))
             if device || command.isAvailable {

@@ -4,6 +4,7 @@ import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
+import MendServer
 
 /// What `mend login` remembers besides the session: which provider and backend the session belongs to, so that
 /// `whoami`, `token` and `logout` can refresh, check and revoke it. Stored next to the session, without secrets.
@@ -78,7 +79,7 @@ struct LoginProfile: Codable {
     static func commandCredential(
         token: String?, stateDirectory: String?
     ) async throws -> (credentials: (any CredentialProvider)?, profile: LoginProfile?) {
-        if let token = token ?? ProcessInfo.processInfo.environment["MEND_ACCESS_TOKEN"] {
+        if let token = token ?? ToolVariable.accessToken.value() {
             return (StaticCredential(token: token), nil)
         }
         guard let (manager, profile) = try await credentials(directory: directory(stateDirectory)),

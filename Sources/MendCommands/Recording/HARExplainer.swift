@@ -105,8 +105,7 @@ public struct HARExplainer: Sendable {
             else { return nil }
             return try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .graphql)).error
         }
-        return (try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .auto)))?.error
-            ?? (try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .http)))?.error
+        return ExplainingErrorDecoder.read(explainer, body: body, status: status, headers: headers)
     }
 
     /// The reference id a response carries in a header (`x-fb-trace-id`, `X-Request-Id`).

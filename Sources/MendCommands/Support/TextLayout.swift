@@ -1,13 +1,39 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Text laid out for a terminal: lines wrapped at spaces, tables that fit a width.
 ///
-/// `mend` fits what it prints to ``terminalWidth`` columns (a terminal's default size), so that nothing wraps
-/// in the middle of a cell; `--wide` asks for the whole table, however wide. Widths count characters (grapheme
+/// `mend` fits what it prints to ``terminalWidth`` columns (the terminal's width when standard output is one, else
+/// 80), so that nothing wraps in the middle of a cell; `--wide` asks for the whole table, however wide. Widths count characters (grapheme
 /// clusters), which is the terminal's count for the text Mend prints.
 package enum TextLayout {
-    /// The width `mend` fits its text to unless asked for the whole width: an 80-column terminal.
-    package static let terminalWidth = 80
+    /// The width of text that goes to a file or a pipe: an 80-column terminal's.
+    package static let defaultWidth = 80
+
+    /// The width `mend` fits its text to unless asked for the whole width: the terminal's columns when standard
+    /// output is a terminal, else ``defaultWidth``.
+    package static var terminalWidth: Int { columns(of: STDOUT_FILENO) ?? defaultWidth }
+
+    /// The columns of the terminal `descriptor` writes to; `nil` when it is not a terminal (or says 0).
+    package static func columns(of descriptor: Int32) -> Int? {
+        guard isatty(descriptor) == 1 else { return nil }
+        var size = winsize()
+        #if canImport(Darwin)
+            let request = TIOCGWINSZ
+        #else
+            let request = UInt(TIOCGWINSZ)
+        #endif
+        let result = withUnsafeMutablePointer(to: &size) { ioctl(descriptor, request, $0) }
+        guard result == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 
     /// `text` wrapped at spaces into lines of at most `width` characters. A line keeps the spaces it starts with;
     /// the lines it wraps to start with `indent` instead. A word longer than a line is cut where the line ends. Line

@@ -143,7 +143,7 @@ extension JSONValue {
         guard let first = data.first(where: { !Self.isWhitespace($0) }) else { return .failure(.empty) }
         let startsLikeJSON = "{[\"-0123456789tfn".utf8.contains(first)
         guard startsLikeJSON else { return .failure(.notJSON) }
-        guard nestingDepth(of: data) <= maxDepth else { return .failure(.tooDeep(limit: maxDepth)) }
+        guard scanBrackets(data).deepest <= maxDepth else { return .failure(.tooDeep(limit: maxDepth)) }
         do {
             return .success(try JSONDecoder().decode(JSONValue.self, from: data))
         } catch {
@@ -216,8 +216,22 @@ extension JSONValue {
         }
     }
 
-    /// The maximum bracket nesting, ignoring brackets inside strings.
-    private static func nestingDepth(of data: Data) -> Int {
+    /// The bracket nesting of bytes read without parsing, brackets inside strings ignored.
+    package struct BracketScan: Sendable, Equatable {
+        /// The deepest nesting reached.
+        package var deepest: Int
+        /// The nesting where the bytes end (0 for a balanced document).
+        package var final: Int
+        /// Whether the bytes end inside a string.
+        package var endsInString: Bool
+
+        /// Whether the bytes end inside a string or an open object or array: cut off, not wrong.
+        package var endsUnfinished: Bool { endsInString || final > 0 }
+    }
+
+    /// One pass over `data` that follows strings (and their escapes) and brackets: how deep it nests and how it ends.
+    /// The depth check before a parse and the truncation diagnosis of a file both read it.
+    package static func scanBrackets(_ data: Data) -> BracketScan {
         var depth = 0
         var deepest = 0
         var inString = false
@@ -242,7 +256,7 @@ extension JSONValue {
             default: break
             }
         }
-        return deepest
+        return BracketScan(deepest: deepest, final: depth, endsInString: inString)
     }
 
     /// Whether the body's top-level object starts with the member `key` (`{"error": …`), read without parsing.

@@ -14,12 +14,19 @@ public struct EnvironmentVariable: Sendable, Hashable {
     public var defaultValue: String
     /// What it sets, in Markdown (names and values in backticks).
     public var meaning: String
+    /// The name of the variable that names a file holding the value instead (`MEND_APP_SECRET_FILE`, as Docker and
+    /// Kubernetes mount secrets), for a secret; `nil` for the others. The value itself wins over its file.
+    public var fileVariant: String?
 
-    init(_ name: String, aliases: [String] = [], default defaultValue: String, _ meaning: String) {
+    init(
+        _ name: String, aliases: [String] = [], default defaultValue: String, _ meaning: String,
+        readsFile: Bool = false
+    ) {
         self.name = name
         self.aliases = aliases
         self.defaultValue = defaultValue
         self.meaning = meaning
+        self.fileVariant = readsFile ? name + "_FILE" : nil
     }
 }
 
@@ -51,9 +58,8 @@ enum ServerEnvironment {
                 "MEND_APP_ID", default: "none",
                 "the Facebook app id: Facebook logins, their `debug_token` checks and `signed_request` callbacks "
                     + "(required unless `MEND_APPLE_CLIENT_IDS` or `MEND_GOOGLE_CLIENT_IDS` names another provider)"),
-            Variable("MEND_APP_SECRET", default: "with `MEND_APP_ID`, required", "the Facebook app secret"),
             Variable(
-                "MEND_APP_SECRET_FILE", default: "none", "a file holding the app secret (instead of `MEND_APP_SECRET`)"),
+                "MEND_APP_SECRET", default: "with `MEND_APP_ID`, required", "the Facebook app secret", readsFile: true),
             Variable(
                 "MEND_GRAPH_URL", default: value(facebook.graphURL.absoluteString),
                 "the Facebook Graph API base URL (the emulator's in tests)"),
@@ -61,14 +67,16 @@ enum ServerEnvironment {
             Variable("MEND_REQUIRED_SCOPES", default: "none", "comma-separated scopes every Facebook login must grant"),
             Variable(
                 "MEND_REDIRECT_URIS", default: "required",
-                "comma-separated redirect URIs accepted at login (exact; loopback `http` on any port)"),
+                "comma-separated redirect URIs accepted at login: absolute, without a fragment (exact; loopback `http` "
+                    + "on any port)"),
             Variable(
                 "DATABASE_URL", aliases: ["MEND_DATABASE_URL"], default: value(storage.databaseURL),
-                "`sqlite:///path/file.sqlite`, `sqlite::memory:` or `postgres://user:pass@host:5432/db` (see Storage)"),
+                "`sqlite:///path/file.sqlite`, `sqlite::memory:` or `postgres://user:pass@host:5432/db` (see Storage)",
+                readsFile: true),
             Variable(
                 "MEND_SIGNING_KEYS", default: "a random key",
                 "`kid:EdDSA|ES256:base64url-32-bytes`, comma-separated, the signing key first "
-                    + "(`mend-server generate-key [EdDSA|ES256]`)"),
+                    + "(`mend-server generate-key [EdDSA|ES256]`)", readsFile: true),
             Variable("MEND_ISSUER", default: value(sessions.issuer), "`iss` of the access tokens"),
             Variable(
                 "MEND_AUDIENCE", default: "`MEND_APP_ID`, else `MEND_ISSUER`",
@@ -130,7 +138,7 @@ enum ServerEnvironment {
             Variable("MEND_PROVIDER_TIMEOUT", default: duration(providers.timeout), "timeout of one provider call"),
             Variable(
                 "MEND_PROVIDER_MAX_ATTEMPTS", default: value(providers.maxAttempts),
-                "tries of an idempotent provider call on a transient error"),
+                "tries of an idempotent provider call on a transient error (at least 1)"),
             Variable(
                 "MEND_PROVIDER_RECORDING", default: "none",
                 "a HAR file the server records its provider calls into, every secret redacted (see docs/recording.md)"),
@@ -139,7 +147,7 @@ enum ServerEnvironment {
                 "`all` records anew, `newEpisodes` adds to the file, `once` and `none` answer from it"),
             Variable(
                 "MEND_TOKEN_ENCRYPTION_KEY", default: "none",
-                "base64 32-byte AES-GCM key that encrypts stored provider tokens"),
+                "base64 32-byte AES-GCM key that encrypts stored provider tokens", readsFile: true),
             Variable(
                 "MEND_AUDIT_RETENTION", default: duration(storage.auditRetention),
                 "how long the audit log keeps an event (pruned with the background check)"),
@@ -152,7 +160,7 @@ enum ServerEnvironment {
                 "admin API requests per client address, counted before the token is checked"),
             Variable(
                 "MEND_MAX_BODY_SIZE", default: value(listening.maximumBodySize),
-                "largest request body, in bytes (at least 1024)"),
+                "largest request body, in bytes (at least 1024; a smaller value is refused)"),
             Variable(
                 "MEND_APPLE_CLIENT_IDS", default: "none",
                 "Sign in with Apple: the bundle ids and service ids whose id_tokens `POST /v1/login/id_token` accepts"),
@@ -179,7 +187,7 @@ enum ServerEnvironment {
                     + "revokes at Google; its id is accepted as an audience"),
             Variable(
                 "MEND_GOOGLE_SERVER_CLIENT_SECRET", default: "none",
-                "that web client's secret (with `MEND_GOOGLE_SERVER_CLIENT_ID`)"),
+                "that web client's secret (with `MEND_GOOGLE_SERVER_CLIENT_ID`)", readsFile: true),
             Variable(
                 "MEND_GOOGLE_TOKEN_URL", default: value(googleServer.tokenEndpoint.absoluteString),
                 "Google's token endpoint"),
@@ -194,7 +202,8 @@ enum ServerEnvironment {
                 "Limited Login's key set"),
             Variable(
                 "MEND_LOG_LEVEL", default: value("info"),
-                "`trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical` (read by `mend-server`)"),
+                "the level of `mend-server`'s log: `trace`, `debug`, `info`, `notice`, `warning`, `error` or "
+                    + "`critical`"),
         ]
     }()
 
@@ -205,12 +214,16 @@ enum ServerEnvironment {
         if markdown { lines = ["| variable | default | meaning |", "|---|---|---|"] }
         for variable in variables {
             if markdown {
-                let names = (["`\(variable.name)`"] + variable.aliases.map { "(or `\($0)`)" }).joined(separator: " ")
+                let names =
+                    (["`\(variable.name)`"] + variable.aliases.map { "(or `\($0)`)" }
+                    + (variable.fileVariant.map { ["(or `\($0)`: a file holding it)"] } ?? []))
+                    .joined(separator: " ")
                 let meaning = variable.meaning.replacingOccurrences(of: "|", with: "\\|")
                 let defaultValue = variable.defaultValue.replacingOccurrences(of: "|", with: "\\|")
                 lines.append("| \(names) | \(defaultValue) | \(meaning) |")
             } else {
-                let names = ([variable.name] + variable.aliases).joined(separator: ", ")
+                let names = ([variable.name] + variable.aliases + (variable.fileVariant.map { [$0] } ?? []))
+                    .joined(separator: ", ")
                 let plain = { (text: String) in text.replacingOccurrences(of: "`", with: "") }
                 let padded = names.count < 30 ? names.padding(toLength: 30, withPad: " ", startingAt: 0) : names + " "
                 lines.append("\(padded) \(plain(variable.meaning)) (default: \(plain(variable.defaultValue)))")
@@ -243,131 +256,159 @@ enum ServerEnvironment {
         return values
     }
 
-    static func configuration(values: [String: String]) throws(ConfigurationError) -> ServerConfiguration {
-        func value(_ name: String) -> String? {
-            guard let text = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-                return nil
+    /// The secrets among the variables: never in swift-configuration's access reports, never in an error.
+    static let secretNames: Set<String> = [
+        "MEND_APP_SECRET", "MEND_TOKEN_ENCRYPTION_KEY", "MEND_SIGNING_KEYS", "MEND_GOOGLE_SERVER_CLIENT_SECRET",
+        "DATABASE_URL", "MEND_DATABASE_URL",
+    ]
+
+    /// The variables that may name a file holding their value instead (`…_FILE`).
+    static var fileBackedNames: [String] { variables.filter { $0.fileVariant != nil }.map(\.name) }
+
+    /// Every name the configuration reads: the variables, their aliases and their file forms.
+    static var knownNames: Set<String> {
+        Set(variables.flatMap { [$0.name] + $0.aliases + ($0.fileVariant.map { [$0] } ?? []) })
+    }
+
+    /// `MEND_*` names that are not mend-server's but are Mend's: the `mend` tool's, `mend-server admin`'s, and the
+    /// test command's (a shell that runs both should not be warned about them).
+    static let otherToolsNames = Set(ToolVariable.allCases.map(\.rawValue) + ["MEND_ONLY_TESTS", "MEND_WITHOUT_OTLP"])
+    static let otherToolsPrefixes = ["MEND_TEST_", "MEND_TORTURE_", "MEND_FUZZ_", "MEND_SCHEMATHESIS_", "MEND_PG_"]
+
+    /// The one scan for names: each `MEND_*` variable of `names` the configuration does not read, with the closest
+    /// known name when one is near (`MEND_PROT: did you mean MEND_PORT?`).
+    static func unknownNameWarnings(_ names: some Sequence<String>, source: String) -> [String] {
+        let known = knownNames
+        return names.filter { name in
+            name.hasPrefix("MEND_") && !known.contains(name) && !otherToolsNames.contains(name)
+                && !otherToolsPrefixes.contains { name.hasPrefix($0) }
+        }.sorted().map { (name: String) -> String in
+            var closest: (name: String, distance: Int)?
+            for candidate in known.sorted() {
+                let distance = editDistance(name, candidate)
+                if closest == nil || distance < closest!.distance { closest = (candidate, distance) }
             }
-            return text
-        }
-        func list(_ name: String) -> [String]? {
-            value(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        }
-        func duration(_ name: String) throws(ConfigurationError) -> Duration? {
-            try value(name).map { (text: String) throws(ConfigurationError) in try DurationText.parse(text, name: name)
+            if let (suggestion, distance) = closest, distance <= max(2, name.count / 4) {
+                return "\(name) (\(source)) is not a mend-server variable: did you mean \(suggestion)?"
             }
+            return "\(name) (\(source)) is not a mend-server variable (mend-server env lists them)"
         }
-        func flag(_ name: String) throws(ConfigurationError) -> Bool? {
-            guard let text = value(name)?.lowercased() else { return nil }
-            if ["1", "true", "yes", "on"].contains(text) { return true }
-            if ["0", "false", "no", "off"].contains(text) { return false }
-            throw ConfigurationError("\(name) must be true or false")
-        }
-        func integer(_ name: String) throws(ConfigurationError) -> Int? {
-            guard let text = value(name) else { return nil }
-            guard let number = Int(text), number >= 0 else { throw ConfigurationError("\(name) must be a number") }
-            return number
-        }
-        func url(_ name: String) throws(ConfigurationError) -> URL? {
-            guard let text = value(name) else { return nil }
-            guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-                throw ConfigurationError("\(name) is not an absolute URL")
+    }
+
+    /// The Levenshtein distance of two names.
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let a = Array(first.utf8), b = Array(second.utf8)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
             }
-            return url
+            previous = current
         }
+        return previous[b.count]
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    static func configuration(reading variables: VariableReader) throws(ConfigurationError) -> ServerConfiguration {
+        let value = variables.text, duration = variables.duration, flag = variables.flag, url = variables.url
+        let list: (String) -> [String]? = variables.list
 
         var configuration = ServerConfiguration()
-        if let appID = value("MEND_APP_ID") {
-            var secret = value("MEND_APP_SECRET")
-            if secret == nil, let path = value("MEND_APP_SECRET_FILE") {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw ConfigurationError("MEND_APP_SECRET_FILE: cannot read \(path)")
-                }
-                secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            guard let secret, !secret.isEmpty else {
+        if let level = try variables.logLevel("MEND_LOG_LEVEL") { configuration.logLevel = level }
+        if let appID = value("MEND_APP_ID", []) {
+            guard let secret = value("MEND_APP_SECRET", []) else {
                 throw ConfigurationError("MEND_APP_SECRET (or MEND_APP_SECRET_FILE) is required with MEND_APP_ID")
             }
             var facebook = FacebookApp(appID: appID, appSecret: Secret(secret))
             if let graphURL = try url("MEND_GRAPH_URL") { facebook.graphURL = graphURL }
-            if let version = value("MEND_GRAPH_VERSION") { facebook.graphVersion = version }
-            if let scopes = list("MEND_REQUIRED_SCOPES") { facebook.requiredScopes = scopes.filter { !$0.isEmpty } }
+            if let version = value("MEND_GRAPH_VERSION", []) { facebook.graphVersion = version }
+            if let scopes = list("MEND_REQUIRED_SCOPES") { facebook.requiredScopes = scopes }
             if let exchange = try flag("MEND_LONG_LIVED_EXCHANGE") { facebook.exchangesForLongLivedToken = exchange }
-            if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL") { facebook.validityCheckInterval = interval }
-            if let age = try duration("MEND_PROFILE_MAX_AGE") { facebook.profileMaxAge = age }
-            if let age = try duration("MEND_SIGNED_REQUEST_MAX_AGE") { facebook.signedRequestMaxAge = age }
+            if let interval = try duration("MEND_VALIDITY_CHECK_INTERVAL", []) {
+                facebook.validityCheckInterval = interval
+            }
+            if let age = try duration("MEND_PROFILE_MAX_AGE", []) { facebook.profileMaxAge = age }
+            if let age = try duration("MEND_SIGNED_REQUEST_MAX_AGE", []) { facebook.signedRequestMaxAge = age }
             configuration.providers.facebook = facebook
-        } else if value("MEND_APP_SECRET") != nil || value("MEND_APP_SECRET_FILE") != nil {
+        } else if value("MEND_APP_SECRET", []) != nil {
             throw ConfigurationError("MEND_APP_SECRET is set without MEND_APP_ID: the Facebook app needs both")
         }
-        if let host = value("MEND_HOST") { configuration.listening.host = host }
-        if let port = try integer("MEND_PORT") {
-            guard port <= 65535 else { throw ConfigurationError("MEND_PORT must be 0…65535") }
-            configuration.listening.port = port
-        }
+        if let host = value("MEND_HOST", []) { configuration.listening.host = host }
+        if let port = try variables.integer("MEND_PORT", maximum: 65535) { configuration.listening.port = port }
         if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") {
             configuration.listening.trustedProxyCount = trusts ? 1 : 0
         }
-        if let proxies = try integer("MEND_TRUSTED_PROXIES") { configuration.listening.trustedProxyCount = proxies }
+        if let proxies = try variables.integer("MEND_TRUSTED_PROXIES") {
+            configuration.listening.trustedProxyCount = proxies
+        }
         if let publicURL = try url("MEND_PUBLIC_URL") { configuration.listening.publicURL = publicURL }
-        if let size = try integer("MEND_MAX_BODY_SIZE") { configuration.listening.maximumBodySize = max(1024, size) }
-        if let database = value("DATABASE_URL") ?? value("MEND_DATABASE_URL") {
+        if let size = try variables.integer("MEND_MAX_BODY_SIZE", minimum: 1024) {
+            configuration.listening.maximumBodySize = size
+        }
+        if let database = value("DATABASE_URL", ["MEND_DATABASE_URL"]) {
             _ = try DatabaseLocation.parse(database)
             configuration.storage.databaseURL = database
         }
-        if let retention = try duration("MEND_AUDIT_RETENTION") { configuration.storage.auditRetention = retention }
-        if let tokens = value("MEND_ADMIN_TOKENS") { configuration.admin.tokens = try AdminToken.parse(list: tokens) }
-        if let rule = value("MEND_RATE_LIMIT_ADMIN") { configuration.admin.rateLimit = try RateLimitRule.parse(rule) }
-        if let key = value("MEND_TOKEN_ENCRYPTION_KEY") {
+        if let retention = try duration("MEND_AUDIT_RETENTION", []) { configuration.storage.auditRetention = retention }
+        if let tokens = value("MEND_ADMIN_TOKENS", []) {
+            configuration.admin.tokens = try AdminToken.parse(list: tokens)
+        }
+        if let rule = try variables.rateLimit("MEND_RATE_LIMIT_ADMIN") { configuration.admin.rateLimit = rule }
+        if let key = value("MEND_TOKEN_ENCRYPTION_KEY", []) {
             guard Data(base64Encoded: key)?.count == 32 else {
                 throw ConfigurationError("MEND_TOKEN_ENCRYPTION_KEY must be 32 bytes in base64")
             }
             configuration.storage.tokenEncryptionKey = Secret(key)
         }
-        if let uris = list("MEND_REDIRECT_URIS") {
-            configuration.sessions.allowedRedirectURIs = uris.filter { !$0.isEmpty }
+        if let uris = try variables.list(
+            "MEND_REDIRECT_URIS", as: RedirectURI.self,
+            failure: { ConfigurationError("MEND_REDIRECT_URIS: '\($0)' is not an absolute URI without a fragment") })
+        {
+            configuration.sessions.allowedRedirectURIs = uris.map(\.text)
         }
-        if let keys = value("MEND_SIGNING_KEYS") {
+        if let keys = value("MEND_SIGNING_KEYS", []) {
             configuration.sessions.signingKeys = try SigningKeyConfiguration.parse(list: keys)
         }
-        if let issuer = value("MEND_ISSUER") { configuration.sessions.issuer = issuer }
-        if let audience = value("MEND_AUDIENCE") { configuration.sessions.audience = audience }
-        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL") { configuration.sessions.accessTokenLifetime = ttl }
-        if let ttl = try duration("MEND_REFRESH_TOKEN_TTL") { configuration.sessions.idleLifetime = ttl }
-        if let ttl = try duration("MEND_SESSION_IDLE_TTL") { configuration.sessions.idleLifetime = ttl }
-        if let ttl = try duration("MEND_SESSION_MAX_TTL") { configuration.sessions.maximumLifetime = ttl }
-        if let grace = try duration("MEND_REFRESH_REUSE_GRACE") { configuration.sessions.refreshReuseGrace = grace }
+        if let issuer = value("MEND_ISSUER", []) { configuration.sessions.issuer = issuer }
+        if let audience = value("MEND_AUDIENCE", []) { configuration.sessions.audience = audience }
+        if let ttl = try duration("MEND_ACCESS_TOKEN_TTL", []) { configuration.sessions.accessTokenLifetime = ttl }
+        if let ttl = try duration("MEND_SESSION_IDLE_TTL", ["MEND_REFRESH_TOKEN_TTL"]) {
+            configuration.sessions.idleLifetime = ttl
+        }
+        if let ttl = try duration("MEND_SESSION_MAX_TTL", []) { configuration.sessions.maximumLifetime = ttl }
+        if let grace = try duration("MEND_REFRESH_REUSE_GRACE", []) { configuration.sessions.refreshReuseGrace = grace }
         if let requires = try flag("MEND_REQUIRE_PKCE") { configuration.sessions.requiresPKCE = requires }
-        if let size = try integer("MEND_TOKEN_CACHE_SIZE") { configuration.sessions.verifiedTokenCacheSize = size }
+        if let size = try variables.integer("MEND_TOKEN_CACHE_SIZE") {
+            configuration.sessions.verifiedTokenCacheSize = size
+        }
         for (name, limit) in [
             ("MEND_RATE_LIMIT_LOGIN_IP", \ServerConfiguration.Sessions.RateLimits.loginPerAddress),
             ("MEND_RATE_LIMIT_LOGIN_USER", \.loginPerUser), ("MEND_RATE_LIMIT_REFRESH_IP", \.refreshPerAddress),
             ("MEND_RATE_LIMIT_REFRESH_USER", \.refreshPerUser),
         ] {
-            if let rule = value(name) {
-                configuration.sessions.rateLimits[keyPath: limit] = try RateLimitRule.parse(rule)
-            }
+            if let rule = try variables.rateLimit(name) { configuration.sessions.rateLimits[keyPath: limit] = rule }
         }
         if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") {
             configuration.providers.returnsProviderToken = returns
         }
-        if let timeout = try duration("MEND_PROVIDER_TIMEOUT") { configuration.providers.timeout = timeout }
-        if let file = value("MEND_PROVIDER_RECORDING") {
-            let modeName = value("MEND_PROVIDER_RECORDING_MODE") ?? "all"
-            guard let mode = RecordMode(rawValue: modeName) else {
-                throw ConfigurationError("MEND_PROVIDER_RECORDING_MODE must be once, newEpisodes, none or all")
-            }
-            configuration.providers.recording = (URL(fileURLWithPath: file), mode)
+        if let timeout = try duration("MEND_PROVIDER_TIMEOUT", []) { configuration.providers.timeout = timeout }
+        let mode = try variables.value("MEND_PROVIDER_RECORDING_MODE", as: RecordMode.self) { text in
+            ConfigurationError("MEND_PROVIDER_RECORDING_MODE '\(text)' must be once, newEpisodes, none or all")
         }
-        if let attempts = try integer("MEND_PROVIDER_MAX_ATTEMPTS") {
-            configuration.providers.maxAttempts = max(1, attempts)
+        if let file = value("MEND_PROVIDER_RECORDING", []) {
+            configuration.providers.recording = (URL(fileURLWithPath: file), mode ?? .all)
         }
-        if let clients = list("MEND_APPLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
+        if let attempts = try variables.integer("MEND_PROVIDER_MAX_ATTEMPTS", minimum: 1) {
+            configuration.providers.maxAttempts = attempts
+        }
+        if let clients = list("MEND_APPLE_CLIENT_IDS"), !clients.isEmpty {
             let base = IDTokenIssuer.apple(clientIDs: clients)
-            let issuer = value("MEND_APPLE_ISSUER") ?? base.issuer
+            let issuer = value("MEND_APPLE_ISSUER", []) ?? base.issuer
             var credentials: AppleClientCredentials?
-            if let teamID = value("MEND_APPLE_TEAM_ID") {
-                guard let keyID = value("MEND_APPLE_KEY_ID"), let path = value("MEND_APPLE_PRIVATE_KEY_FILE") else {
+            if let teamID = value("MEND_APPLE_TEAM_ID", []) {
+                guard let keyID = value("MEND_APPLE_KEY_ID", []), let path = value("MEND_APPLE_PRIVATE_KEY_FILE", [])
+                else {
                     throw ConfigurationError(
                         "MEND_APPLE_TEAM_ID needs MEND_APPLE_KEY_ID and MEND_APPLE_PRIVATE_KEY_FILE")
                 }
@@ -383,11 +424,11 @@ enum ServerEnvironment {
                     clientIDs: clients, issuer: issuer, jwksURI: try url("MEND_APPLE_JWKS_URL") ?? base.jwksURI,
                     credentials: credentials))
         }
-        if let clients = list("MEND_GOOGLE_CLIENT_IDS")?.filter({ !$0.isEmpty }), !clients.isEmpty {
+        if let clients = list("MEND_GOOGLE_CLIENT_IDS"), !clients.isEmpty {
             let base = IDTokenIssuer.google(clientIDs: clients)
             var serverClient: ClientSecretTokenKeeper?
-            if let serverClientID = value("MEND_GOOGLE_SERVER_CLIENT_ID") {
-                guard let secret = value("MEND_GOOGLE_SERVER_CLIENT_SECRET"), !secret.isEmpty else {
+            if let serverClientID = value("MEND_GOOGLE_SERVER_CLIENT_ID", []) {
+                guard let secret = value("MEND_GOOGLE_SERVER_CLIENT_SECRET", []) else {
                     throw ConfigurationError("MEND_GOOGLE_SERVER_CLIENT_ID needs MEND_GOOGLE_SERVER_CLIENT_SECRET")
                 }
                 let defaults = ClientSecretTokenKeeper.google(clientID: serverClientID, clientSecret: Secret(secret))
@@ -398,7 +439,7 @@ enum ServerEnvironment {
             }
             configuration.providers.idTokenIssuers.append(
                 .google(
-                    clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER") ?? base.issuer,
+                    clientIDs: clients, issuer: value("MEND_GOOGLE_ISSUER", []) ?? base.issuer,
                     jwksURI: try url("MEND_GOOGLE_JWKS_URL") ?? base.jwksURI, serverClient: serverClient))
         }
         if try flag("MEND_LIMITED_LOGIN") == true {
@@ -408,7 +449,7 @@ enum ServerEnvironment {
             let base = IDTokenIssuer.limitedLogin(appID: appID)
             configuration.providers.idTokenIssuers.append(
                 .limitedLogin(
-                    appID: appID, issuer: value("MEND_LIMITED_LOGIN_ISSUER") ?? base.issuer,
+                    appID: appID, issuer: value("MEND_LIMITED_LOGIN_ISSUER", []) ?? base.issuer,
                     jwksURI: try url("MEND_LIMITED_LOGIN_JWKS_URL") ?? base.jwksURI))
         }
         try configuration.validate()
@@ -425,22 +466,43 @@ extension ServerConfiguration {
     /// them: one line each, the name padded, then the meaning and the default.
     public static func environmentTable(markdown: Bool) -> String { ServerEnvironment.table(markdown: markdown) }
     /// Reads the configuration from `environment` (by default the process's), over the JSON file that
-    /// `MEND_CONFIG_FILE` names, if any.
+    /// `MEND_CONFIG_FILE` names, if any, through swift-configuration; `overrides` (the command line's `--host` and
+    /// `--port`, by variable name) win over both.
     ///
-    /// - Throws: ``ConfigurationError`` naming the variable that is missing or wrong (never a secret's value).
+    /// A value that is set must be right: an unknown log level, a redirect URI that is not absolute, a size below
+    /// its minimum or a duration that is not one is refused, never replaced by the default.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the variable that is missing or wrong (never a secret's value);
+    ///   below macOS 15, iOS 18, tvOS 18 and watchOS 11, which swift-configuration needs, too (build a
+    ///   configuration in code there).
     public static func load(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: [String: String] = [:]
     ) throws
         -> ServerConfiguration
     {
-        var values: [String: String] = [:]
-        if let path = environment["MEND_CONFIG_FILE"], !path.isEmpty {
-            values = try ServerEnvironment.fileValues(path: path)
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else {
+            throw ConfigurationError(
+                "reading mend-server's configuration needs macOS 15, iOS 18, tvOS 18 or watchOS 11 or later "
+                    + "(swift-configuration); this system is older")
         }
-        for (name, value) in environment where name.hasPrefix("MEND_") || name == "DATABASE_URL" {
-            values[name] = value
+        return try ServerEnvironment.configuration(
+            reading: VariableReader(environment: environment, overrides: overrides))
+    }
+
+    /// Warnings about the names in `environment` and in the file `MEND_CONFIG_FILE` names: each `MEND_*` name the
+    /// configuration does not read, with the closest known one (`MEND_PROT (environment) is not a mend-server
+    /// variable: did you mean MEND_PORT?`). `mend-server` prints them at start and in `check-config`.
+    public static func unknownVariableWarnings(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String] {
+        var warnings = ServerEnvironment.unknownNameWarnings(environment.keys, source: "environment")
+        if let path = environment["MEND_CONFIG_FILE"], !path.isEmpty,
+            let values = try? ServerEnvironment.fileValues(path: path)
+        {
+            warnings += ServerEnvironment.unknownNameWarnings(values.keys, source: "MEND_CONFIG_FILE")
         }
-        return try ServerEnvironment.configuration(values: values)
+        return warnings
     }
 
     /// Checks the values that have to make sense together.

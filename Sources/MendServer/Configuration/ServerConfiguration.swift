@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import MendGraphAPI
 public import MendHTTP
 public import MendRecording
@@ -34,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// it in tests (`offsetClock.pipeline()`). The revocation feed's polling waits real time on purpose: it paces
     /// reading the database and decides nothing.
     public var clock: PipelineClock
+    /// The level `mend-server` logs at (`MEND_LOG_LEVEL`, `info` by default). The library logs through the logger
+    /// it is given, at that logger's level; the executable sets its logger's level from this.
+    public var logLevel: Logger.Level = .info
 
     /// Creates a configuration from its groups; each group's initializer holds the defaults.
     public init(

@@ -38,20 +38,67 @@ final class ServerDatabase: Sendable {
             }
             return ServerDatabase(kind: .sqlite, sql: database) { try await connection.close().get() }
         case .postgres(let url):
-            let configuration = try SQLPostgresConfiguration(url: url)
+            let configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw DatabaseUnavailable(
+                    location: location.redactedDescription,
+                    reason: "DATABASE_URL is not a PostgreSQL URL PostgresKit reads (postgres://user:pass@host:5432/db)"
+                )
+            }
+            // The pool's own lines (AsyncKit's "Opening new connection for pool failed") carry PostgresNIO's raw text
+            // — its generic PSQLError description, NIO's errno — and nothing Mend's handling of the same failure
+            // (the query's error, said in words by `reason(_:)`) does not: only critical ones are kept.
+            var poolLogger = logger
+            poolLogger.logLevel = max(logger.logLevel, .critical)
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration), maxConnectionsPerEventLoop: 8,
-                requestTimeout: .seconds(10), logger: logger, on: MultiThreadedEventLoopGroup.singleton)
+                requestTimeout: .seconds(10), logger: poolLogger, on: MultiThreadedEventLoopGroup.singleton)
             let box = PoolBox(pool: pool)
-            let database = pool.database(logger: logger).sql(queryLogLevel: nil)
+            let database = pool.database(logger: poolLogger).sql(queryLogLevel: nil)
             do {
                 try await database.raw("SELECT 1").run()
             } catch {
                 try? await box.pool.shutdownAsync()
-                throw error
+                throw DatabaseUnavailable(location: location.redactedDescription, reason: Self.reason(error))
             }
             return ServerDatabase(kind: .postgres, sql: database) { try await box.pool.shutdownAsync() }
         }
+    }
+
+    /// Why PostgreSQL could not be used, in words an operator acts on: the server's own message and SQLSTATE, or what
+    /// happened to the connection. Never PostgresNIO's generic description, never the URL (its password).
+    static func reason(_ error: any Error) -> String {
+        if let failure = error as? PSQLError {
+            if let info = failure.serverInfo {
+                let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                return "PostgreSQL refused: \(info[.message] ?? "an error without a message")\(state)"
+            }
+            let cause = failure.underlying.map(connectionReason) ?? ""
+            switch failure.code {
+            case .connectionError: return "could not connect" + cause
+            case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection" + cause
+            case .sslUnsupported: return "the server does not support TLS (sslmode=disable for a local server)"
+            case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+                return "authentication failed (\(failure.code))"
+            default: return "PostgreSQL error \(failure.code)" + cause
+            }
+        }
+        if error is ConnectionPoolTimeoutError { return "no connection within 10 s (the server did not answer)" }
+        return connectionReason(error).dropFirst(2).description
+    }
+
+    /// A connection failure's cause, classified (`: the connection was refused …`), without the NIO text.
+    private static func connectionReason(_ error: any Error) -> String {
+        let text = "\(error)".lowercased()
+        if text.contains("refused") { return ": the connection was refused (nothing listens there)" }
+        if text.contains("timed out") || text.contains("timeout") { return ": the connection timed out" }
+        if text.contains("resolve") || text.contains("name or service") || text.contains("nodename") {
+            return ": the host name could not be resolved"
+        }
+        if text.contains("reset") { return ": the connection was reset" }
+        return ": \(type(of: error))"
     }
 
     /// The connection pool, shut down once when the database closes.
@@ -71,4 +118,15 @@ final class ServerDatabase: Sendable {
     func ping() async -> Bool {
         (try? await sql.raw("SELECT 1").run()) != nil
     }
+}
+
+/// The database could not be used when the server started: where (never its password) and why.
+public struct DatabaseUnavailable: Error, CustomStringConvertible, Sendable {
+    /// The database, without its password (`postgres db.internal:5432/mend`).
+    public var location: String
+    /// Why, in PostgreSQL's words or the connection's (`could not connect: the connection was refused …`).
+    public var reason: String
+
+    /// `cannot use the database (postgres db.internal:5432/mend): could not connect: …`.
+    public var description: String { "cannot use the database (\(location)): \(reason)" }
 }
