@@ -1166,6 +1166,7 @@ def judge_detect_secrets(findings, secrets_by_value):
         kind = sink_kind(relative)
         match = next((index for index, allowance in enumerate(allowances)
                       if glob_matches(kind, allowance["sink"]) and glob_matches(detector, allowance["detector"])
+                      and ("path" not in allowance or fnmatch.fnmatch(relative, allowance["path"]))
                       and glob_matches(field, allowance["field"])
                       and ("value" not in allowance or glob_matches(value, allowance["value"]))), None)
         if match is None:
