@@ -562,8 +562,8 @@ for target in package.targets {
     }
 }
 
-// `MEND_ONLY_TESTS=MendHTTPTests,MendLoginTests,…`: only these test targets and the targets they need (no executables,
-// no other tests). The thread sanitizer's step builds this way: everything it builds is rebuilt with -sanitize=thread,
+// `MEND_ONLY_TESTS=MendHTTPTests,MendLoginTests,…`: only these test targets and the targets they need (an executable
+// only when it is named, as `MendCLI` for the `mend` binary that ProcessTests runs; no other tests). The thread sanitizer's step builds this way: everything it builds is rebuilt with -sanitize=thread,
 // and it runs six suites — the tools, the server's own tests and the benchmarks would be built for nothing.
 if let only = Context.environment["MEND_ONLY_TESTS"] {
     var needed: Set<String> = []
@@ -581,7 +581,8 @@ if let only = Context.environment["MEND_ONLY_TESTS"] {
     }
     package.targets.removeAll { !needed.contains($0.name) }
     package.products.removeAll { product in
-        guard let library = product as? Product.Library else { return true }
-        return !library.targets.allSatisfy(needed.contains)
+        if let library = product as? Product.Library { return !library.targets.allSatisfy(needed.contains) }
+        if let executable = product as? Product.Executable { return !executable.targets.allSatisfy(needed.contains) }
+        return true
     }
 }

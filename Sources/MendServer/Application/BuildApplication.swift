@@ -11,7 +11,7 @@ import NIOCore
 /// then the database closes), or test it with HummingbirdTesting's `app.test(.router)` and `app.test(.live)`.
 ///
 /// - Parameters:
-///   - configuration: The server's configuration (``ServerConfiguration/load(environment:)`` reads it).
+///   - configuration: The server's configuration (``ServerConfiguration/load(environment:overrides:)`` reads it).
 ///   - logger: Where the server logs; tokens, codes and secrets never appear in it.
 ///   - metrics: Where metrics go.
 ///   - onServerRunning: Called with the bound port once the server accepts connections.

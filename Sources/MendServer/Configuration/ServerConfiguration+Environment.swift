@@ -32,9 +32,9 @@ public struct EnvironmentVariable: Sendable, Hashable {
 
 /// Reading a ``ServerConfiguration`` from `mend-server`'s environment variables (and the JSON file
 /// `MEND_CONFIG_FILE` names): the list of variables with their defaults and meanings, the table the docs and
-/// `mend-server env` print, and the parsing. ``ServerConfiguration/load(environment:)`` is its entry point.
+/// `mend-server env` print, and the parsing. ``ServerConfiguration/load(environment:overrides:)`` is its entry point.
 enum ServerEnvironment {
-    /// The variables ``ServerConfiguration/load(environment:)`` reads, in the order `docs/server.md` lists them. The
+    /// The variables ``ServerConfiguration/load(environment:overrides:)`` reads, in the order `docs/server.md` lists them. The
     /// defaults are read from the groups' initializers, where each is written once.
     static let variables: [EnvironmentVariable] = {
         typealias Configuration = ServerConfiguration
@@ -458,7 +458,7 @@ enum ServerEnvironment {
 }
 
 extension ServerConfiguration {
-    /// The variables ``load(environment:)`` reads, in the order `docs/server.md` lists them. The defaults are read
+    /// The variables ``load(environment:overrides:)`` reads, in the order `docs/server.md` lists them. The defaults are read
     /// from the groups' initializers, where each is written once.
     public static var environmentVariables: [EnvironmentVariable] { ServerEnvironment.variables }
 

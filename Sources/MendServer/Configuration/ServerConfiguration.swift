@@ -8,9 +8,10 @@ public import MendRecording
 /// (``storage``), the sessions it issues (``sessions``), the providers users log in with (``providers``, Facebook one
 /// of them), the operator's admin API (``admin``) and the clock it reads (``clock``).
 ///
-/// Build one in code, or read it from the environment and an optional JSON file with ``load(environment:)``; every
-/// variable, its default and its meaning is in ``environmentVariables`` (`mend-server env` prints them, and
-/// `docs/server.md`'s table is the same list). Each default is written once, in the group's initializer.
+/// Build one in code, or read it from the environment and an optional JSON file with
+/// ``load(environment:overrides:)``; every variable, its default and its meaning is in ``environmentVariables``
+/// (`mend-server env` prints them, and `docs/server.md`'s table is the same list). Each default is written once, in
+/// the group's initializer.
 ///
 /// ```swift
 /// var configuration = ServerConfiguration(appID: "111111111111111", appSecret: Secret("…"))
