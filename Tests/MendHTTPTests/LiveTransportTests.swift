@@ -9,6 +9,43 @@ import MendHTTPAsyncHTTPClient
 import MendHTTPURLSession
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A loopback port held by a socket that is bound and never listens: every connection to it is refused, and no other
+/// test's server can take it while it is held (a port freed by a stopped server could be, by a listener that never
+/// answers, and the request then timed out: seen on CI under a full parallel run).
+final class RefusingPort {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        #if canImport(Glibc)
+            let made = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let made = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(made, address, length) == 0 && getsockname(made, address, &length) == 0
+            }
+        }
+        descriptor = made
+        port = Int(UInt16(bigEndian: address.sin_port))
+        try #require(bound, "could not bind a loopback port")
+    }
+
+    deinit { close(descriptor) }
+}
+
 /// The live transports, each tested against a real loopback server.
 enum LiveTransport: String, CaseIterable, Sendable {
     case asyncHTTPClient
@@ -103,9 +140,9 @@ struct LiveTransportTests {
 
     @Test("A refused connection is cannotConnect", arguments: LiveTransport.allCases)
     func refused(transport: LiveTransport) async throws {
-        let server = try await LoopbackHTTPServer.start { _ in .json(200, "{}") }
-        let url = server.url("/x")
-        try await server.shutdown()
+        let refusing = try RefusingPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/x"))
+        defer { withExtendedLifetime(refusing) {} }
         let error = try await #require(throws: MendError.self) {
             try await transport.client().send(APIRequest(method: .get, url: url, options: .init(timeout: .seconds(3))))
         }
