@@ -14,8 +14,8 @@ public import MendCore
 public struct LoginManager: Sendable {
     /// The provider.
     package var provider: LoginProvider
-    /// What turns codes into sessions: the credentials manager's authority, or a test's own exchanger.
-    package var exchanger: (any CodeExchanger)?
+    /// The issuer that exchanges codes, when not the credentials manager's (tests, tools).
+    package var authority: (any SessionAuthority)?
     /// Where the session goes (and the current user, for re-authentication).
     package var credentials: CredentialsManager?
     /// The scopes asked for by default.
@@ -34,41 +34,16 @@ public struct LoginManager: Sendable {
         self.init(provider: provider, exchanger: nil, credentials: credentials, defaultScopes: defaultScopes)
     }
 
-    /// Creates a login manager with its own exchanger (tests), storing the session in `credentials` if given.
+    /// Creates a login manager that exchanges codes through `exchanger` (tests, tools) — else `credentials`'
+    /// authority — storing the session in `credentials` (an in-memory manager when `nil`).
     package init(
-        provider: LoginProvider, exchanger: (any CodeExchanger)?, credentials: CredentialsManager? = nil,
+        provider: LoginProvider, exchanger: (any SessionAuthority)?, credentials: CredentialsManager? = nil,
         defaultScopes: [String] = ["public_profile", "email"]
     ) {
         self.provider = provider
-        self.exchanger = exchanger
+        self.authority = exchanger
         self.credentials = credentials
         self.defaultScopes = defaultScopes
-    }
-
-    /// Creates a login manager that exchanges codes through `exchanger` (tests, tools).
-    package init(
-        provider: LoginProvider, exchanger: any SessionAuthority, credentials: CredentialsManager? = nil,
-        defaultScopes: [String] = ["public_profile", "email"]
-    ) {
-        self.init(
-            provider: provider, exchanger: AuthorityExchanger(authority: exchanger), credentials: credentials,
-            defaultScopes: defaultScopes)
-    }
-
-    /// Exchanges the code with the test's exchanger, else the credentials manager's authority.
-    private func exchange(
-        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
-    ) async throws -> Session {
-        if let exchanger {
-            return try await exchanger.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
-        }
-        guard let authority = credentials?.authority else {
-            throw MendError.login(
-                .Login.unknown,
-                "This LoginManager's CredentialsManager has no SessionAuthority to exchange the code with: create it "
-                    + "with CredentialsManager(store:authority:).")
-        }
-        return try await authority.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 
     /// Logs in.
@@ -100,14 +75,10 @@ public struct LoginManager: Sendable {
         case .cancelled:
             return .cancelled
         case .authorized(let code, let granted, let denied):
-            let session = try await exchange(code: code, transaction: transaction, granted: granted, denied: denied)
-            if let credentials, let current = try? await credentials.currentSession(),
-                let currentUser = current.user?.id,
-                let newUser = session.user?.id, currentUser != newUser, rerequest
-            {
-                throw MendError.login(.Login.userMismatch, "The re-authentication logged in a different user.")
-            }
-            try await credentials?.signIn(session)
+            let credentials = self.credentials ?? CredentialsManager(store: InMemoryTokenStore(), observer: nil)
+            let session = try await credentials.signIn(
+                exchanging: code, transaction: transaction, granted: granted, denied: denied, at: authority,
+                sameUser: rerequest)
             return LoginResult(
                 session: session, granted: Set(granted ?? Array(session.accessToken.permissions)),
                 declined: Set(denied ?? Array(session.accessToken.declinedPermissions)))
@@ -135,16 +106,5 @@ public struct LoginRecoveryAttempter: ErrorRecoveryAttempter {
         guard let result = try? await login.logIn(scopes: scopes, rerequest: !permissions.isEmpty, presenter: presenter)
         else { return false }
         return !result.isCancelled
-    }
-}
-
-/// A session authority in the exchanger's place.
-private struct AuthorityExchanger: CodeExchanger {
-    let authority: any SessionAuthority
-
-    func exchange(
-        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
-    ) async throws -> Session {
-        try await authority.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
 }

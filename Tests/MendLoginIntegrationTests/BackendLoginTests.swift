@@ -150,8 +150,8 @@ struct BackendLoginTests {
     }
 }
 
-/// Passes every code to the backend and remembers the last one with its transaction.
-struct RecordingExchanger: CodeExchanger {
+/// The backend, remembering the last code it exchanged with its transaction.
+struct RecordingExchanger: SessionAuthority {
     let backend: BackendSessionClient
     let last = Locked<(String, AuthorizationTransaction)?>(nil)
 
@@ -161,4 +161,9 @@ struct RecordingExchanger: CodeExchanger {
         last.withLock { $0 = (code, transaction) }
         return try await backend.exchange(code: code, transaction: transaction, granted: granted, denied: denied)
     }
+
+    func refresh(_ session: Session) async throws -> Session { try await backend.refresh(session) }
+    func checkValidity(of session: Session) async throws { try await backend.checkValidity(of: session) }
+    func revoke(_ session: Session) async throws { try await backend.revoke(session) }
+    func endsSession(_ error: MendError) -> Bool { backend.endsSession(error) }
 }

@@ -150,7 +150,7 @@ struct LoginFlowTests {
 
     @Test("A tampered PKCE verifier is refused by the provider; nothing is stored")
     func tamperedVerifier() async throws {
-        struct Tampering: CodeExchanger {
+        struct Tampering: SessionAuthority {
             let inner: any SessionAuthority
             func exchange(
                 code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
@@ -161,11 +161,15 @@ struct LoginFlowTests {
                 forged.codeVerifier = PKCE().verifier
                 return try await inner.exchange(code: code, transaction: forged, granted: granted, denied: denied)
             }
+            func refresh(_ session: Session) async throws -> Session { try await inner.refresh(session) }
+            func checkValidity(of session: Session) async throws { try await inner.checkValidity(of: session) }
+            func revoke(_ session: Session) async throws { try await inner.revoke(session) }
+            func endsSession(_ error: MendError) -> Bool { inner.endsSession(error) }
         }
         try await withEmulator { emulator in
             let store = InMemoryTokenStore()
             var (login, credentials) = loginManager(emulator, store: store)
-            login.exchanger = Tampering(inner: try #require(await credentials.authority))
+            login.authority = Tampering(inner: try #require(await credentials.authority))
             let error = try await #require(throws: MendError.self) {
                 try await login.logIn(presenter: presenter(.grantAll))
             }

@@ -710,6 +710,9 @@ struct Oracle {
         let payload = JSONValue.object([
             "algorithm": .string("HMAC-SHA256"), "issued_at": .int(Int(Date().timeIntervalSince1970)),
             "user_id": .string("100000000000001"),
+            // Two callbacks within one second differ, as the provider's do: the server refuses a signed_request it
+            // has seen (seed 20261127 sent two identical ones at step 598, and the second was refused as a replay).
+            "mend_torture_step": .int(step),
         ])
         let signed = SignedRequest.make(payload: payload, secret: appSecret)
         for row in try await sql.raw("SELECT id FROM mend_sessions WHERE revoked_at IS NULL").all() {

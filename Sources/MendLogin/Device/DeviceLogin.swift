@@ -227,53 +227,12 @@ public struct DeviceLogin: Sendable {
     }
 
     private func loginResult(_ answer: JSONValue, authorization: Authorization) async throws -> LoginResult {
-        guard let tokenString = answer["access_token"]?.stringValue, !tokenString.isEmpty else {
-            throw MendError(
-                code: .Transport.malformedResponse,
-                developerMessage: "The device login's token answer has no access_token.", catalog: .login)
-        }
-        let issuedAt = clock.now()
-        let expiresIn = answer["expires_in"]?.intValue
-        var accessToken = AccessToken(
-            tokenString: tokenString, appID: provider.clientID,
-            permissions: Set(
-                answer["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) }
-                    ?? authorization.scopes),
-            expirationDate: expiresIn.map { issuedAt.addingTimeInterval(TimeInterval($0)) },
-            dataAccessExpirationDate: answer["data_access_expiration_time"]?.intValue.flatMap {
-                $0 > 0 ? Date(timeIntervalSince1970: TimeInterval($0)) : nil
-            },
-            refreshDate: issuedAt)
-        var user: Session.User?
-        var validatedIDToken: String?
-        if let idTokenValidator {
-            guard let idToken = answer["id_token"]?.stringValue else {
-                throw IDTokenValidator.invalid(
-                    "the device login's token answer carries none, though an id_token validator is set (ask for the "
-                        + "openid scope)")
-            }
-            let claims = try await idTokenValidator.validate(idToken, nonce: nil)
-            user = Session.User(
-                id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
-            validatedIDToken = idToken
-            accessToken.userID = claims.subject
-        }
-        if let profile = try await provider.dialect.profile(
-            token: tokenString, provider: provider, transport: transport)
-        {
-            user = profile.user
-            accessToken.userID = profile.user.id
-            if !profile.granted.isEmpty || !profile.declined.isEmpty {
-                accessToken.permissions = profile.granted
-                accessToken.declinedPermissions = profile.declined
-                accessToken.expiredPermissions = profile.expired
-            }
-        }
-        let session = Session(
-            issuer: .provider, accessToken: accessToken, refreshToken: answer["refresh_token"]?.stringValue,
-            user: user, idToken: validatedIDToken)
+        let session = try await ProviderTokenAnswer(answer).login(
+            at: provider, transport: transport, issuedAt: clock.now(), asked: authorization.scopes,
+            idTokenValidator: idTokenValidator, nonce: nil, what: "the device login's token answer")
         return LoginResult(
-            session: session, granted: accessToken.permissions, declined: accessToken.declinedPermissions)
+            session: session, granted: session.accessToken.permissions,
+            declined: session.accessToken.declinedPermissions)
     }
 
     /// A form POST with the wire's client credential.

@@ -36,22 +36,6 @@ package struct DirectCodeExchanger: Sendable {
         self.idTokenValidator = idTokenValidator
     }
 
-    struct TokenResponse: Decodable {
-        var accessToken: String
-        var expiresIn: Double?
-        var idToken: String?
-        var refreshToken: String?
-        var scope: String?
-
-        enum CodingKeys: String, CodingKey {
-            case scope
-            case accessToken = "access_token"
-            case expiresIn = "expires_in"
-            case idToken = "id_token"
-            case refreshToken = "refresh_token"
-        }
-    }
-
     /// Exchanges the code at the provider's token endpoint.
     package func exchange(
         code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
@@ -70,43 +54,8 @@ package struct DirectCodeExchanger: Sendable {
             APIRequest(
                 method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
                 options: RequestOptions(allowsRetry: false, attachesCredential: false)))
-        let token = try response.decode(TokenResponse.self)
-        let issuedAt = clock.now()
-        var accessToken = AccessToken(
-            tokenString: token.accessToken, appID: provider.clientID,
-            permissions: Set(
-                granted ?? token.scope.map { $0.split(separator: " ").map(String.init) } ?? transaction.scopes),
-            declinedPermissions: Set(denied ?? []),
-            expirationDate: token.expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
-        var user: Session.User?
-        var validatedIDToken: String?
-        if let idTokenValidator {
-            guard let idToken = token.idToken else {
-                throw IDTokenValidator.invalid(
-                    "the token response carries none, though the exchanger validates id_tokens (ask for the openid "
-                        + "scope)")
-            }
-            let claims = try await idTokenValidator.validate(
-                idToken, nonce: transaction.nonce, accessToken: token.accessToken)
-            user = Session.User(
-                id: claims.subject, providerUserID: claims.subject, name: claims.name, email: claims.email)
-            validatedIDToken = idToken
-        }
-        if let profile = try await provider.dialect.profile(
-            token: token.accessToken, provider: provider, transport: transport)
-        {
-            user = profile.user
-            accessToken.userID = profile.user.id
-            if !profile.granted.isEmpty || !profile.declined.isEmpty {
-                accessToken.permissions = profile.granted
-                accessToken.declinedPermissions = profile.declined
-                accessToken.expiredPermissions = profile.expired
-            }
-        } else {
-            accessToken.userID = user?.id
-        }
-        return Session(
-            issuer: .provider, accessToken: accessToken, refreshToken: token.refreshToken, user: user,
-            idToken: validatedIDToken)
+        return try await ProviderTokenAnswer(try response.json()).login(
+            at: provider, transport: transport, issuedAt: clock.now(), asked: transaction.scopes, granted: granted,
+            denied: denied, idTokenValidator: idTokenValidator, nonce: transaction.nonce, what: "the token response")
     }
 }

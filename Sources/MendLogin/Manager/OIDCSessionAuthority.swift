@@ -76,16 +76,17 @@ public struct OIDCSessionAuthority: SessionAuthority {
                 developerMessage: "The provider gave no refresh token (ask for offline access): log in again.",
                 catalog: .login)
         }
-        let response: DirectCodeExchanger.TokenResponse
+        let answer: ProviderTokenAnswer
         do {
-            response = try await client.send(
-                Self.form(
-                    provider.tokenEndpoint,
-                    [
-                        ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
-                        ("client_id", provider.clientID),
-                    ])
-            ).decode(DirectCodeExchanger.TokenResponse.self)
+            answer = try ProviderTokenAnswer(
+                try await client.send(
+                    Self.form(
+                        provider.tokenEndpoint,
+                        [
+                            ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+                            ("client_id", provider.clientID),
+                        ])
+                ).json())
         } catch let error as MendError where error.httpStatus == 400 || error.httpStatus == 401 {
             guard OAuthErrorBody.code(of: error) == "invalid_grant" else { throw error }
             var ended = MendError(
@@ -95,32 +96,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
             ended.httpStatus = error.httpStatus
             throw ended
         }
-        var user = session.user
-        var idToken = session.idToken
-        // An id_token that does not validate (a provider clock ahead of this device's, a key not yet published) is
-        // dropped, and the session keeps the one it had: the access token came in the same answer from the token
-        // endpoint, and a sign-out would not make anything safer. One that names another user ends the session.
-        if let newIDToken = response.idToken, let idTokenValidator,
-            let claims = try? await idTokenValidator.validate(
-                newIDToken, nonceRule: nil, accessToken: response.accessToken)
-        {
-            if let known = session.user?.id, known != claims.subject {
-                throw MendError.login(.Login.userMismatch, "The refreshed id_token names another user.")
-            }
-            user = user ?? Session.User(id: claims.subject, providerUserID: claims.subject)
-            idToken = newIDToken
-        }
-        let issuedAt = clock.now()
-        let accessToken = AccessToken(
-            tokenString: response.accessToken, userID: session.accessToken.userID ?? user?.id,
-            appID: provider.clientID,
-            permissions: response.scope.map { Set($0.split(separator: " ").map(String.init)) }
-                ?? session.accessToken.permissions,
-            expirationDate: response.expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
-        return Session(
-            issuer: .provider, accessToken: accessToken, refreshToken: response.refreshToken ?? refreshToken,
-            refreshExpirationDate: session.refreshExpirationDate, user: user, idToken: idToken,
-            generation: session.generation + 1, familyID: session.familyID)
+        return try await answer.refresh(
+            of: session, at: provider, issuedAt: clock.now(), idTokenValidator: idTokenValidator)
     }
 
     /// `GET userinfo` with the access token (or the token's expiry without a userinfo endpoint).

@@ -89,20 +89,18 @@ public final class SessionCredentials: CredentialProvider {
             if usesSessionToken(session) {
                 do {
                     return try await credentials.refreshCredential(rejected: rejected, error: error)
-                } catch let failure as MendError where Self.needsLogin(failure) {
-                    // The session is over or cannot be refreshed: log in again, below.
+                } catch let failure as MendError {
+                    // The manager's rules: a session that is over, or that cannot be refreshed, needs a new login.
+                    switch await credentials.verdict(on: failure, when: .refreshAnswer) {
+                    case .logInAgain, .signOut: break  // below
+                    case .keep, .refresh: throw failure
+                    }
                 }
             } else if let current = session.providerAccessToken, current != rejected.token {
                 return Credential(token: current)  // already replaced
             }
         }
         return try await logInAgain(after: rejected, error: error)
-    }
-
-    /// Whether a refresh's failure leaves only a new login: a recoverable error whose recovery is to
-    /// re-authenticate (a session that ended, `session/18`, the provider's token error, nobody logged in).
-    static func needsLogin(_ error: MendError) -> Bool {
-        error.category == .recoverable && error.recovery.action == .reauthenticate
     }
 
     private func usesSessionToken(_ session: Session) -> Bool {

@@ -1,21 +1,5 @@
-public import Foundation
-public import MendCore
-
-/// Turns an authorization code into a session (every ``SessionAuthority`` does; tests give a `LoginManager` their
-/// own). The exchange is never retried: a code is single-use, and a replayed code revokes what it issued.
-package protocol CodeExchanger: Sendable {
-    /// Exchanges `code` (with the transaction's PKCE verifier and redirect URI) for a session.
-    ///
-    /// - Parameters:
-    ///   - code: The code from the redirect.
-    ///   - transaction: The login attempt (verifier, redirect URI, nonce).
-    ///   - granted: The scopes the redirect reported granted, if it did.
-    ///   - denied: The scopes the redirect reported denied, if it did.
-    func exchange(
-        code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
-    )
-        async throws -> Session
-}
+import Foundation
+import MendCore
 
 /// The wire shape of `mend-server`'s session responses (`POST /v1/login/code`, `POST /v1/session/refresh`).
 struct BackendSessionResponse: Decodable, Sendable {
