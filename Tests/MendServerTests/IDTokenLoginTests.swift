@@ -124,7 +124,7 @@ struct IDTokenLoginTests {
             let userID = try #require(session["user"]?["id"]?.stringValue)
             let identity = try #require(try await stack.server.backend.store.identities(userID: userID).first)
             #expect(identity.providerClientID == "com.example.mend")
-            #expect(identity.providerRefreshToken?.isEmpty == false)
+            #expect(identity.providerToken?.isEmpty == false)
         }
     }
 

@@ -53,6 +53,53 @@ import Testing
         }
     }
 
+    /// Failed before with a 500 (SQLiteError): the second login's new user took the Facebook id, which is unique,
+    /// before its identity lost to the first one's (found by ShutdownTests under a full run).
+    @Test(
+        "Two first logins of one Facebook user at once open two sessions of one user", arguments: TestDatabase.available
+    )
+    func concurrentFirstLogins(_ database: TestDatabase) async throws {
+        try await TestStack.run(database: database) { stack in
+            let fault = try await stack.emulator.inject(
+                FaultRule(kind: .delay, path: "/debug_token", delayMilliseconds: 300))
+            let bodies = [try await stack.emulator.loginCodeBody(), try await stack.emulator.loginCodeBody()]
+            let logins = bodies.map { body in
+                Task { try await stack.client.post("/v1/login/code", json: body).json() }
+            }
+            // Both are past the code exchange, waiting on debug_token, before either writes a user.
+            while await stack.emulator.emulator.faults().first(where: { $0.id == fault.id })?.hits ?? 0 < 2 {
+                await Task.yield()
+            }
+            var users: Set<String> = []
+            for login in logins {
+                let session = try await login.value
+                users.insert(try #require(session["user"]?["id"]?.stringValue))
+            }
+            #expect(users.count == 1)
+            let userID = try #require(users.first)
+            #expect(try await stack.server.backend.store.identities(userID: userID).map(\.provider) == ["facebook"])
+            #expect(try await stack.server.backend.store.user(id: userID)?.providerUserID == "100000000000001")
+
+            // The race itself, eight at once on a new Facebook identity: each finds no identity, creates a user, and
+            // all but one lose the identity and take the winner's user.
+            let identity = ServerStore.IdentityClaims(provider: "facebook", subject: "100000000000099")
+            let providerLogins = stack.server.backend.logins
+            let found = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await providerLogins.user(
+                            for: identity, name: "Eve", linkingTo: nil, logger: Logger(label: "t")
+                        ).id
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(found.count == 1)
+            let eve = try #require(found.first)
+            #expect(try await stack.server.backend.store.user(id: eve)?.providerUserID == "100000000000099")
+        }
+    }
+
     @Test func aSecondLoginUpdatesTheSameUser() async throws {
         try await TestStack.run { stack in
             let first = try await stack.login()

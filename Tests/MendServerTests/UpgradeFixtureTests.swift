@@ -7,6 +7,7 @@ import MendEmulator
 import MendHTTP
 import MendLogin
 import MendTesting
+import SQLKit
 import Testing
 
 @testable import MendServer
@@ -117,6 +118,15 @@ struct UpgradeFixtureTests {
     /// Every user, identity and session of `manifest` is found; the live sessions' access tokens still work and
     /// their refresh tokens refresh; the ended ones stay ended; the kept provider tokens are still readable.
     static func check(_ manifest: Manifest, on stack: TestStack) async throws {
+        // Schema 9 moved Facebook's token onto its identity: nothing of it is left on the users' rows.
+        let sql = stack.server.backend.store.sql
+        let left = try await sql.raw(
+            """
+            SELECT COUNT(*) AS n FROM mend_users WHERE provider_token IS NOT NULL
+                OR provider_token_expires_at IS NOT NULL OR provider_token_checked_at IS NOT NULL
+            """
+        ).first()?.decode(column: "n", as: Int.self)
+        #expect(left == 0)
         let listed = try await AdminAPITests.send(stack, .get, "/v1/admin/users?limit=100")
         let ids = Set(listed["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
         #expect(ids == Set(manifest.users.map(\.id)))
@@ -134,7 +144,7 @@ struct UpgradeFixtureTests {
             for (identity, token) in user.providerRefreshTokens {
                 let parts = identity.split(separator: ":", maxSplits: 1).map(String.init)
                 let held = try await stack.server.backend.store.identity(provider: parts[0], subject: parts[1])
-                #expect(held?.providerRefreshToken == token, "\(identity)")
+                #expect(held?.providerToken == token, "\(identity)")
             }
             for session in user.sessions {
                 if session.ended {
@@ -157,7 +167,7 @@ struct UpgradeFixtureTests {
 
     /// The Facebook token the server keeps for `userID`.
     static func heldFacebookToken(of userID: String, in stack: TestStack) async throws -> String? {
-        try await stack.server.backend.store.user(id: userID)?.providerToken
+        try await stack.server.backend.store.identity(provider: "facebook", userID: userID)?.providerToken
     }
 
     /// Loads a plain `pg_dump` into the database at `url` with `psql`.
@@ -244,7 +254,7 @@ struct UpgradeFixtureTests {
             let identities = try await store.identities(userID: id)
             var kept: [String: String] = [:]
             for identity in identities {
-                if let token = identity.providerRefreshToken {
+                if let token = identity.providerToken, identity.provider != "facebook" {
                     kept["\(identity.provider):\(identity.subject)"] = token
                 }
             }

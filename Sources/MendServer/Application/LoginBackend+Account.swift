@@ -13,7 +13,8 @@ extension LoginBackend {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         guard let facebook, now - user.profileRefreshedAt >= Int64(facebook.app.profileMaxAge.seconds),
-            let token = user.providerToken
+            let identity = try await store.identity(provider: "facebook", userID: user.id),
+            let token = identity.providerToken
         else { return UserBody(user) }
         do {
             let profile = try await facebook.profile(token)
@@ -27,7 +28,7 @@ extension LoginBackend {
         {
             metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
             let detail = "provider token invalid (\(error.shortDescription))"
-            try await endProviderAccess(user: user, detail: detail, logger: logger)
+            try await endProviderAccess(identity: identity, detail: detail, logger: logger)
             throw ServerFailure.upstream(error, operation: "profile")
         } catch let error as MendError {
             metrics.upstreamFailure(operation: "profile", error: error.shortDescription)
@@ -38,16 +39,19 @@ extension LoginBackend {
         return UserBody(user)
     }
 
-    /// The provider token is dead: forget it and end every session of the user (session/13), with the provider's
-    /// error as the detail.
-    func endProviderAccess(user: UserRecord, detail: String, logger: Logger) async throws {
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
+    /// The identity's provider token is dead: forget it and end every session of its user (session/13), with the
+    /// provider's error as the detail.
+    func endProviderAccess(identity: IdentityRecord, detail: String, logger: Logger) async throws {
+        try await store.recordTokenCheck(
+            provider: identity.provider, subject: identity.subject, now: now, invalidReason: detail)
         let reason = SessionEndReason.providerTokenInvalid
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
+        let ended = try await store.revokeSessions(userID: identity.userID, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.notice(
             "provider token invalid: sessions ended",
-            metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended), "reason": .string(detail)])
+            metadata: [
+                "user_id": .string(identity.userID), "sessions": .stringConvertible(ended), "reason": .string(detail),
+            ])
     }
 
     /// `POST /v1/session/logout`: the session ends (``SessionAuthority/logout(_:body:logger:)``); with
@@ -57,10 +61,15 @@ extension LoginBackend {
         guard let userID = try await sessions.logout(headers, body: body, logger: logger),
             body.revokeProviderPermissions == true, let user = try await store.user(id: userID)
         else { return }
-        if let token = user.providerToken, let facebook {
+        let identity = try await store.identity(provider: "facebook", userID: user.id)
+        if let token = identity?.providerToken, let facebook {
             try await upstream("revoke permissions", logger: logger) { try await facebook.revokePermissions(token) }
         }
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: "permissions revoked at logout")
+        if let identity {
+            try await store.recordTokenCheck(
+                provider: identity.provider, subject: identity.subject, now: now,
+                invalidReason: "permissions revoked at logout")
+        }
         let reason = SessionEndReason.permissionsRevoked
         let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)

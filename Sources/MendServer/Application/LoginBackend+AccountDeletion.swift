@@ -39,14 +39,11 @@ extension LoginBackend {
     func deleteAccount(of user: UserRecord, detail: String, logger: Logger) async throws -> AccountDeletionBody {
         let identities = try await store.identities(userID: user.id)
         let context = logins.callContext(logger: logger)
-        // The configured Facebook app's token is on the user row; every other provider's is on its identity.
+        // Every provider's kept token is on its identity (Facebook's too, since migration 9).
         var kept: [(provider: String, token: KeptProviderToken)] = []
-        if let token = user.providerToken, let facebook {
-            kept.append(("facebook", KeptProviderToken(clientID: facebook.appID, token: token)))
-        }
         for identity in identities {
-            guard let token = identity.providerRefreshToken, let clientID = identity.providerClientID else { continue }
-            kept.append((identity.provider, KeptProviderToken(clientID: clientID, token: token)))
+            guard let token = identity.providerToken else { continue }
+            kept.append((identity.provider, KeptProviderToken(clientID: identity.providerClientID ?? "", token: token)))
         }
         var revokedAt: [String] = []
         for (name, token) in kept {

@@ -34,30 +34,32 @@ extension LoginBackend {
         let horizon = force ? now + 1 : now - Int64(validityCheckInterval.seconds / 2)
         var visited: Set<String> = []
         while !Task.isCancelled {
-            let due: [UserRecord]
+            let due: [IdentityRecord]
             do {
-                due = try await store.usersDueForCheck(checkedBefore: horizon, limit: 100 + visited.count)
-                    .filter { !visited.contains($0.id) }
+                due = try await store.identitiesDueForCheck(
+                    provider: "facebook", checkedBefore: horizon, limit: 100 + visited.count
+                ).filter { !visited.contains($0.subject) }
             } catch {
                 logger.error("validity check: the database failed", metadata: ["error": .string("\(type(of: error))")])
                 break
             }
             if due.isEmpty { break }
-            for user in due {
-                visited.insert(user.id)
-                guard let token = user.providerToken, let facebook else { continue }
+            for identity in due {
+                visited.insert(identity.subject)
+                guard let token = identity.providerToken, let facebook else { continue }
                 report.checked += 1
                 do {
                     let inspection = try await facebook.inspect(token)
                     switch inspection.verdict(appID: facebook.appID, requiredScopes: facebook.app.requiredScopes) {
                     case .success:
-                        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: nil)
+                        try await store.recordTokenCheck(
+                            provider: identity.provider, subject: identity.subject, now: now, invalidReason: nil)
                         metrics.validityCheck(outcome: "valid")
                     case .failure(let error):
                         report.invalidated += 1
                         metrics.validityCheck(outcome: "invalid")
                         try await endProviderAccess(
-                            user: user,
+                            identity: identity,
                             detail:
                                 "provider token invalid (\(error.shortDescription)): "
                                 + redactor.redact(text: error.developerMessage),
@@ -69,7 +71,7 @@ extension LoginBackend {
                     let summary = (error as? MendError)?.shortDescription ?? "\(type(of: error))"
                     logger.notice(
                         "validity check failed for a user",
-                        metadata: ["user_id": .string(user.id), "error": .string(summary)])
+                        metadata: ["user_id": .string(identity.userID), "error": .string(summary)])
                 }
             }
         }

@@ -77,7 +77,7 @@ extension LoginBackend {
             return 0
         }
         let detail = "the user removed the app (deauthorize callback)"
-        try await store.recordTokenCheck(userID: user.id, now: now, invalidReason: detail)
+        try await store.recordTokenCheck(provider: "facebook", subject: payload.userID, now: now, invalidReason: detail)
         let reason = SessionEndReason.deauthorized
         let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)

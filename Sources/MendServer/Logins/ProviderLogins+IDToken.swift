@@ -99,8 +99,9 @@ extension ProviderLogins {
             hash: tokenHash, client: client, logger: logger)
     }
 
-    /// What every login by an identity ends with: its user (found, linked or created), the provider token kept on
-    /// the identity, a session bound to the code's or token's hash, the metric and the log line.
+    /// What every login ends with, whatever its provider: its user (found, linked or created; the profile replaced
+    /// when the provider read it whole), the provider token kept on the identity, a session bound to the code's or
+    /// token's hash, the metric and the log line.
     func completeIdentityLogin(
         _ login: ProviderIdentity, provider: String, flow: String, linkingTo linkingUserID: String?, hash: String?,
         client: SessionClient?, logger: Logger
@@ -109,16 +110,25 @@ extension ProviderLogins {
             provider: provider, subject: login.subject, email: login.email, emailVerified: login.emailVerified,
             isPrivateEmail: login.isPrivateEmail)
         var user = try await user(for: identity, name: login.name, linkingTo: linkingUserID, logger: logger)
-        let added = login.grantedScopes.filter { !user.grantedScopes.contains($0) }
-        if !added.isEmpty {
-            // What the provider's token answer granted (its `scope`): the session's scopes, as Facebook's are.
-            user.grantedScopes += added
-            try await store.setGrantedScopes(user.grantedScopes, userID: user.id, now: now)
+        if login.replacesProfile {
+            guard
+                let replaced = try await store.replaceProfile(
+                    userID: user.id, name: login.name ?? user.name, email: login.email, picture: login.picture,
+                    granted: login.grantedScopes, declined: login.declinedScopes, now: now)
+            else { throw ServerFailure.sessionEnded(.userDeleted) }
+            user = replaced
+        } else {
+            let added = login.grantedScopes.filter { !user.grantedScopes.contains($0) }
+            if !added.isEmpty {
+                // What the provider's token answer granted (its `scope`): the session's scopes, as Facebook's are.
+                user.grantedScopes += added
+                try await store.setGrantedScopes(user.grantedScopes, userID: user.id, now: now)
+            }
         }
         if let kept = login.kept {
-            try await store.storeProviderToken(
-                provider: identity.provider, subject: identity.subject, clientID: kept.clientID,
-                refreshToken: kept.token)
+            try await store.keepProviderToken(
+                provider: identity.provider, subject: identity.subject, clientID: kept.clientID, token: kept.token,
+                expiresAt: kept.expiresAt.map { Int64($0.timeIntervalSince1970) }, now: now)
         }
         let session = try await sessions.openSession(for: user, client: client, provider: provider, flow: flow)
         if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
@@ -128,7 +138,10 @@ extension ProviderLogins {
             metadata: [
                 "provider": .string(provider), "user_id": .string(user.id), "session_id": .string(session.sessionID),
             ])
-        return sessions.sessionBody(session, providerToken: nil)
+        let handedOut = login.kept.flatMap {
+            $0.isAccessToken && configuration.providers.returnsProviderToken ? $0 : nil
+        }
+        return sessions.sessionBody(session, providerToken: handedOut?.token)
     }
 
     /// Exchanges the authorization code of a native sign-in with the provider's ``ProviderTokenKeeper``, for a token
@@ -207,10 +220,14 @@ extension ProviderLogins {
                 "identity linked", metadata: ["provider": .string(identity.provider), "user_id": .string(user.id)])
             return try await store.user(id: user.id) ?? user
         }
+        // The Facebook id becomes the user's `provider_user_id` (unique) when the identity is added, not here: two
+        // first logins of one Facebook user at once each create a user, and the one whose identity loses is deleted.
         let created = try await store.createUser(
-            name: name ?? identity.email ?? "\(identity.provider) user", email: identity.email,
-            facebookUserID: identity.provider == "facebook" ? identity.subject : nil, now: now)
-        if try await store.addIdentity(identity, userID: created.id, now: now) { return created }
+            name: name ?? identity.email ?? "\(identity.provider) user", email: identity.email, facebookUserID: nil,
+            now: now)
+        if try await store.addIdentity(identity, userID: created.id, now: now) {
+            return try await store.user(id: created.id) ?? created  // with the Facebook id the identity gave it
+        }
         // A concurrent sign-in of the same identity created its user first: use that one.
         _ = try await store.deleteUser(id: created.id, now: now)
         return try await user(for: identity, name: name, linkingTo: nil, logger: logger)

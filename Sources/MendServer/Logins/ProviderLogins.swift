@@ -96,10 +96,8 @@ struct ProviderLogins: BackendPart {
             codeHash: nil, context: callContext(client: client, logger: logger))
     }
 
-    /// What follows the exchange for every provider: who logged in, the per-user rate limit, the user and the
-    /// session. The configured Facebook app's user also carries its token, profile and permissions on the user row
-    /// (the validity check, the profile refresh and the callbacks use them); another provider's token is kept on its
-    /// identity.
+    /// What follows the exchange for every provider: who logged in, the per-user rate limit, then the user, its
+    /// identity (with the kept token) and the session, as for every login by an identity.
     private func completeLogin(
         grant: ProviderGrant, provider: any CodeLoginProvider, codeHash: String?, context: ProviderCallContext
     ) async throws -> SessionBody {
@@ -111,29 +109,9 @@ struct ProviderLogins: BackendPart {
             if let rule = configuration.sessions.rateLimits.loginPerUser {
                 try await enforce(rule, key: Self.userRateKey(provider.name, identity.subject), scope: "login per user")
             }
-            guard provider is FacebookCodeLogin, let kept = identity.kept else {
-                return try await completeIdentityLogin(
-                    identity, provider: provider.name, flow: "code", linkingTo: nil, hash: codeHash,
-                    client: context.client, logger: logger)
-            }
-            let user = try await store.upsertUser(
-                ServerStore.LoginUpsert(
-                    providerUserID: identity.subject, name: identity.name ?? "", email: identity.email,
-                    picture: identity.picture, grantedScopes: identity.grantedScopes,
-                    declinedScopes: identity.declinedScopes, providerToken: kept.token,
-                    providerTokenExpiresAt: kept.expiresAt.map { Int64($0.timeIntervalSince1970) }),
-                now: now)
-            _ = try await store.addIdentity(
-                ServerStore.IdentityClaims(provider: provider.name, subject: identity.subject, email: identity.email),
-                userID: user.id, now: now)
-            let session = try await sessions.openSession(
-                for: user, client: context.client, provider: provider.name,
-                flow: codeHash == nil ? "provider_token" : "code")
-            if let codeHash { try await store.attachSession(session.sessionID, toCodeHash: codeHash) }
-            metrics.login(outcome: "success")
-            logger.info("login", metadata: ["user_id": .string(user.id), "session_id": .string(session.sessionID)])
-            return sessions.sessionBody(
-                session, providerToken: configuration.providers.returnsProviderToken ? kept.token : nil)
+            return try await completeIdentityLogin(
+                identity, provider: provider.name, flow: codeHash == nil ? "provider_token" : "code", linkingTo: nil,
+                hash: codeHash, client: context.client, logger: logger)
         } catch {
             await refused(
                 "rejected", provider: provider.name, client: context.client,

@@ -113,13 +113,18 @@ public struct ProviderIdentity: Sendable, Hashable {
     public var declinedScopes: [String]
     /// The token the server keeps to revoke at account deletion, if any.
     public var kept: KeptProviderToken?
+    /// Whether the provider read the profile and permissions whole at this login (Facebook's `/me` and
+    /// `/me/permissions`): they then replace the stored ones. Otherwise a login only adds the scopes it granted, and
+    /// the profile stays as the user's first login made it.
+    public var replacesProfile: Bool
 
     /// An identity.
     public init(
         subject: String, name: String? = nil, email: String? = nil, emailVerified: Bool? = nil,
         isPrivateEmail: Bool? = nil, picture: String? = nil, grantedScopes: [String] = [],
-        declinedScopes: [String] = [], kept: KeptProviderToken? = nil
+        declinedScopes: [String] = [], kept: KeptProviderToken? = nil, replacesProfile: Bool = false
     ) {
+        self.replacesProfile = replacesProfile
         self.subject = subject
         self.name = name
         self.email = email

@@ -6,7 +6,7 @@ import MendGraphAPI
 /// The configured Facebook app as a ``CodeLoginProvider``: the code is exchanged with the app secret; the token is
 /// checked with `debug_token` (this app's, valid, a user's, with the required scopes), exchanged for a long-lived one
 /// (unless configured not to), and the profile and permissions are read with `appsecret_proof`. Its token is also
-/// kept on the user, where the validity check, the profile refresh and the deauthorize callback find it.
+/// kept on the user's Facebook identity, where the validity check, the profile refresh and account deletion find it.
 struct FacebookCodeLogin: CodeLoginProvider {
     let gateway: ProviderGateway
 
@@ -58,7 +58,9 @@ struct FacebookCodeLogin: CodeLoginProvider {
             declinedScopes: permissions.declined,
             kept: KeptProviderToken(
                 clientID: gateway.appID, token: value,
-                expiresAt: token.expiresIn.map { context.now.addingTimeInterval(TimeInterval($0)) }))
+                expiresAt: token.expiresIn.map { context.now.addingTimeInterval(TimeInterval($0)) },
+                isAccessToken: true),
+            replacesProfile: true)
     }
 
     /// `DELETE /me/permissions`: the user removes the app. A token Facebook already considers dead counts as revoked.

@@ -59,11 +59,17 @@ public struct KeptProviderToken: Sendable, Hashable {
     public var expiresAt: Date?
     /// The scopes the provider's answer says it granted (its `scope`), if it said.
     public var scopes: [String]
+    /// Whether the token is the user's access token at the provider (Facebook's long-lived one), which the server
+    /// also calls the provider with (the validity check, the profile) and hands the app when
+    /// ``ServerConfiguration/Providers/returnsProviderToken`` — not a refresh token, which never leaves the server.
+    public var isAccessToken: Bool
 
     /// A kept token.
     public init(
-        clientID: String, token: String, idToken: String? = nil, expiresAt: Date? = nil, scopes: [String] = []
+        clientID: String, token: String, idToken: String? = nil, expiresAt: Date? = nil, scopes: [String] = [],
+        isAccessToken: Bool = false
     ) {
+        self.isAccessToken = isAccessToken
         self.clientID = clientID
         self.token = token
         self.idToken = idToken

@@ -395,6 +395,39 @@ enum Migrations {
                 FOR EACH ROW EXECUTE FUNCTION mend_audit_session()
                 """,
             ]),
+        Migration(
+            version: 9,
+            name: "every provider's kept token lives with its identity: Facebook's moves from its user's row",
+            // `provider_refresh_token` held what an identity's provider revokes with (a refresh token, else an access
+            // token): it becomes `provider_token`, with the expiry and the last validity check that Facebook's had on
+            // the user's row. Facebook's token, its expiry and check move to the user's Facebook identity (the one
+            // whose subject is the user's `provider_user_id`); the user's columns are emptied, never read again.
+            statements: [
+                "ALTER TABLE mend_identities RENAME COLUMN provider_refresh_token TO provider_token",
+                "ALTER TABLE mend_identities ADD COLUMN provider_token_expires_at BIGINT",
+                "ALTER TABLE mend_identities ADD COLUMN provider_token_checked_at BIGINT",
+                "ALTER TABLE mend_identities ADD COLUMN provider_token_invalid_reason TEXT",
+                """
+                UPDATE mend_identities SET
+                    provider_token = (SELECT u.provider_token FROM mend_users u WHERE u.id = mend_identities.user_id),
+                    provider_token_expires_at = (
+                        SELECT u.provider_token_expires_at FROM mend_users u WHERE u.id = mend_identities.user_id),
+                    provider_token_checked_at = (
+                        SELECT u.provider_token_checked_at FROM mend_users u WHERE u.id = mend_identities.user_id),
+                    provider_token_invalid_reason = (
+                        SELECT u.provider_token_invalid_reason FROM mend_users u WHERE u.id = mend_identities.user_id)
+                WHERE provider = 'facebook' AND EXISTS (
+                    SELECT 1 FROM mend_users u
+                    WHERE u.id = mend_identities.user_id AND u.provider_user_id = mend_identities.subject)
+                """,
+                """
+                UPDATE mend_users SET provider_token = NULL, provider_token_expires_at = NULL,
+                    provider_token_checked_at = NULL, provider_token_invalid_reason = NULL
+                """,
+                """
+                CREATE INDEX mend_identities_token_check ON mend_identities (provider, provider_token_checked_at)
+                """,
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

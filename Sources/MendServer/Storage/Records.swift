@@ -1,7 +1,8 @@
 import Foundation
 import SQLKit
 
-/// A user as stored: the app's own id, the provider's, the profile, the permissions and the provider token.
+/// A user as stored: the app's own id, the Facebook id, the profile and the permissions (the provider tokens are kept
+/// on the identities).
 struct UserRecord: Sendable, Hashable {
     var id: String
     /// The Facebook user id; `nil` for a user who signed in with another provider only (see `mend_identities`).
@@ -11,11 +12,6 @@ struct UserRecord: Sendable, Hashable {
     var picture: String?
     var grantedScopes: [String]
     var declinedScopes: [String]
-    /// The provider token, decrypted; `nil` when none is stored (deauthorized, or unreadable).
-    var providerToken: String?
-    var providerTokenExpiresAt: Int64?
-    var providerTokenCheckedAt: Int64?
-    var providerTokenInvalidReason: String?
     var profileRefreshedAt: Int64
     var createdAt: Int64
     var updatedAt: Int64

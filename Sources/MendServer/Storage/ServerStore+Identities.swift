@@ -8,25 +8,85 @@ struct IdentityRecord: Sendable, Hashable {
     var subject: String
     var userID: String
     var email: String?
-    /// The client a provider token was issued to, with the token (decrypted): what deletion revokes with.
+    /// The client the kept provider token was issued to.
     var providerClientID: String? = nil
-    var providerRefreshToken: String? = nil
+    /// The token kept for the identity (decrypted): what the provider revokes with at account deletion, and — for a
+    /// provider whose kept token is its access token (Facebook) — what the validity check and the profile use.
+    var providerToken: String? = nil
+    /// When the kept token expires, if the provider said.
+    var providerTokenExpiresAt: Int64? = nil
+    /// When the validity check last checked the kept token.
+    var providerTokenCheckedAt: Int64? = nil
+    /// Why the kept token was found invalid (it is then removed).
+    var providerTokenInvalidReason: String? = nil
 }
 
 extension ServerStore {
     // MARK: Identities
 
-    static let identityColumns = "provider, subject, user_id, email, provider_client_id, provider_refresh_token"
+    static let identityColumns = """
+        provider, subject, user_id, email, provider_client_id, provider_token, provider_token_expires_at,
+        provider_token_checked_at, provider_token_invalid_reason
+        """
 
-    /// Keeps a provider refresh token of the identity (sealed like every stored provider token), for revocation.
-    func storeProviderToken(provider: String, subject: String, clientID: String, refreshToken: String) async throws {
-        let sealed = try cipher.seal(refreshToken)
+    /// Keeps the provider token of a login on its identity (sealed like every stored provider token), as checked
+    /// now.
+    func keepProviderToken(
+        provider: String, subject: String, clientID: String, token: String, expiresAt: Int64?, now: Int64
+    ) async throws {
+        let sealed = try cipher.seal(token)
         try await sql.raw(
             """
-            UPDATE mend_identities SET provider_client_id = \(bind: clientID), provider_refresh_token = \(bind: sealed)
+            UPDATE mend_identities SET provider_client_id = \(bind: clientID), provider_token = \(bind: sealed),
+                provider_token_expires_at = \(bind: expiresAt), provider_token_checked_at = \(bind: now),
+                provider_token_invalid_reason = NULL
             WHERE provider = \(bind: provider) AND subject = \(bind: subject)
             """
         ).run()
+    }
+
+    /// Records a validity check of the identity's kept token: when, and (for an invalid token) why; an invalid token
+    /// is removed.
+    func recordTokenCheck(provider: String, subject: String, now: Int64, invalidReason: String?) async throws {
+        if let invalidReason {
+            try await sql.raw(
+                """
+                UPDATE mend_identities SET provider_token = NULL, provider_token_checked_at = \(bind: now),
+                    provider_token_invalid_reason = \(bind: invalidReason)
+                WHERE provider = \(bind: provider) AND subject = \(bind: subject)
+                """
+            ).run()
+        } else {
+            try await sql.raw(
+                """
+                UPDATE mend_identities SET provider_token_checked_at = \(bind: now)
+                WHERE provider = \(bind: provider) AND subject = \(bind: subject)
+                """
+            ).run()
+        }
+    }
+
+    /// The identities of `provider` whose kept token was last checked before `checkedBefore` (or never), oldest
+    /// check first.
+    func identitiesDueForCheck(provider: String, checkedBefore: Int64, limit: Int) async throws -> [IdentityRecord] {
+        try await sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.identityColumns) FROM mend_identities
+            WHERE provider = \(bind: provider) AND provider_token IS NOT NULL
+                AND (provider_token_checked_at IS NULL OR provider_token_checked_at < \(bind: checkedBefore))
+            ORDER BY provider_token_checked_at LIMIT \(bind: limit)
+            """
+        ).all().map(identity(from:))
+    }
+
+    /// The user's identity at `provider`, if they have one.
+    func identity(provider: String, userID: String) async throws -> IdentityRecord? {
+        try await sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.identityColumns) FROM mend_identities
+            WHERE provider = \(bind: provider) AND user_id = \(bind: userID) ORDER BY subject
+            """
+        ).first().map(identity(from:))
     }
 
     /// The identity `(provider, subject)`, if a user has it.
@@ -115,10 +175,9 @@ extension ServerStore {
         let rows = try await sql.raw(
             """
             INSERT INTO mend_users (id, provider_user_id, name, email, picture, granted_scopes, declined_scopes,
-                provider_token, provider_token_expires_at, provider_token_checked_at, provider_token_invalid_reason,
                 profile_refreshed_at, created_at, updated_at)
             VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: facebookUserID), \(bind: name), \(bind: email),
-                NULL, '', '', NULL, NULL, NULL, NULL, \(bind: now), \(bind: now), \(bind: now))
+                NULL, '', '', \(bind: now), \(bind: now), \(bind: now))
             RETURNING \(unsafeRaw: Self.userColumns)
             """
         ).all()
@@ -130,6 +189,9 @@ extension ServerStore {
         IdentityRecord(
             provider: try row.text("provider"), subject: try row.text("subject"), userID: try row.text("user_id"),
             email: try row.optionalText("email"), providerClientID: try row.optionalText("provider_client_id"),
-            providerRefreshToken: try row.optionalText("provider_refresh_token").flatMap(cipher.open))
+            providerToken: try row.optionalText("provider_token").flatMap(cipher.open),
+            providerTokenExpiresAt: try row.optionalInteger("provider_token_expires_at"),
+            providerTokenCheckedAt: try row.optionalInteger("provider_token_checked_at"),
+            providerTokenInvalidReason: try row.optionalText("provider_token_invalid_reason"))
     }
 }

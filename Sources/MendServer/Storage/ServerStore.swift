@@ -25,46 +25,25 @@ extension ServerStore {
     // MARK: Users
 
     static let userColumns = """
-        id, provider_user_id, name, email, picture, granted_scopes, declined_scopes, provider_token,
-        provider_token_expires_at, provider_token_checked_at, provider_token_invalid_reason, profile_refreshed_at,
-        created_at, updated_at
+        id, provider_user_id, name, email, picture, granted_scopes, declined_scopes, profile_refreshed_at, created_at,
+        updated_at
         """
 
-    /// The profile and token a login brings.
-    struct LoginUpsert: Sendable {
-        var providerUserID: String
-        var name: String
-        var email: String?
-        var picture: String?
-        var grantedScopes: [String]
-        var declinedScopes: [String]
-        var providerToken: String
-        var providerTokenExpiresAt: Int64?
-    }
-
-    /// Creates the user, or updates the profile, permissions and token of the one with the same provider id.
-    func upsertUser(_ login: LoginUpsert, now: Int64) async throws -> UserRecord {
-        let sealed = try cipher.seal(login.providerToken)
-        let rows = try await sql.raw(
+    /// Replaces the user's profile and permissions with what a login read whole from its provider (Facebook's `/me`
+    /// and `/me/permissions`); returns the user as stored.
+    func replaceProfile(
+        userID: String, name: String, email: String?, picture: String?, granted: [String], declined: [String],
+        now: Int64
+    ) async throws -> UserRecord? {
+        try await sql.raw(
             """
-            INSERT INTO mend_users (id, provider_user_id, name, email, picture, granted_scopes, declined_scopes,
-                provider_token, provider_token_expires_at, provider_token_checked_at, provider_token_invalid_reason,
-                profile_refreshed_at, created_at, updated_at)
-            VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: login.providerUserID), \(bind: login.name),
-                \(bind: login.email), \(bind: login.picture), \(bind: ScopeList.encode(login.grantedScopes)),
-                \(bind: ScopeList.encode(login.declinedScopes)), \(bind: sealed), \(bind: login.providerTokenExpiresAt),
-                \(bind: now), NULL, \(bind: now), \(bind: now), \(bind: now))
-            ON CONFLICT (provider_user_id) DO UPDATE SET
-                name = excluded.name, email = excluded.email, picture = excluded.picture,
-                granted_scopes = excluded.granted_scopes, declined_scopes = excluded.declined_scopes,
-                provider_token = excluded.provider_token, provider_token_expires_at = excluded.provider_token_expires_at,
-                provider_token_checked_at = excluded.provider_token_checked_at, provider_token_invalid_reason = NULL,
-                profile_refreshed_at = excluded.profile_refreshed_at, updated_at = excluded.updated_at
+            UPDATE mend_users SET name = \(bind: name), email = \(bind: email), picture = \(bind: picture),
+                granted_scopes = \(bind: ScopeList.encode(granted)), declined_scopes = \(bind: ScopeList.encode(declined)),
+                profile_refreshed_at = \(bind: now), updated_at = \(bind: now)
+            WHERE id = \(bind: userID)
             RETURNING \(unsafeRaw: Self.userColumns)
             """
-        ).all()
-        guard let row = rows.first else { throw StoreFailure("the user upsert returned no row") }
-        return try user(from: row)
+        ).first().map(user(from:))
     }
 
     func user(id: String) async throws -> UserRecord? {
@@ -86,35 +65,6 @@ extension ServerStore {
             WHERE id = \(bind: userID)
             """
         ).run()
-    }
-
-    /// Records a validity check: when, and (for an invalid token) why; an invalid token is removed.
-    func recordTokenCheck(userID: String, now: Int64, invalidReason: String?) async throws {
-        if let invalidReason {
-            try await sql.raw(
-                """
-                UPDATE mend_users SET provider_token = NULL, provider_token_checked_at = \(bind: now),
-                    provider_token_invalid_reason = \(bind: invalidReason), updated_at = \(bind: now)
-                WHERE id = \(bind: userID)
-                """
-            ).run()
-        } else {
-            try await sql.raw(
-                "UPDATE mend_users SET provider_token_checked_at = \(bind: now) WHERE id = \(bind: userID)"
-            ).run()
-        }
-    }
-
-    /// Users whose stored token was last checked before `checkedBefore` (or never), oldest check first.
-    func usersDueForCheck(checkedBefore: Int64, limit: Int) async throws -> [UserRecord] {
-        try await sql.raw(
-            """
-            SELECT \(unsafeRaw: Self.userColumns) FROM mend_users
-            WHERE provider_token IS NOT NULL
-                AND (provider_token_checked_at IS NULL OR provider_token_checked_at < \(bind: checkedBefore))
-            ORDER BY provider_token_checked_at LIMIT \(bind: limit)
-            """
-        ).all().map(user(from:))
     }
 
     /// Deletes the user, ending every session of theirs first (with `reason`, into the revocation view and log), then
@@ -149,10 +99,6 @@ extension ServerStore {
             email: try row.optionalText("email"), picture: try row.optionalText("picture"),
             grantedScopes: ScopeList.decode(try row.text("granted_scopes")),
             declinedScopes: ScopeList.decode(try row.text("declined_scopes")),
-            providerToken: try row.optionalText("provider_token").flatMap(cipher.open),
-            providerTokenExpiresAt: try row.optionalInteger("provider_token_expires_at"),
-            providerTokenCheckedAt: try row.optionalInteger("provider_token_checked_at"),
-            providerTokenInvalidReason: try row.optionalText("provider_token_invalid_reason"),
             profileRefreshedAt: try row.integer("profile_refreshed_at"), createdAt: try row.integer("created_at"),
             updatedAt: try row.integer("updated_at"))
     }
