@@ -66,10 +66,13 @@ struct LockedSessionWork: Sendable {
         }
         let session = try await authority.exchange(
             code: code, transaction: transaction, granted: granted, denied: denied)
-        if sameUser, let current = try? await store.read()?.user?.id, let new = session.user?.id, current != new {
-            throw MendError.login(.Login.userMismatch, "The re-authentication logged in a different user.")
+        // The check and the write under one lock: no other process's login slips in between.
+        try await store.withExclusiveAccess {
+            if sameUser, let current = try? await store.read()?.user?.id, let new = session.user?.id, current != new {
+                throw MendError.login(.Login.userMismatch, "The re-authentication logged in a different user.")
+            }
+            try await store.write(session)
         }
-        try await store.withExclusiveAccess { try await store.write(session) }
         return session
     }
 
