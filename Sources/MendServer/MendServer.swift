@@ -2,11 +2,14 @@
 //
 // Entry points: `buildApplication(configuration:)` (open the database, run migrations, build the app),
 // `LoginBackend` (the state behind the routes, for tests and tools) and its `withRunningServer`/`runUntilSignalled`
-// (the run loop every Mend server shares, from MendServing). `LoginBackend` composes its parts, which share a
-// `BackendContext` (configuration, store, metrics, redactor, rate limits): `SessionAuthority` (sessions) and
-// `ProviderLogins` (logins); it keeps the user's account at the provider (deletion, profile, logout's permission
-// revocation, callbacks, the validity check). Folders by concern: Configuration (the five groups, the environment,
-// id_token issuers, keys), Application (building and running it, `LoginBackend`, its context, the account), Routes
+// (the run loop every Mend server shares, from MendServing). `LoginBackend` assembles its parts — `SessionAuthority`
+// (sessions), `ProviderLogins` (logins), `Accounts` (profile, activity, deletion, logout's permission revocation),
+// `ProviderCallbacks`, `Housekeeping` (the validity check, the purge) and `Administration` — each holding the stores it
+// uses by their protocols (`StoreConcerns.swift`: sessions, identities, codes, audit, rate limits, the user
+// directory), its slice of the configuration, and the `BackendServices` every part is lent (clock, metrics,
+// redactor, audit log, rate limits); no part holds the whole store or configuration (ServerShapeTests). Folders by
+// concern: Configuration (the five groups, the environment, id_token issuers, keys), Application (building and
+// running it, `LoginBackend`, the services, the accounts), Routes
 // (the route table, request schemas and bodies), Logins (code, provider-token and id_token logins), Sessions
 // (opening, signing, refresh rotation, the bearer check, the revocation view, logout and revocation), Provider (every
 // provider is a `CodeLoginProvider`: Facebook's code login and Graph calls with appsecret_proof, OpenID Connect

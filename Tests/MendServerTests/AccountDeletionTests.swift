@@ -53,8 +53,8 @@ struct AccountDeletionTests {
                 #expect(refreshed?.response?.status == 401)
                 #expect(refreshed?.domain == .session)
             }
-            #expect(try await stack.server.backend.store.user(id: userID) == nil)
-            #expect(try await stack.server.backend.store.identities(userID: userID).isEmpty)
+            #expect(try await stack.server.backend.store.identities.user(id: userID) == nil)
+            #expect(try await stack.server.backend.store.identities.identities(userID: userID).isEmpty)
             // Signing in again makes a new user: nothing of the old one remains.
             let again = try await IDTokenLoginTests.signIn(
                 stack, provider: "apple", try await IDTokenLoginTests.nativeToken(stack, "apple"))
@@ -103,8 +103,8 @@ struct AccountDeletionTests {
             let login = try await stack.login()
             let access = try #require(login["access_token"]?.stringValue)
             let userID = try #require(login["user"]?["id"]?.stringValue)
-            let user = try #require(try await backend.store.user(id: userID))
-            _ = try await backend.store.deleteUser(id: userID, now: backend.now)
+            let user = try #require(try await backend.store.identities.user(id: userID))
+            _ = try await backend.store.identities.deleteUser(id: userID, now: backend.now)
             let check = await stack.client.failure { try await stack.client.get("/v1/session", bearer: access) }
             #expect(check?.code == .Session.userDeleted, "\(check?.developerMessage ?? "no error: the token passed")")
             // A login that read its user before the deletion and opens the session after it: refused, nothing usable.

@@ -58,7 +58,7 @@ import Testing
             _ = try await stack.client.delete(
                 "/v1/me", bearer: try #require(fourth["access_token"]?.stringValue))
 
-            let events = try await stack.server.backend.store.auditEvents(userID: nil, limit: 100).reversed()
+            let events = try await stack.server.backend.store.audit.auditEvents(userID: nil, limit: 100).reversed()
             #expect(
                 events.map(\.event) == [
                     // The deletion removes the user first (closing the race with a login), then ends the sessions.
@@ -110,7 +110,7 @@ import Testing
             for _ in 0..<3 {  // the test clock does not move: all three in the same second
                 session = try await stack.client.refresh(session["refresh_token"])
             }
-            let events = try await stack.server.backend.store.auditEvents(userID: nil, limit: 10).reversed()
+            let events = try await stack.server.backend.store.audit.auditEvents(userID: nil, limit: 10).reversed()
             #expect(events.map(\.event) == ["login", "refresh", "refresh", "refresh"])
         }
     }
@@ -121,7 +121,7 @@ import Testing
             stack.clock.advance(by: 3601)
             _ = try await stack.login()
             await stack.server.backend.checkProviderTokens(force: true)
-            let events = try await stack.server.backend.store.auditEvents(userID: nil, limit: 10)
+            let events = try await stack.server.backend.store.audit.auditEvents(userID: nil, limit: 10)
             #expect(events.map(\.event) == ["login"], "the first login's event is past the retention")
         }
     }

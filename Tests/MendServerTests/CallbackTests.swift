@@ -97,11 +97,11 @@ import Testing
             let backend = stack.server.backend
             let signed = Self.signedRequest(issuedAt: stack.clock.now)
             // Verified, then failed before it was handled (nothing remembered): the provider's retry is accepted.
-            let first = try await backend.acceptedCallback(signed)
-            let retry = try await backend.acceptedCallback(signed)
+            let first = try await backend.callbacks.acceptedCallback(signed)
+            let retry = try await backend.callbacks.acceptedCallback(signed)
             #expect(first.digest == retry.digest)
-            try await backend.remember(retry)
-            await #expect(throws: ServerFailure.self) { try await backend.acceptedCallback(signed) }
+            try await backend.callbacks.remember(retry)
+            await #expect(throws: ServerFailure.self) { try await backend.callbacks.acceptedCallback(signed) }
         }
     }
 

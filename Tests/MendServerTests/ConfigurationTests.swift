@@ -205,7 +205,7 @@ import Testing
         configuration.storage.databaseURL = "postgres://mend:pw@db.internal/mend"
         try configuration.validate()
         #expect(configuration.accessTokenAudience == "https://api.example")
-        #expect(RequestSchema.codeLoginProviders(configuration).isEmpty)
+        #expect(RequestSchema.codeLoginProviders(configuration.providers).isEmpty)
     }
 
     @Test func aServerWithoutFacebookNeedsAnotherProvider() throws {

@@ -97,7 +97,9 @@ struct IDTokenLoginTests {
             #expect(mixed?.developerMessage.contains("another sign-in") == true)
             // The refused sign-in made no user and no identity (the code is exchanged before either is written).
             let aliceSubject = try #require(Self.subject(of: alice.token))
-            #expect(try await stack.server.backend.store.identity(provider: "apple", subject: aliceSubject) == nil)
+            #expect(
+                try await stack.server.backend.store.identities.identity(provider: "apple", subject: aliceSubject)
+                    == nil)
             // A code Apple does not know: its refusal, as a failed sign-in.
             let unknown = await stack.client.failure {
                 try await Self.signIn(
@@ -122,7 +124,8 @@ struct IDTokenLoginTests {
             let fresh = try await Self.nativeToken(stack, "apple", userID: "100000000000002")
             let session = try await Self.signIn(stack, provider: "apple", fresh, code: fresh.code)
             let userID = try #require(session["user"]?["id"]?.stringValue)
-            let identity = try #require(try await stack.server.backend.store.identities(userID: userID).first)
+            let identity = try #require(
+                try await stack.server.backend.store.identities.identities(userID: userID).first)
             #expect(identity.providerClientID == "com.example.mend")
             #expect(identity.providerToken?.isEmpty == false)
         }
@@ -272,7 +275,7 @@ struct IDTokenLoginTests {
             let apple = try await Self.signIn(
                 stack, provider: "apple", try await Self.nativeToken(stack, "apple"))
             #expect(apple["user"]?["id"]?.stringValue == userID)
-            let identities = try await stack.server.backend.store.identities(userID: userID).map(\.provider)
+            let identities = try await stack.server.backend.store.identities.identities(userID: userID).map(\.provider)
             #expect(identities == ["apple", "facebook"])
             // Another person's Google account, signed in on its own first, cannot be linked to this user.
             let google = try await Self.signIn(
@@ -294,7 +297,7 @@ struct IDTokenLoginTests {
                     stack, provider: "google", try await Self.nativeToken(stack, "google"), bearer: access)
             }
             #expect(ended?.response?.status == 401)
-            #expect(try await stack.server.backend.store.identities(userID: userID).count == 2)
+            #expect(try await stack.server.backend.store.identities.identities(userID: userID).count == 2)
         }
     }
 
@@ -332,7 +335,7 @@ struct IDTokenLoginTests {
             let issued = try await Self.nativeToken(stack, "google")
             let session = try await Self.signIn(stack, provider: "example", issued)
             let userID = try #require(session["user"]?["id"]?.stringValue)
-            let identities = try await stack.server.backend.store.identities(userID: userID)
+            let identities = try await stack.server.backend.store.identities.identities(userID: userID)
             #expect(identities.map(\.provider) == ["example"])
             // Its identity is its own: the same Google account under "google" is another user.
             let google = try await Self.signIn(stack, provider: "google", try await Self.nativeToken(stack, "google"))
@@ -355,7 +358,8 @@ struct IDTokenLoginTests {
             }
             #expect(refused?.response?.status == 400, "\(refused?.developerMessage ?? "accepted")")
             let subject = try #require(Self.subject(of: issued.token))
-            #expect(try await stack.server.backend.store.identity(provider: "google", subject: subject) == nil)
+            #expect(
+                try await stack.server.backend.store.identities.identity(provider: "google", subject: subject) == nil)
         }
     }
 }

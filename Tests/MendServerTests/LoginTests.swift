@@ -77,12 +77,16 @@ import Testing
             }
             #expect(users.count == 1)
             let userID = try #require(users.first)
-            #expect(try await stack.server.backend.store.identities(userID: userID).map(\.provider) == ["facebook"])
-            #expect(try await stack.server.backend.store.user(id: userID)?.providerUserID == "100000000000001")
+            #expect(
+                try await stack.server.backend.store.identities.identities(userID: userID).map(\.provider) == [
+                    "facebook"
+                ])
+            #expect(
+                try await stack.server.backend.store.identities.user(id: userID)?.providerUserID == "100000000000001")
 
             // The race itself, eight at once on a new Facebook identity: each finds no identity, creates a user, and
             // all but one lose the identity and take the winner's user.
-            let identity = ServerStore.IdentityClaims(provider: "facebook", subject: "100000000000099")
+            let identity = IdentityClaims(provider: "facebook", subject: "100000000000099")
             let providerLogins = stack.server.backend.logins
             let found = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<8 {
@@ -96,7 +100,7 @@ import Testing
             }
             #expect(found.count == 1)
             let eve = try #require(found.first)
-            #expect(try await stack.server.backend.store.user(id: eve)?.providerUserID == "100000000000099")
+            #expect(try await stack.server.backend.store.identities.user(id: eve)?.providerUserID == "100000000000099")
         }
     }
 

@@ -19,7 +19,8 @@ import Testing
             let session = try await stack.client.post("/v1/login/code", json: body).json()
             let userID = try #require(session["user"]?["id"]?.stringValue)
             let stored = try #require(
-                try await stack.server.backend.store.identity(provider: "facebook", userID: userID)?.providerToken)
+                try await stack.server.backend.store.identities.identity(provider: "facebook", userID: userID)?
+                    .providerToken)
             let document = try HARDocument(data: Data(contentsOf: file))
             let paths = document.entries.map(\.request.url)
             #expect(paths.contains { $0.contains("/oauth/access_token") })

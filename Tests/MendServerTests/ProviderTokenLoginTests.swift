@@ -71,7 +71,8 @@ struct ProviderTokenLoginTests {
                 try await stack.client.post("/v1/login/provider-token", json: .object([:]))
             }
             #expect(missing?.response?.status == 400)
-            #expect(try await stack.server.backend.store.user(providerUserID: TestUser.defaults[0].id) == nil)
+            #expect(
+                try await stack.server.backend.store.identities.user(providerUserID: TestUser.defaults[0].id) == nil)
         }
     }
 }

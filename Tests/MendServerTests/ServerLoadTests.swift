@@ -201,7 +201,7 @@ struct ServerLoadTests {
 
         // The oracle: every session a client received is in the database, active unless its client logged it out,
         // and every client's last refresh token still rotates.
-        let store = servers[0].backend.store
+        let store = servers[0].backend.store.sessions
         for session in opened {
             guard let record = try await store.session(id: session.sessionID) else {
                 findings.add("session \(session.sessionID) was lost")

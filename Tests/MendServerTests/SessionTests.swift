@@ -58,7 +58,7 @@ import Testing
                 try await stack.client.get("/v1/session", bearer: third["access_token"]!.stringValue!)
             }
             #expect(introspection?.isSession(.Session.refreshTokenReused) == true)
-            let row = try #require(try await stack.server.backend.store.session(id: sessionID))
+            let row = try #require(try await stack.server.backend.store.sessions.session(id: sessionID))
             #expect(row.revokedReason == "refresh_token_reused")
         }
     }
@@ -240,7 +240,7 @@ import Testing
                 "/v1/session/logout", json: .object(["refresh_token": session["refresh_token"]!]))
             #expect(again.head.status.code == 204)
             let row = try #require(
-                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+                try await stack.server.backend.store.sessions.session(id: session["session_id"]!.stringValue!))
             #expect(row.revokedReason == "logged_out")
         }
     }
@@ -355,7 +355,7 @@ import Testing
             let refresh = await stack.client.failure { try await stack.client.refresh(current["refresh_token"]) }
             #expect(refresh?.isSession(.Session.loggedOut) == true)
             let row = try #require(
-                try await stack.server.backend.store.session(id: session["session_id"]!.stringValue!))
+                try await stack.server.backend.store.sessions.session(id: session["session_id"]!.stringValue!))
             #expect(row.revokedAt != nil)
             #expect(row.revokedReason == "logged_out")
             // Idempotent; the user's other session stays.
@@ -442,9 +442,11 @@ import Testing
             ).run()
             #expect(try await Migrations.run(on: opened, now: Date()) == [2, 3, 4, 5, 6, 7, 8, 9])
             #expect(try await Migrations.run(on: opened, now: Date()) == [])
-            let store = ServerStore(
-                database: opened, cipher: TokenCipher(key: nil),
-                revocations: RevocationView(retention: 1200, freshness: .always))
+            let store = SQLSessionStore(
+                connection: StoreConnection(
+                    database: opened, cipher: TokenCipher(key: nil),
+                    revocations: RevocationView(retention: 1200, freshness: .always)))
+            let users = SQLIdentityStore(connection: store.connection)
             // Migration 4 copies the sessions revoked before it into the revocation log the view is loaded from…
             #expect(try await store.revocations(since: 0).map(\.sessionID) == ["ses_old"])
             // …and its trigger logs every later revocation, however it is made (here an operator's SQL).
@@ -462,17 +464,17 @@ import Testing
             #expect(failure.error.developerMessage.contains("refresh token reuse detected"))
             #expect(failure.status == .unauthorized)
             // Migration 5: the user keeps its row and gets its Facebook identity; a user without one can be stored.
-            let alice = try #require(try await store.user(id: "u1"))
+            let alice = try #require(try await users.user(id: "u1"))
             #expect(alice.providerUserID == "100000000000001")
             #expect(alice.name == "Alice" && alice.grantedScopes == ["email"] && alice.updatedAt == 2)
             #expect(
-                try await store.identities(userID: "u1")
+                try await users.identities(userID: "u1")
                     == [
                         IdentityRecord(
                             provider: "facebook", subject: "100000000000001", userID: "u1", email: "alice@example.com")
                     ])
-            let apple = try await store.createUser(name: "Apple user", email: nil, facebookUserID: nil, now: 3)
-            let another = try await store.createUser(name: "Apple user 2", email: nil, facebookUserID: nil, now: 3)
+            let apple = try await users.createUser(name: "Apple user", email: nil, facebookUserID: nil, now: 3)
+            let another = try await users.createUser(name: "Apple user 2", email: nil, facebookUserID: nil, now: 3)
             #expect(apple.providerUserID == nil && another.providerUserID == nil)
             await opened.close()
         }

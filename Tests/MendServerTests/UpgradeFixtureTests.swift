@@ -143,7 +143,8 @@ struct UpgradeFixtureTests {
             #expect(try await Self.heldFacebookToken(of: user.id, in: stack) == user.facebookToken, "\(user.id)")
             for (identity, token) in user.providerRefreshTokens {
                 let parts = identity.split(separator: ":", maxSplits: 1).map(String.init)
-                let held = try await stack.server.backend.store.identity(provider: parts[0], subject: parts[1])
+                let held = try await stack.server.backend.store.identities.identity(
+                    provider: parts[0], subject: parts[1])
                 #expect(held?.providerToken == token, "\(identity)")
             }
             for session in user.sessions {
@@ -167,7 +168,7 @@ struct UpgradeFixtureTests {
 
     /// The Facebook token the server keeps for `userID`.
     static func heldFacebookToken(of userID: String, in stack: TestStack) async throws -> String? {
-        try await stack.server.backend.store.identity(provider: "facebook", userID: userID)?.providerToken
+        try await stack.server.backend.store.identities.identity(provider: "facebook", userID: userID)?.providerToken
     }
 
     /// Loads a plain `pg_dump` into the database at `url` with `psql`.
@@ -250,7 +251,7 @@ struct UpgradeFixtureTests {
                 refreshToken: try #require(body["refresh_token"]?.stringValue), ended: ended)
         }
         func user(_ id: String, sessions: [Manifest.Session]) async throws -> Manifest.User {
-            let store = stack.server.backend.store
+            let store = stack.server.backend.store.identities
             let identities = try await store.identities(userID: id)
             var kept: [String: String] = [:]
             for identity in identities {

@@ -13,8 +13,19 @@ import MendHTTP
 /// id as the actor (best effort, like every event without a database write of its own), beside the events the
 /// change itself writes (`session_ended`, `account_deleted`).
 struct Administration: BackendPart {
-    let backend: LoginBackend
-    var context: BackendContext { backend.context }
+    let services: BackendServices
+    /// The admin API's slice of the configuration: its tokens and its rate limit.
+    let settings: ServerConfiguration.Admin
+    /// The sessions' maximum lifetime: a session past it is not listed as active.
+    let maximumSessionLifetime: Int64
+    /// The users the admin API searches.
+    let directory: any UserDirectory
+    /// The users and their identities.
+    let identities: any IdentityStore
+    /// The sessions the admin API lists and ends.
+    let sessionRecords: any SessionStore
+    /// Deletes accounts as `DELETE /v1/me` does.
+    let accounts: Accounts
 
     /// Who is asking: the admin token's id and the address it asked from.
     struct Caller: Sendable {
@@ -24,14 +35,14 @@ struct Administration: BackendPart {
 
     /// Checks the admin rate limit, then the token; returns the caller.
     func authorize(_ headers: HTTPFields, address: String) async throws -> Caller {
-        guard configuration.admin.isEnabled else {
+        guard settings.isEnabled else {
             throw ServerFailure.notFound("The admin API is off: MEND_ADMIN_TOKENS is not set.")
         }
-        try await enforce(configuration.admin.rateLimit, address: address, action: "admin")
+        try await enforce(settings.rateLimit, address: address, action: "admin")
         guard let token = SessionAuthority.bearerToken(headers) else {
             throw ServerFailure.adminRefused("Authorization: Bearer <admin token> is required.", tokenSent: false)
         }
-        guard token.utf8.count <= 512, let id = configuration.admin.tokens.match(token) else {
+        guard token.utf8.count <= 512, let id = settings.tokens.match(token) else {
             metrics.adminRefused()
             throw ServerFailure.adminRefused("The admin token is not one MEND_ADMIN_TOKENS lists.", tokenSent: true)
         }
@@ -42,7 +53,7 @@ struct Administration: BackendPart {
 
     /// `GET /v1/admin/users`.
     func users(_ query: AdminQuery) async throws -> JSONValue {
-        let users = try await store.searchUsers(
+        let users = try await directory.searchUsers(
             query: query.strings["query"], limit: Int(query.integers["limit"] ?? 50),
             offset: Int(query.integers["offset"] ?? 0))
         return .object(["users": .array(users.map(\.adminSummary))])
@@ -51,10 +62,10 @@ struct Administration: BackendPart {
     /// `GET /v1/admin/users/{id}`: the user, their identities and their active sessions (newest first).
     func user(id: String) async throws -> JSONValue {
         let user = try await existingUser(id)
-        let identities = try await store.identities(userID: user.id)
+        let identities = try await identities.identities(userID: user.id)
         let current = now
-        let sessions = try await store.activeSessions(userID: user.id, now: current)
-            .filter { current < $0.createdAt + Int64(configuration.sessions.maximumLifetime.seconds) }
+        let sessions = try await sessionRecords.activeSessions(userID: user.id, now: current)
+            .filter { current < $0.createdAt + maximumSessionLifetime }
         return .object([
             "user": user.adminSummary,
             "identities": .array(
@@ -71,7 +82,7 @@ struct Administration: BackendPart {
     func audit(_ query: AdminQuery) async throws -> JSONValue {
         let limit = Int(query.integers["limit"] ?? 50)
         // One more than asked: whether there is a next page.
-        let events = try await store.auditEvents(
+        let events = try await services.auditLog.auditEvents(
             userID: query.strings["user_id"], event: query.strings["event"], before: query.integers["before"],
             limit: limit + 1)
         let page = events.prefix(limit)
@@ -85,7 +96,7 @@ struct Administration: BackendPart {
     func logoutUser(id: String, reason: String?, caller: Caller, logger: Logger) async throws -> JSONValue {
         let user = try await existingUser(id)
         let reason = cleaned(reason)
-        let ended = try await store.revokeSessions(
+        let ended = try await sessionRecords.revokeSessions(
             userID: user.id, keeping: nil, reason: .revoked, detail: Self.detail(reason), now: now)
         metrics.sessionsEnded(reason: SessionEndReason.revoked.metricsLabel, count: ended)
         await record("logout_user", user: user.id, session: nil, reason: reason, caller: caller, logger: logger)
@@ -95,11 +106,11 @@ struct Administration: BackendPart {
     /// `POST /v1/admin/sessions/{id}/end`: ends one session (session/17 for its client); `ended` is false when it
     /// had already ended.
     func endSession(id: String, reason: String?, caller: Caller, logger: Logger) async throws -> JSONValue {
-        guard id.utf8.count <= 64, let session = try await store.session(id: id) else {
+        guard id.utf8.count <= 64, let session = try await sessionRecords.session(id: id) else {
             throw ServerFailure.notFound("There is no session \(id.prefix(64)).")
         }
         let reason = cleaned(reason)
-        let ended = try await store.revokeSession(
+        let ended = try await sessionRecords.revokeSession(
             id: session.id, reason: .revoked, detail: Self.detail(reason), now: now)
         if ended { metrics.sessionsEnded(reason: SessionEndReason.revoked.metricsLabel, count: 1) }
         await record(
@@ -110,7 +121,7 @@ struct Administration: BackendPart {
     /// `DELETE /v1/admin/users/{id}`: deletes the account as `DELETE /v1/me` does.
     func deleteUser(id: String, caller: Caller, logger: Logger) async throws -> AccountDeletionBody {
         let user = try await existingUser(id)
-        let deletion = try await backend.deleteAccount(
+        let deletion = try await accounts.deleteAccount(
             of: user, detail: "account deleted by an administrator", logger: logger)
         await record("delete_user", user: user.id, session: nil, reason: nil, caller: caller, logger: logger)
         return deletion
@@ -119,7 +130,7 @@ struct Administration: BackendPart {
     // MARK: Helpers
 
     private func existingUser(_ id: String) async throws -> UserRecord {
-        guard id.utf8.count <= 64, let user = try await store.user(id: id) else {
+        guard id.utf8.count <= 64, let user = try await identities.user(id: id) else {
             throw ServerFailure.notFound("There is no user \(id.prefix(64)).")
         }
         return user

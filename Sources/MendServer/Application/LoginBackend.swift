@@ -8,45 +8,76 @@ import MendRecording
 import PostgresKit
 
 /// The state behind `mend-server`'s routes, in parts: the sessions (their tokens, refresh, the bearer check,
-/// logout, revocation), the logins (code, provider-token and id_token), and the backend itself for what concerns the
-/// user's account at the provider (account deletion, the `signed_request` callbacks, the profile refresh, the
-/// validity check); they share one context (configuration, store, metrics, redactor, rate limits). `buildApplication(configuration:logger:onServerRunning:)` opens one; open it
+/// logout, revocation), the logins (code, provider-token and id_token), the accounts (profile, activity, account
+/// deletion), the provider's callbacks, the housekeeping (the validity check, the purge) and the admin API. Each
+/// part holds the stores it uses, by their protocols, and its slice of the configuration; the backend assembles them
+/// and holds the whole. `buildApplication(configuration:logger:onServerRunning:)` opens one; open it
 /// yourself with ``open(configuration:logger:metrics:transport:)`` to keep a reference (run the validity check,
 /// read metrics) and build the application with ``buildApplication(backend:onServerRunning:)``.
 ///
 /// It owns the database connection: ``close()`` it when the application has stopped (the application's own
 /// service does so on graceful shutdown).
-public final class LoginBackend: BackendPart {
+public final class LoginBackend: Sendable {
     /// The configuration the backend was opened with.
-    public var configuration: ServerConfiguration { context.configuration }
+    public let configuration: ServerConfiguration
     /// The server's metrics.
-    public var metrics: ServerMetrics { context.metrics }
+    public var metrics: ServerMetrics { services.metrics }
     /// The logger of background work (requests log through their own, with the request id).
     public let logger: Logger
 
-    let context: BackendContext
+    /// What every part is lent.
+    let services: BackendServices
     let database: ServerDatabase
+    /// Every store, one per concern: the parts were given theirs.
+    let store: ServerStore
     /// The sessions: opening, refresh, the bearer check, logout, revocation.
     let sessions: SessionAuthority
     /// The logins that open sessions.
     let logins: ProviderLogins
+    /// The profile, the activity log, logout with the provider's permissions, account deletion.
+    let accounts: Accounts
+    /// The Facebook app's callbacks.
+    let callbacks: ProviderCallbacks
+    /// The validity check and the purge.
+    let housekeeping: Housekeeping
+    /// The admin API.
+    let administration: Administration
     /// Keeps the sessions' revocation view current (its task runs until ``close()``).
     let revocationFeed: RevocationFeed
     private let revocationFeedTask: Task<Void, Never>
 
-    /// The Graph API calls of the configured Facebook app (`nil` without one): its logins, the validity check, the
-    /// profile refresh, the revocation of its permissions.
-    var facebook: ProviderGateway? { logins.facebook }
+    /// The current time, as unix seconds (the configuration's clock).
+    var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
+
+    /// Redacts the app secret (and the usual token shapes) from anything logged.
+    var redactor: Redactor { services.redactor }
 
     private init(
-        context: BackendContext, logger: Logger, database: ServerDatabase, revocationFeed: RevocationFeed,
-        sessions: SessionAuthority, logins: ProviderLogins
+        configuration: ServerConfiguration, services: BackendServices, logger: Logger, database: ServerDatabase,
+        store: ServerStore, revocationFeed: RevocationFeed, sessions: SessionAuthority, logins: ProviderLogins
     ) {
-        self.context = context
+        self.configuration = configuration
+        self.services = services
         self.logger = logger
         self.database = database
+        self.store = store
         self.sessions = sessions
         self.logins = logins
+        let accounts = Accounts(
+            services: services, sessions: sessions, identities: store.identities, logins: logins)
+        self.accounts = accounts
+        self.callbacks = ProviderCallbacks(
+            services: services, facebook: logins.facebook, codes: store.codes, identities: store.identities,
+            sessionRecords: store.sessions)
+        self.housekeeping = Housekeeping(
+            services: services, identities: store.identities, sessionRecords: store.sessions,
+            rateLimits: store.rateLimits, auditLog: store.audit, auditRetention: configuration.storage.auditRetention,
+            revocationRetention: Self.revocationRetention(configuration), accounts: accounts, logger: logger)
+        self.administration = Administration(
+            services: services, settings: configuration.admin,
+            maximumSessionLifetime: Int64(configuration.sessions.maximumLifetime.seconds),
+            directory: store.directory, identities: store.identities, sessionRecords: store.sessions,
+            accounts: accounts)
         self.revocationFeed = revocationFeed
         self.revocationFeedTask = Task { await revocationFeed.run() }
     }
@@ -116,22 +147,27 @@ public final class LoginBackend: BackendPart {
                 retention: revocationRetention(configuration),
                 freshness: database.kind == .sqlite ? .always : .stale)
             let store = ServerStore(
-                database: database, cipher: TokenCipher(key: configuration.storage.tokenEncryptionKey?.value),
-                revocations: view, auditLogger: logger)
+                connection: StoreConnection(
+                    database: database, cipher: TokenCipher(key: configuration.storage.tokenEncryptionKey?.value),
+                    revocations: view, auditLogger: logger))
             let feed = RevocationFeed(
-                view: view, store: store, source: source, logger: logger, clock: configuration.clock)
+                view: view, store: store.sessions, source: source, logger: logger, clock: configuration.clock)
             // SQLite: the view is current from the start, so it must hold the log before the first request.
             if source.isInProcess { try await feed.catchUp(full: true) }
-            let context = BackendContext(
-                configuration: configuration, store: store, metrics: metrics,
+            let services = BackendServices(
+                clock: configuration.clock, metrics: metrics,
                 redactor: Redactor.standard.adding(
                     secrets: configuration.providers.facebook.map { [$0.appSecret.value] } ?? []),
-                databaseKind: database.kind)
-            let sessions = SessionAuthority(context: context, signer: signer, revocations: view)
+                auditLog: store.audit, sharedRateLimits: database.kind == .postgres ? store.rateLimits : nil)
+            let sessions = SessionAuthority(
+                services: services, settings: configuration.sessions, audience: configuration.accessTokenAudience,
+                records: store.sessions, users: store.identities, signer: signer, revocations: view)
             return LoginBackend(
-                context: context, logger: logger, database: database, revocationFeed: feed, sessions: sessions,
+                configuration: configuration, services: services, logger: logger, database: database, store: store,
+                revocationFeed: feed, sessions: sessions,
                 logins: ProviderLogins(
-                    context: context, sessions: sessions, idTokenValidators: validators, facebook: facebook))
+                    services: services, providerSettings: configuration.providers, identities: store.identities,
+                    codes: store.codes, sessions: sessions, idTokenValidators: validators, facebook: facebook))
         } catch {
             await database.close()
             throw error
@@ -150,4 +186,12 @@ public final class LoginBackend: BackendPart {
 
     /// Whether the database answers (readiness).
     public func isReady() async -> Bool { await database.ping() }
+
+    /// Re-checks every stored provider token not checked within half the interval (all of them when `force`) with
+    /// `debug_token`; an invalid one ends the user's sessions, with the provider's reason. Also purges expired
+    /// tokens, sessions, old login codes and the audit events older than `MEND_AUDIT_RETENTION`.
+    @discardableResult
+    public func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
+        await housekeeping.checkProviderTokens(force: force)
+    }
 }

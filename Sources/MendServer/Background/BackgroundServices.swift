@@ -9,7 +9,7 @@ struct ValidityCheckService: Service {
     let backend: LoginBackend
 
     func run() async throws {
-        let interval = backend.validityCheckInterval
+        let interval = backend.housekeeping.validityCheckInterval
         let clock = backend.configuration.clock
         guard interval > .zero else {
             try? await gracefulShutdown()
@@ -21,7 +21,7 @@ struct ValidityCheckService: Service {
                     try await clock.sleep(interval)
                     // Its own trace (no request started it): its debug_token calls and statements nest in it.
                     _ = try await ServerTracing.withSpan("mend.validity_check") { span in
-                        let report = await backend.checkProviderTokens()
+                        let report = await backend.housekeeping.checkProviderTokens()
                         span?.attributes["mend.validity.checked"] = report.checked
                         span?.attributes["mend.validity.invalidated"] = report.invalidated
                     }

@@ -51,7 +51,7 @@ extension ProviderLogins {
     func login(
         idToken body: IDTokenLoginBody, headers: HTTPFields, client: SessionClient, logger: Logger
     ) async throws -> SessionBody {
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
+        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "login")
         guard let (issuer, validator) = idTokenValidators.byName[body.provider] else {
             let known = idTokenValidators.byName.keys.sorted()
             throw ServerFailure.badRequest(
@@ -76,12 +76,12 @@ extension ProviderLogins {
             metrics.upstreamFailure(operation: "\(issuer.name) keys", error: error.shortDescription)
             throw ServerFailure.upstream(error, operation: "\(issuer.name) key set")
         }
-        if let rule = configuration.sessions.rateLimits.loginPerUser {
+        if let rule = sessions.settings.rateLimits.loginPerUser {
             try await enforce(rule, key: Self.userRateKey(issuer.name, claims.subject), scope: "login per user")
         }
         // The same token twice is a replay (the nonce is the app's, and an app asks for one token per nonce).
         let tokenHash = OpaqueToken.hash("id_token:" + body.idToken)
-        guard try await store.claimLoginCode(hash: tokenHash, now: now) else {
+        guard try await codes.claimLoginCode(hash: tokenHash, now: now) else {
             await refused("id_token_replayed", provider: issuer.name, client: client, error: nil, logger: logger)
             throw ServerFailure(
                 MendError(
@@ -106,13 +106,13 @@ extension ProviderLogins {
         _ login: ProviderIdentity, provider: String, flow: String, linkingTo linkingUserID: String?, hash: String?,
         client: SessionClient?, logger: Logger
     ) async throws -> SessionBody {
-        let identity = ServerStore.IdentityClaims(
+        let identity = IdentityClaims(
             provider: provider, subject: login.subject, email: login.email, emailVerified: login.emailVerified,
             isPrivateEmail: login.isPrivateEmail)
         var user = try await user(for: identity, name: login.name, linkingTo: linkingUserID, logger: logger)
         if login.replacesProfile {
             guard
-                let replaced = try await store.replaceProfile(
+                let replaced = try await identities.replaceProfile(
                     userID: user.id, name: login.name ?? user.name, email: login.email, picture: login.picture,
                     granted: login.grantedScopes, declined: login.declinedScopes, now: now)
             else { throw ServerFailure.sessionEnded(.userDeleted) }
@@ -122,16 +122,16 @@ extension ProviderLogins {
             if !added.isEmpty {
                 // What the provider's token answer granted (its `scope`): the session's scopes, as Facebook's are.
                 user.grantedScopes += added
-                try await store.setGrantedScopes(user.grantedScopes, userID: user.id, now: now)
+                try await identities.setGrantedScopes(user.grantedScopes, userID: user.id, now: now)
             }
         }
         if let kept = login.kept {
-            try await store.keepProviderToken(
+            try await identities.keepProviderToken(
                 provider: identity.provider, subject: identity.subject, clientID: kept.clientID, token: kept.token,
                 expiresAt: kept.expiresAt.map { Int64($0.timeIntervalSince1970) }, now: now)
         }
         let session = try await sessions.openSession(for: user, client: client, provider: provider, flow: flow)
-        if let hash { try await store.attachSession(session.sessionID, toCodeHash: hash) }
+        if let hash { try await codes.attachSession(session.sessionID, toCodeHash: hash) }
         metrics.login(outcome: "success")
         logger.info(
             "login",
@@ -139,7 +139,7 @@ extension ProviderLogins {
                 "provider": .string(provider), "user_id": .string(user.id), "session_id": .string(session.sessionID),
             ])
         let handedOut = login.kept.flatMap {
-            $0.isAccessToken && configuration.providers.returnsProviderToken ? $0 : nil
+            $0.isAccessToken && providerSettings.returnsProviderToken ? $0 : nil
         }
         return sessions.sessionBody(session, providerToken: handedOut?.token)
     }
@@ -163,7 +163,7 @@ extension ProviderLogins {
         let kept: KeptProviderToken?
         do {
             kept = try await keeper.exchange(
-                code: code, audience: audience, transport: idTokenValidators.transport, now: configuration.clock.now())
+                code: code, audience: audience, transport: idTokenValidators.transport, now: clock.now())
         } catch let error as MendError where error.category == .transient {
             metrics.upstreamFailure(operation: "\(issuer.name) code exchange", error: error.shortDescription)
             logger.notice(
@@ -190,9 +190,9 @@ extension ProviderLogins {
 
     /// The user the identity signs in: its owner, the linking session's user, or a new user.
     func user(
-        for identity: ServerStore.IdentityClaims, name: String?, linkingTo linkingUserID: String?, logger: Logger
+        for identity: IdentityClaims, name: String?, linkingTo linkingUserID: String?, logger: Logger
     ) async throws -> UserRecord {
-        if let existing = try await store.identity(provider: identity.provider, subject: identity.subject) {
+        if let existing = try await identities.identity(provider: identity.provider, subject: identity.subject) {
             if let linkingUserID, linkingUserID != existing.userID {
                 throw ServerFailure(
                     MendError(
@@ -201,35 +201,35 @@ extension ProviderLogins {
                             "This \(identity.provider) account is linked to another user; it cannot be linked to this one.",
                         catalog: .server))
             }
-            try await store.touchIdentity(identity, now: now)
-            guard let user = try await store.user(id: existing.userID) else {
+            try await identities.touchIdentity(identity, now: now)
+            guard let user = try await identities.user(id: existing.userID) else {
                 // Its user was deleted meanwhile (an account deletion racing this sign-in).
                 throw ServerFailure.sessionEnded(.userDeleted)
             }
             return user
         }
         if let linkingUserID {
-            guard let user = try await store.user(id: linkingUserID) else {
+            guard let user = try await identities.user(id: linkingUserID) else {
                 throw ServerFailure.sessionEnded(.userDeleted)
             }
-            guard try await store.addIdentity(identity, userID: user.id, now: now) else {
+            guard try await identities.addIdentity(identity, userID: user.id, now: now) else {
                 // Linked by a concurrent request meanwhile: decide again.
                 return try await self.user(for: identity, name: name, linkingTo: linkingUserID, logger: logger)
             }
             logger.info(
                 "identity linked", metadata: ["provider": .string(identity.provider), "user_id": .string(user.id)])
-            return try await store.user(id: user.id) ?? user
+            return try await identities.user(id: user.id) ?? user
         }
         // The Facebook id becomes the user's `provider_user_id` (unique) when the identity is added, not here: two
         // first logins of one Facebook user at once each create a user, and the one whose identity loses is deleted.
-        let created = try await store.createUser(
+        let created = try await identities.createUser(
             name: name ?? identity.email ?? "\(identity.provider) user", email: identity.email, facebookUserID: nil,
             now: now)
-        if try await store.addIdentity(identity, userID: created.id, now: now) {
-            return try await store.user(id: created.id) ?? created  // with the Facebook id the identity gave it
+        if try await identities.addIdentity(identity, userID: created.id, now: now) {
+            return try await identities.user(id: created.id) ?? created  // with the Facebook id the identity gave it
         }
         // A concurrent sign-in of the same identity created its user first: use that one.
-        _ = try await store.deleteUser(id: created.id, now: now)
+        _ = try await identities.deleteUser(id: created.id, now: now)
         return try await user(for: identity, name: name, linkingTo: nil, logger: logger)
     }
 }

@@ -10,8 +10,14 @@ import MendLogin
 /// token keeper, the app's own ``CodeLoginProvider``), a provider token (Facebook's device login), an id_token a
 /// native SDK handed the app; then the user, its identity and the session, the same for every provider.
 struct ProviderLogins: BackendPart {
-    let context: BackendContext
-    /// Opens the sessions.
+    let services: BackendServices
+    /// The providers' slice of the configuration.
+    let providerSettings: ServerConfiguration.Providers
+    /// The users and their identities.
+    let identities: any IdentityStore
+    /// The login codes and provider tokens, each used once.
+    let codes: any CodeStore
+    /// Opens the sessions (and reads the login rules of the sessions' settings: PKCE, redirect URIs, rate limits).
     let sessions: SessionAuthority
     /// Every provider `POST /v1/login/code` logs in with and `DELETE /v1/me` revokes at, by name: Facebook, the
     /// configured issuers and the app's own ``ServerConfiguration/Providers/codeLogin``.
@@ -22,17 +28,21 @@ struct ProviderLogins: BackendPart {
     let facebook: ProviderGateway?
 
     init(
-        context: BackendContext, sessions: SessionAuthority, idTokenValidators: IDTokenValidators,
+        services: BackendServices, providerSettings: ServerConfiguration.Providers, identities: any IdentityStore,
+        codes: any CodeStore, sessions: SessionAuthority, idTokenValidators: IDTokenValidators,
         facebook: ProviderGateway?
     ) {
         var providers: [String: any CodeLoginProvider] = [:]
         for (name, entry) in idTokenValidators.byName {
             providers[name] = IssuerCodeLogin(issuer: entry.issuer, validator: entry.validator)
         }
-        for custom in context.configuration.providers.codeLogin { providers[custom.name] = custom }
+        for custom in providerSettings.codeLogin { providers[custom.name] = custom }
         if let facebook { providers["facebook"] = FacebookCodeLogin(gateway: facebook) }
         self.providers = providers
-        self.context = context
+        self.services = services
+        self.providerSettings = providerSettings
+        self.identities = identities
+        self.codes = codes
         self.sessions = sessions
         self.idTokenValidators = idTokenValidators
         self.facebook = facebook
@@ -40,24 +50,24 @@ struct ProviderLogins: BackendPart {
 
     /// What a provider is called with for one request.
     func callContext(client: SessionClient? = nil, logger: Logger) -> ProviderCallContext {
-        ProviderCallContext(shared: context, transport: idTokenValidators.transport, client: client, logger: logger)
+        ProviderCallContext(services: services, transport: idTokenValidators.transport, client: client, logger: logger)
     }
 
     /// `POST /v1/login/code`: the provider the body names (Facebook by default) exchanges the code and says who logged
     /// in; then the user is stored and a session opened, the same for every provider (see ``CodeLoginProvider``).
     func login(_ body: LoginRequestBody, client: SessionClient, logger: Logger) async throws -> SessionBody {
         try validate(body)
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
+        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "login")
         let name = body.provider ?? "facebook"
         guard let provider = providers[name] else {
             throw ServerFailure.badRequest(
                 "provider \(name) does not take code logins here (these do: "
-                    + "\(RequestSchema.codeLoginProviders(configuration).joined(separator: ", ")))."
+                    + "\(RequestSchema.codeLoginProviders(providerSettings).joined(separator: ", ")))."
             )
         }
         let context = callContext(client: client, logger: logger)
         let codeHash = OpaqueToken.hash(body.code)
-        guard try await store.claimLoginCode(hash: codeHash, now: now) else {
+        guard try await codes.claimLoginCode(hash: codeHash, now: now) else {
             throw try await replayedCode(hash: codeHash, provider: name, client: client, logger: logger)
         }
         let grant: ProviderGrant?
@@ -70,12 +80,12 @@ struct ProviderLogins: BackendPart {
         } catch let failure as ServerFailure {
             // Only a code the provider certainly did not use is released for the app to try again; after a timeout
             // or a dropped connection the provider may have used it, and sending it twice is what RFC 9700 forbids.
-            if Self.exchangeCertainlyUnused(failure.error) { try? await store.releaseLoginCode(hash: codeHash) }
+            if Self.exchangeCertainlyUnused(failure.error) { try? await codes.releaseLoginCode(hash: codeHash) }
             await refused("code_exchange_failed", provider: name, client: client, error: failure.error, logger: logger)
             throw failure
         }
         guard let grant else {
-            try? await store.releaseLoginCode(hash: codeHash)
+            try? await codes.releaseLoginCode(hash: codeHash)
             throw ServerFailure.badRequest("provider \(name) does not take code logins here.")
         }
         return try await completeLogin(grant: grant, provider: provider, codeHash: codeHash, context: context)
@@ -86,7 +96,7 @@ struct ProviderLogins: BackendPart {
     /// the same session as a code login. A token issued to another app is refused (401), so a token from another
     /// app's login cannot open a session here.
     func login(providerToken: String, client: SessionClient, logger: Logger) async throws -> SessionBody {
-        try await enforce(configuration.sessions.rateLimits.loginPerAddress, address: client.address, action: "login")
+        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "login")
         guard let app = facebook?.app, let facebook = providers["facebook"] else {
             throw ServerFailure.badRequest(
                 "No Facebook app is configured here (MEND_APP_ID): it takes no provider token.")
@@ -106,7 +116,7 @@ struct ProviderLogins: BackendPart {
             let identity = try await upstream("\(provider.name) login", logger: logger) {
                 try await provider.identify(grant, context: context)
             }
-            if let rule = configuration.sessions.rateLimits.loginPerUser {
+            if let rule = sessions.settings.rateLimits.loginPerUser {
                 try await enforce(rule, key: Self.userRateKey(provider.name, identity.subject), scope: "login per user")
             }
             return try await completeIdentityLogin(
@@ -161,10 +171,10 @@ struct ProviderLogins: BackendPart {
         guard !body.code.isEmpty, body.code.utf8.count <= 4096 else {
             throw ServerFailure.badRequest("code is missing or too long.")
         }
-        guard RedirectURIPolicy.allows(body.redirectURI, allowed: configuration.sessions.allowedRedirectURIs) else {
+        guard RedirectURIPolicy.allows(body.redirectURI, allowed: sessions.settings.allowedRedirectURIs) else {
             throw ServerFailure.badRequest("redirect_uri is not one of the server's allowed redirect URIs.")
         }
-        guard body.codeVerifier != nil || !configuration.sessions.requiresPKCE else {
+        guard body.codeVerifier != nil || !sessions.settings.requiresPKCE else {
             throw ServerFailure.badRequest(
                 "code_verifier is required: log in with PKCE (RFC 7636, S256). A server for confidential clients only "
                     + "can allow logins without it (MEND_REQUIRE_PKCE=false).")
@@ -179,9 +189,9 @@ struct ProviderLogins: BackendPart {
         hash: String, provider: String, client: SessionClient, logger: Logger
     ) async throws -> ServerFailure {
         await refused("code_replayed", provider: provider, client: client, error: nil, logger: logger)
-        if let sessionID = try await store.sessionIssued(byCodeHash: hash) {
+        if let sessionID = try await codes.sessionIssued(byCodeHash: hash) {
             let reason = SessionEndReason.codeReplayed
-            let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
+            let revoked = try await sessions.records.revokeSession(id: sessionID, reason: reason, now: now)
             if revoked { metrics.sessionsEnded(reason: reason.metricsLabel, count: 1) }
             logger.warning(
                 "authorization code replayed: the session it issued is revoked",

@@ -10,7 +10,7 @@ extension LoginBackend {
     /// tokens: distinct sessions without as many provider logins.
     package func openSessions(count: Int, asUserOf accessToken: String) async throws -> [String] {
         guard case .success(let claims) = sessions.signer.verify(accessToken, now: configuration.clock.now()),
-            let user = try await store.user(id: claims.subject)
+            let user = try await store.identities.user(id: claims.subject)
         else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
         var tokens: [String] = []
         tokens.reserveCapacity(count)

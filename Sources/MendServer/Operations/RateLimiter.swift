@@ -31,7 +31,7 @@ struct TokenBucket: Sendable, Hashable {
 
 /// The in-memory buckets of every rate-limited key (`login:ip:…`, `refresh:user:…`): what a server on SQLite (one
 /// instance) uses. On PostgreSQL the buckets are rows every instance shares instead, so that N instances allow what
-/// one would (`ServerStore.takeRateLimitToken`). The map
+/// one would (`SQLRateLimitStore.takeRateLimitToken`). The map
 /// holds at most `capacity` keys: past it, the least recently used tenth is dropped (a dropped key starts again with
 /// a full bucket, so a flood of new keys costs memory and time in proportion to the capacity, never more).
 actor RateLimiter {

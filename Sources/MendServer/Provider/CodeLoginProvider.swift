@@ -146,16 +146,16 @@ public struct ProviderCallContext: Sendable {
     /// The request's logger (with its request id). Log no tokens: the server's redactor is applied by
     /// ``call(_:_:)``, not here.
     public let logger: Logger
-    /// What the backend's parts share (the redactor, the metrics).
-    let shared: BackendContext
+    /// What the backend's parts are lent (the redactor, the metrics).
+    let services: BackendServices
     /// The client the login is for (the session it opens records it).
     let client: SessionClient?
 
-    init(shared: BackendContext, transport: any HTTPTransport, client: SessionClient? = nil, logger: Logger) {
-        self.shared = shared
+    init(services: BackendServices, transport: any HTTPTransport, client: SessionClient? = nil, logger: Logger) {
+        self.services = services
         self.client = client
         self.transport = transport
-        self.now = shared.configuration.clock.now()
+        self.now = services.clock.now()
         self.logger = logger
     }
 
@@ -166,6 +166,6 @@ public struct ProviderCallContext: Sendable {
     /// ``CodeLoginProvider/identify(_:context:)`` this way as a whole; a provider that makes several calls names
     /// each.
     public func call<T: Sendable>(_ operation: String, _ body: () async throws -> T) async throws -> T {
-        try await shared.upstream(operation, logger: logger, body)
+        try await services.upstream(operation, logger: logger, body)
     }
 }

@@ -30,7 +30,7 @@ struct FacebookCodeLogin: CodeLoginProvider {
             accepted = verdict
         case .failure(let error):
             let failure = ServerFailure.upstream(error, operation: "debug_token").redacted(
-                with: context.shared.redactor)
+                with: context.services.redactor)
             context.logger.notice(
                 "login refused by debug_token",
                 metadata: [

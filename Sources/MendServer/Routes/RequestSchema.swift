@@ -181,7 +181,7 @@ extension RequestSchema {
                     description: "The redirect URI the code was issued for: one of the server's allowed URIs."),
                 Field(
                     name: "provider",
-                    kind: .string(StringRule(maxLength: 32, allowed: codeLoginProviders(configuration))),
+                    kind: .string(StringRule(maxLength: 32, allowed: codeLoginProviders(configuration.providers))),
                     required: false,
                     description: "The provider of the code flow: facebook (the default), or a configured issuer that "
                         + "takes code logins (google, …), or one the server's code adds."),
@@ -190,8 +190,7 @@ extension RequestSchema {
 
     /// `facebook` (with a Facebook app), the configured issuers with a token keeper (which may take code logins), and
     /// the app's own ``ServerConfiguration/Providers/codeLogin``.
-    static func codeLoginProviders(_ configuration: ServerConfiguration) -> [String] {
-        let providers = configuration.providers
+    static func codeLoginProviders(_ providers: ServerConfiguration.Providers) -> [String] {
         let keepers = providers.idTokenIssuers.filter { $0.tokenKeeper != nil }.map(\.name)
         return (providers.facebook == nil ? [] : ["facebook"]) + keepers.filter { $0 != "facebook" }
             + providers.codeLogin.map(\.name)

@@ -55,7 +55,7 @@ enum ServerRoutes {
                 refreshToken: values["refresh_token"],
                 revokeProviderPermissions: values.booleans["revoke_provider_permissions"],
                 scope: values["scope"].flatMap(LogoutScope.init(rawValue:)) ?? .local)
-            try await backend.logout(request.headers, body: body, logger: context.logger)
+            try await backend.accounts.logout(request.headers, body: body, logger: context.logger)
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.sessions.path), method: .get) { request, _ in
@@ -77,13 +77,13 @@ enum ServerRoutes {
             try WireResponse.json(try await backend.sessions.introspect(request.headers))
         }
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
-            try WireResponse.json(try await backend.me(request.headers, logger: context.logger))
+            try WireResponse.json(try await backend.accounts.me(request.headers, logger: context.logger))
         }
         router.on(RouterPath(RouteTable.activity.path), method: .get) { request, _ in
-            WireResponse.json(try await backend.activity(request.headers))
+            WireResponse.json(try await backend.accounts.activity(request.headers))
         }
         router.on(RouterPath(RouteTable.deleteMe.path), method: .delete) { request, context in
-            try WireResponse.json(try await backend.deleteAccount(request.headers, logger: context.logger))
+            try WireResponse.json(try await backend.accounts.deleteAccount(request.headers, logger: context.logger))
         }
         router.on(RouterPath(RouteTable.jwks.path), method: .get) { _, _ in
             Response(
@@ -92,12 +92,12 @@ enum ServerRoutes {
         }
         router.on(RouterPath(RouteTable.deauthorize.path), method: .post) { request, context in
             let signed = try await RequestBody.read(.signedRequest, from: request, limit: limit)["signed_request"]
-            let ended = try await backend.deauthorize(signedRequest: signed, logger: context.logger)
+            let ended = try await backend.callbacks.deauthorize(signedRequest: signed, logger: context.logger)
             return WireResponse.json(.object(["success": .bool(true), "sessions_ended": .int(ended)]))
         }
         router.on(RouterPath(RouteTable.dataDeletion.path), method: .post) { request, context in
             let signed = try await RequestBody.read(.signedRequest, from: request, limit: limit)["signed_request"]
-            let record = try await backend.requestDeletion(signedRequest: signed, logger: context.logger)
+            let record = try await backend.callbacks.requestDeletion(signedRequest: signed, logger: context.logger)
             let base = publicBaseURL(request, backend)
             return try WireResponse.json(
                 DeletionAnswerBody(
@@ -105,7 +105,8 @@ enum ServerRoutes {
                     confirmationCode: record.confirmationCode))
         }
         router.on(RouterPath(RouteTable.deletionStatus.path), method: .get) { _, context in
-            let record = try await backend.deletionStatus(confirmationCode: try context.parameters.require("code"))
+            let record = try await backend.callbacks.deletionStatus(
+                confirmationCode: try context.parameters.require("code"))
             return try WireResponse.json(
                 DeletionStatusBody(
                     confirmationCode: record.confirmationCode, status: record.status, requestedAt: record.requestedAt,
@@ -136,7 +137,7 @@ enum ServerRoutes {
     @available(macOS 14, iOS 17, tvOS 17, *)
     static func registerAdmin(on router: Router<ServerRequestContext>, backend: LoginBackend) {
         let limit = backend.configuration.listening.maximumBodySize
-        let admin = Administration(backend: backend)
+        let admin = backend.administration
         @Sendable func caller(_ request: Request, _ context: ServerRequestContext) async throws -> Administration.Caller
         {
             try await admin.authorize(request.headers, address: clientAddress(request, context, backend))

@@ -36,7 +36,7 @@ extension SessionAuthority {
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
         let claims: AccessTokenClaims
-        let (verified, cacheHit) = signer.verifyCached(token, now: configuration.clock.now())
+        let (verified, cacheHit) = signer.verifyCached(token, now: clock.now())
         if let cacheHit { metrics.tokenCache(hit: cacheHit) }
         switch verified {
         case .success(let verified): claims = verified
@@ -68,9 +68,9 @@ extension SessionAuthority {
 
     /// Reads the session an access token names from the database: 401 with why it ended unless it is active.
     private func requireActiveSession(of claims: AccessTokenClaims) async throws {
-        guard let session = try await store.session(id: claims.sessionID), session.userID == claims.subject else {
+        guard let session = try await records.session(id: claims.sessionID), session.userID == claims.subject else {
             // A session row goes with its user (data deletion), or is purged long after it expired.
-            if try await store.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
+            if try await users.user(id: claims.subject) == nil { throw ServerFailure.sessionEnded(.userDeleted) }
             throw ServerFailure.sessionEnded(nil, detail: "the session no longer exists")
         }
         if session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }

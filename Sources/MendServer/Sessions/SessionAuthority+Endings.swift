@@ -30,8 +30,8 @@ extension SessionAuthority {
         if let claims = authenticated {
             caller = (claims.subject, claims.sessionID)
             if body.scope == .local, let refreshToken,
-                let record = try await store.refreshToken(hash: OpaqueToken.hash(refreshToken)),
-                record.sessionID != claims.sessionID, let other = try await store.session(id: record.sessionID),
+                let record = try await records.refreshToken(hash: OpaqueToken.hash(refreshToken)),
+                record.sessionID != claims.sessionID, let other = try await records.session(id: record.sessionID),
                 other.userID == claims.subject
             {
                 try await end(other.id, reason: .loggedOut, detail: nil)
@@ -70,7 +70,7 @@ extension SessionAuthority {
         case .others, .global:
             let kept = scope == .others ? caller.sessionID : nil
             let detail = scope == .others ? "signed out from another session" : "signed out everywhere"
-            let ended = try await store.revokeSessions(
+            let ended = try await records.revokeSessions(
                 userID: caller.userID, keeping: kept, reason: .loggedOut, detail: detail, now: now)
             metrics.sessionsEnded(reason: SessionEndReason.loggedOut.metricsLabel, count: ended)
             logger.info(
@@ -81,7 +81,7 @@ extension SessionAuthority {
 
     /// Ends one session for `reason`, counting it if it was active.
     private func end(_ sessionID: String, reason: SessionEndReason, detail: String?) async throws {
-        if try await store.revokeSession(id: sessionID, reason: reason, detail: detail, now: now) {
+        if try await records.revokeSession(id: sessionID, reason: reason, detail: detail, now: now) {
             metrics.sessionsEnded(reason: reason.metricsLabel, count: 1)
         }
     }
@@ -92,7 +92,7 @@ extension SessionAuthority {
     func list(_ headers: HTTPFields) async throws -> JSONValue {
         let claims = try await authenticate(headers)
         let current = now
-        let sessions = try await store.activeSessions(userID: claims.subject, now: current)
+        let sessions = try await records.activeSessions(userID: claims.subject, now: current)
             .filter { current < $0.createdAt + maximumLifetime }
         return .object(["sessions": .array(sessions.map { $0.listed(currentID: claims.sessionID) })])
     }
@@ -101,7 +101,7 @@ extension SessionAuthority {
     /// user, or none, is 404 — the caller learns nothing about sessions that are not theirs.
     func endSession(id: String, headers: HTTPFields, logger: Logger) async throws {
         let claims = try await authenticate(headers)
-        guard id.utf8.count <= 64, let session = try await store.session(id: id), session.userID == claims.subject
+        guard id.utf8.count <= 64, let session = try await records.session(id: id), session.userID == claims.subject
         else { throw ServerFailure.notFound("The caller has no session \(id.prefix(64)).") }
         try await end(
             session.id, reason: .loggedOut,
@@ -125,7 +125,7 @@ extension SessionAuthority {
             metrics.revocation(outcome: "unknown_token")
             return
         }
-        let revoked = try await store.revokeSession(
+        let revoked = try await records.revokeSession(
             id: sessionID, reason: .loggedOut, detail: "token revocation", now: now)
         metrics.revocation(outcome: revoked ? "revoked" : "already_ended")
         if revoked {
@@ -136,12 +136,12 @@ extension SessionAuthority {
 
     private func sessionNamed(byRefreshToken token: String) async throws -> String? {
         guard token.utf8.count <= 512 else { return nil }
-        return try await store.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
+        return try await records.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
     }
 
     private func sessionNamed(byAccessToken token: String) async throws -> String? {
         guard token.utf8.count <= 8192, case .success(let claims) = signer.verifyIgnoringExpiry(token),
-            let session = try await store.session(id: claims.sessionID), session.userID == claims.subject
+            let session = try await records.session(id: claims.sessionID), session.userID == claims.subject
         else { return nil }
         return session.id
     }

@@ -40,16 +40,25 @@ struct RefreshState: Sendable {
 /// The sessions mend-server issues: opening one, its access tokens, refresh with rotation and the grace window, the
 /// bearer check (the revocation view first), logout and RFC 7009 revocation.
 struct SessionAuthority: BackendPart {
-    let context: BackendContext
+    let services: BackendServices
+    /// The sessions' slice of the configuration (their lifetimes, the refresh grace, the rate limits of refresh and
+    /// login, PKCE and the redirect URIs; the signing keys are the signer's).
+    let settings: ServerConfiguration.Sessions
+    /// The `aud` of the access tokens.
+    let audience: String
+    /// The sessions and refresh tokens.
+    let records: any SessionStore
+    /// The users (a session opens and refreshes only while its user exists).
+    let users: any IdentityStore
     /// Signs and verifies the access tokens.
     let signer: SessionSigner
     /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
     let revocations: RevocationView
 
-    var accessLifetime: Int64 { Int64(configuration.sessions.accessTokenLifetime.seconds) }
-    var idleLifetime: Int64 { Int64(configuration.sessions.idleLifetime.seconds) }
-    var maximumLifetime: Int64 { Int64(configuration.sessions.maximumLifetime.seconds) }
-    var refreshGrace: Int64 { Int64(configuration.sessions.refreshReuseGrace.seconds) }
+    var accessLifetime: Int64 { Int64(settings.accessTokenLifetime.seconds) }
+    var idleLifetime: Int64 { Int64(settings.idleLifetime.seconds) }
+    var maximumLifetime: Int64 { Int64(settings.maximumLifetime.seconds) }
+    var refreshGrace: Int64 { Int64(settings.refreshReuseGrace.seconds) }
 
     /// Where a session opened at `createdAt` and refreshed at `now` stops: the idle lifetime from now, and never
     /// past the absolute one.
@@ -67,16 +76,16 @@ struct SessionAuthority: BackendPart {
             id: OpaqueToken.make(prefix: "ses_", bytes: 16), userID: user.id, scopes: user.grantedScopes,
             createdAt: current, expiresAt: expiresAt, client: client?.name, clientPlatform: client?.platform,
             firstAddress: client?.addressKey, lastAddress: client?.addressKey, provider: provider, flow: flow)
-        try await store.createSession(session)
+        try await records.createSession(session)
         let refreshToken = OpaqueToken.make(prefix: "mrt_")
-        try await store.insertRefreshToken(
+        try await records.insertRefreshToken(
             RefreshTokenRecord(
                 tokenHash: OpaqueToken.hash(refreshToken), sessionID: session.id, createdAt: current,
                 expiresAt: expiresAt))
         // The user may have been deleted since it was read (an account deletion racing this login): then the session
-        // is ended and nothing is handed out (see `ServerStore.deleteUser`).
-        guard try await store.user(id: user.id) != nil else {
-            _ = try await store.revokeSession(id: session.id, reason: .userDeleted, now: current)
+        // is ended and nothing is handed out (see `SQLIdentityStore.deleteUser`).
+        guard try await users.user(id: user.id) != nil else {
+            _ = try await records.revokeSession(id: session.id, reason: .userDeleted, now: current)
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         return IssuedSession(
@@ -89,7 +98,7 @@ struct SessionAuthority: BackendPart {
         let expiresAt = min(current + accessLifetime, session.createdAt + maximumLifetime)
         let token = try await signer.sign(
             AccessTokenClaims(
-                issuer: configuration.sessions.issuer, audience: configuration.accessTokenAudience, subject: user.id,
+                issuer: settings.issuer, audience: audience, subject: user.id,
                 sessionID: session.id,
                 scope: session.scopes.joined(separator: " "), issuedAt: current,
                 expiresAt: expiresAt,
@@ -107,7 +116,7 @@ struct SessionAuthority: BackendPart {
     /// successor is still unused — answer that same successor again (see ``RefreshRotation``).
     func refresh(_ body: RefreshRequestBody, client: SessionClient, logger: Logger) async throws -> SessionBody {
         try await enforce(
-            configuration.sessions.rateLimits.refreshPerAddress, address: client.address, action: "refresh")
+            settings.rateLimits.refreshPerAddress, address: client.address, action: "refresh")
         guard !body.refreshToken.isEmpty, body.refreshToken.utf8.count <= 512 else {
             throw ServerFailure.badRequest("refresh_token is missing or too long.")
         }
@@ -135,14 +144,14 @@ struct SessionAuthority: BackendPart {
                             client: session.client),
                         logger: logger)
                 }
-                throw Self.lifetimeEnded(lifetime, configuration.sessions)
+                throw Self.lifetimeEnded(lifetime, settings)
             case .sessionEnded(let reason):
                 metrics.refresh(outcome: "session_ended")
                 if let session = state.session, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
                 throw ServerFailure.sessionEnded(reason)
             case .reuseDetected(let sessionID):
                 let reason = SessionEndReason.refreshTokenReused
-                let revoked = try await store.revokeSession(id: sessionID, reason: reason, now: now)
+                let revoked = try await records.revokeSession(id: sessionID, reason: reason, now: now)
                 metrics.refresh(outcome: "reuse_detected")
                 if revoked { metrics.sessionsEnded(reason: reason.metricsLabel, count: 1) }
                 logger.warning(
@@ -207,17 +216,17 @@ struct SessionAuthority: BackendPart {
 
     /// What the database holds about the refresh token with this hash.
     func refreshState(hash: String) async throws -> RefreshState {
-        guard let token = try await store.refreshToken(hash: hash) else { return RefreshState() }
-        let successor = try await token.replacedBy.asyncMap { try await store.refreshToken(hash: $0) } ?? nil
-        return RefreshState(token: token, successor: successor, session: try await store.session(id: token.sessionID))
+        guard let token = try await records.refreshToken(hash: hash) else { return RefreshState() }
+        let successor = try await token.replacedBy.asyncMap { try await records.refreshToken(hash: $0) } ?? nil
+        return RefreshState(token: token, successor: successor, session: try await records.session(id: token.sessionID))
     }
 
     /// The session's user, counted against the per-user refresh limit.
     private func refreshingUser(of session: SessionRecord) async throws -> UserRecord {
-        if let rule = configuration.sessions.rateLimits.refreshPerUser {
+        if let rule = settings.rateLimits.refreshPerUser {
             try await enforce(rule, key: "refresh:user:\(session.userID)", scope: "refresh per user")
         }
-        guard let user = try await store.user(id: session.userID) else {
+        guard let user = try await users.user(id: session.userID) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         return user
@@ -234,18 +243,18 @@ struct SessionAuthority: BackendPart {
         let next = OpaqueToken.make(prefix: "mrt_")
         let nextHash = OpaqueToken.hash(next)
         // The successor's row exists before the claim, so that a refresh losing the claim finds it.
-        try await store.insertRefreshToken(
+        try await records.insertRefreshToken(
             RefreshTokenRecord(
                 tokenHash: nextHash, sessionID: session.id, createdAt: current, expiresAt: expiresAt))
-        let claimed = try await store.claimRefreshToken(
+        let claimed = try await records.claimRefreshToken(
             hash: record.tokenHash, replacement: nextHash,
             sealedSuccessor: try SuccessorSeal.seal(next, under: presented),
             now: current)
         guard claimed else {
-            try await store.deleteRefreshToken(hash: nextHash)
+            try await records.deleteRefreshToken(hash: nextHash)
             return nil
         }
-        try await store.touchSession(id: session.id, until: expiresAt, address: client.addressKey, now: current)
+        try await records.touchSession(id: session.id, until: expiresAt, address: client.addressKey, now: current)
         return try await issue(session: session, user: user, refreshToken: next, refreshExpiresAt: expiresAt)
     }
 

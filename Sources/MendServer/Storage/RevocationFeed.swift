@@ -46,7 +46,8 @@ final class RevocationFeed: Sendable {
     }
 
     let view: RevocationView
-    let store: ServerStore
+    /// The revocation log (and, on PostgreSQL, the connection its heartbeats are sent on).
+    let store: SQLSessionStore
     let source: Source
     let logger: Logger
     /// The server's clock: the times of the log reads (its polling waits real time, on purpose).
@@ -64,7 +65,7 @@ final class RevocationFeed: Sendable {
     private let lastCatchUp = Locked<Int64?>(nil)
 
     init(
-        view: RevocationView, store: ServerStore, source: Source, logger: Logger, clock: PipelineClock
+        view: RevocationView, store: SQLSessionStore, source: Source, logger: Logger, clock: PipelineClock
     ) {
         self.view = view
         self.store = store

@@ -3,21 +3,23 @@ import Logging
 import MendCore
 import MendHTTP
 
-/// What every part of the backend shares — the configuration, the store, the metrics, the redactor and the rate
-/// limits — made once when the backend opens and handed to each part (``SessionAuthority``, ``ProviderLogins``, the
-/// ``LoginBackend`` itself).
-struct BackendContext: Sendable {
-    let configuration: ServerConfiguration
-    let store: ServerStore
+/// What every part of the backend is lent beside its own stores and its slice of the configuration — the clock, the
+/// metrics, the redactor, the audit log and the rate limits — made once when the backend opens. It holds no store but
+/// the audit log's and the rate limits', and no configuration.
+struct BackendServices: Sendable {
+    let clock: PipelineClock
     let metrics: ServerMetrics
     /// Redacts the app secret (and the usual token shapes) from anything logged.
     let redactor: Redactor
-    /// Where rate-limit buckets live: the database's on PostgreSQL (shared by every instance), in memory on SQLite.
-    let databaseKind: ServerDatabase.Kind
+    /// Where the events without a database write of their own go.
+    let auditLog: any AuditStore
+    /// Where rate-limit buckets live: the database's on PostgreSQL (shared by every instance, `shared`), in memory on
+    /// SQLite (`shared` is `nil`).
+    let sharedRateLimits: (any RateLimitStore)?
     let rateLimiter = RateLimiter()
 }
 
-extension BackendContext {
+extension BackendServices {
     /// Runs one provider call; a failure becomes a ``ServerFailure`` that keeps the provider's classification, and
     /// is counted and logged (redacted). Cancellation passes through.
     func upstream<T: Sendable>(
@@ -40,26 +42,26 @@ extension BackendContext {
     }
 }
 
-/// A part of the backend: it reads what the parts share through ``context``.
+/// A part of the backend: it holds the stores it uses, by their protocols, and its slice of the configuration; what
+/// every part uses it is lent through ``services``.
 protocol BackendPart: Sendable {
-    /// What the parts share.
-    var context: BackendContext { get }
+    /// What every part is lent.
+    var services: BackendServices { get }
 }
 
 extension BackendPart {
-    var configuration: ServerConfiguration { context.configuration }
-    var store: ServerStore { context.store }
-    var metrics: ServerMetrics { context.metrics }
-    var redactor: Redactor { context.redactor }
+    var clock: PipelineClock { services.clock }
+    var metrics: ServerMetrics { services.metrics }
+    var redactor: Redactor { services.redactor }
 
     /// The current time, as unix seconds.
-    var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
+    var now: Int64 { Int64(clock.now().timeIntervalSince1970) }
 
-    /// Runs one provider call: see ``BackendContext/upstream(_:logger:_:)``.
+    /// Runs one provider call: see ``BackendServices/upstream(_:logger:_:)``.
     func upstream<T: Sendable>(
         _ operation: String, logger: Logger, _ call: () async throws -> T
     ) async throws -> T {
-        try await context.upstream(operation, logger: logger, call)
+        try await services.upstream(operation, logger: logger, call)
     }
 
     /// Writes an event that has no database write of its own — a refused login, a session past its lifetime, a
@@ -70,7 +72,7 @@ extension BackendPart {
         record.event = event.rawValue
         record.log(to: logger)
         do {
-            try await store.recordAudit(record)
+            try await services.auditLog.recordAudit(record)
         } catch {
             metrics.auditWriteFailed()
             logger.warning("audit event not written", metadata: ["event": .string(record.event)])
@@ -80,19 +82,19 @@ extension BackendPart {
     /// Takes a token from the rate-limit bucket or throws 429.
     ///
     /// On PostgreSQL the buckets are shared by every instance (one row per key, see
-    /// `ServerStore.takeRateLimitToken`); on SQLite (one instance) they are kept in memory.
+    /// ``RateLimitStore/takeRateLimitToken(key:rule:now:)``); on SQLite (one instance) they are kept in memory.
     func enforce(_ rule: RateLimitRule, key: String, scope: String) async throws {
         let wait: Int?
-        if context.databaseKind == .postgres {
-            wait = try await store.takeRateLimitToken(
-                key: key, rule: rule, now: configuration.clock.now().timeIntervalSince1970
+        if let shared = services.sharedRateLimits {
+            wait = try await shared.takeRateLimitToken(
+                key: key, rule: rule, now: clock.now().timeIntervalSince1970
             ).map { max(1, Int($0.rounded(.up))) }
         } else {
-            wait = await context.rateLimiter.check(key: key, rule: rule, now: configuration.clock.now())
+            wait = await services.rateLimiter.check(key: key, rule: rule, now: clock.now())
         }
         if let wait {
             metrics.rateLimited(scope: scope)
-            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope, now: configuration.clock.now())
+            throw ServerFailure.rateLimited(retryAfter: wait, scope: scope, now: clock.now())
         }
     }
 

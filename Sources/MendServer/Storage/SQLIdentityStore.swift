@@ -21,7 +21,19 @@ struct IdentityRecord: Sendable, Hashable {
     var providerTokenInvalidReason: String? = nil
 }
 
-extension ServerStore {
+/// What a provider says of a login's subject (an id_token's claims, or what the provider's API answered).
+struct IdentityClaims: Sendable {
+    var provider: String
+    var subject: String
+    var email: String?
+    var emailVerified: Bool?
+    var isPrivateEmail: Bool?
+}
+
+/// The users and their identities at the providers, with the provider tokens kept for them.
+struct SQLIdentityStore: IdentityStore, SQLStore {
+    let connection: StoreConnection
+
     // MARK: Identities
 
     static let identityColumns = """
@@ -109,15 +121,6 @@ extension ServerStore {
         ).all().map(identity(from:))
     }
 
-    /// What an id_token says of its subject.
-    struct IdentityClaims: Sendable {
-        var provider: String
-        var subject: String
-        var email: String?
-        var emailVerified: Bool?
-        var isPrivateEmail: Bool?
-    }
-
     /// Gives `userID` the identity, unless some user has it already; returns whether it was added. A Facebook
     /// identity also becomes the user's `provider_user_id` when the user has none.
     func addIdentity(_ claims: IdentityClaims, userID: String, now: Int64) async throws -> Bool {
@@ -178,11 +181,11 @@ extension ServerStore {
                 profile_refreshed_at, created_at, updated_at)
             VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: facebookUserID), \(bind: name), \(bind: email),
                 NULL, '', '', \(bind: now), \(bind: now), \(bind: now))
-            RETURNING \(unsafeRaw: Self.userColumns)
+            RETURNING \(unsafeRaw: UserRecord.columns)
             """
         ).all()
         guard let row = rows.first else { throw StoreFailure("the user insert returned no row") }
-        return try user(from: row)
+        return try UserRecord(row: row)
     }
 
     private func identity(from row: any SQLRow) throws -> IdentityRecord {
@@ -193,5 +196,93 @@ extension ServerStore {
             providerTokenExpiresAt: try row.optionalInteger("provider_token_expires_at"),
             providerTokenCheckedAt: try row.optionalInteger("provider_token_checked_at"),
             providerTokenInvalidReason: try row.optionalText("provider_token_invalid_reason"))
+    }
+}
+
+extension SQLIdentityStore {
+    // MARK: Users
+
+    /// Replaces the user's profile and permissions with what a login read whole from its provider (Facebook's `/me`
+    /// and `/me/permissions`); returns the user as stored.
+    func replaceProfile(
+        userID: String, name: String, email: String?, picture: String?, granted: [String], declined: [String],
+        now: Int64
+    ) async throws -> UserRecord? {
+        try await sql.raw(
+            """
+            UPDATE mend_users SET name = \(bind: name), email = \(bind: email), picture = \(bind: picture),
+                granted_scopes = \(bind: ScopeList.encode(granted)), declined_scopes = \(bind: ScopeList.encode(declined)),
+                profile_refreshed_at = \(bind: now), updated_at = \(bind: now)
+            WHERE id = \(bind: userID)
+            RETURNING \(unsafeRaw: UserRecord.columns)
+            """
+        ).first().map(UserRecord.init(row:))
+    }
+
+    func user(id: String) async throws -> UserRecord? {
+        try await sql.raw("SELECT \(unsafeRaw: UserRecord.columns) FROM mend_users WHERE id = \(bind: id)").first()
+            .map(UserRecord.init(row:))
+    }
+
+    func user(providerUserID: String) async throws -> UserRecord? {
+        try await sql.raw(
+            "SELECT \(unsafeRaw: UserRecord.columns) FROM mend_users WHERE provider_user_id = \(bind: providerUserID)"
+        ).first().map(UserRecord.init(row:))
+    }
+
+    func updateProfile(userID: String, name: String, email: String?, picture: String?, now: Int64) async throws {
+        try await sql.raw(
+            """
+            UPDATE mend_users SET name = \(bind: name), email = \(bind: email), picture = \(bind: picture),
+                profile_refreshed_at = \(bind: now), updated_at = \(bind: now)
+            WHERE id = \(bind: userID)
+            """
+        ).run()
+    }
+
+    /// Deletes the user, ending every session of theirs first (with `reason`, into the revocation view and log), then
+    /// deleting the sessions, refresh tokens and identities. Returns whether the user existed, and how many sessions
+    /// ended.
+    ///
+    /// The order closes the race with a login of the same user, without a transaction: the user row goes first, so a
+    /// login that writes its session after the sessions were ended finds its user gone when it checks again
+    /// (``SessionAuthority/openSession(for:client:provider:flow:)``) and hands out nothing; a session written before that is ended here, so
+    /// no session of a deleted user is ever deleted while active (which would leave its access token valid on every
+    /// instance until it expired).
+    func deleteUser(
+        id: String, reason: SessionEndReason, detail: String?, now: Int64
+    ) async throws -> (deleted: Bool, sessionsEnded: Int) {
+        let deleted = try await !sql.raw("DELETE FROM mend_users WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        if deleted { logAudit(AuditRecord(at: now, event: AuditRecord.Event.accountDeleted.rawValue, userID: id)) }
+        let ended = try await SQLSessionStore(connection: connection).revokeSessions(
+            userID: id, reason: reason, detail: detail, now: now)
+        try await sql.raw(
+            """
+            DELETE FROM mend_refresh_tokens WHERE session_id IN (SELECT id FROM mend_sessions WHERE user_id = \(bind: id))
+            """
+        ).run()
+        try await sql.raw("DELETE FROM mend_sessions WHERE user_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM mend_identities WHERE user_id = \(bind: id)").run()
+        return (deleted, ended)
+    }
+}
+
+extension UserRecord {
+    /// The columns of `mend_users` a ``UserRecord`` is read from.
+    static let columns = """
+        id, provider_user_id, name, email, picture, granted_scopes, declined_scopes, profile_refreshed_at, created_at,
+        updated_at
+        """
+
+    /// The user a row of ``columns`` holds.
+    init(row: any SQLRow) throws {
+        self.init(
+            id: try row.text("id"), providerUserID: try row.optionalText("provider_user_id"),
+            name: try row.text("name"),
+            email: try row.optionalText("email"), picture: try row.optionalText("picture"),
+            grantedScopes: ScopeList.decode(try row.text("granted_scopes")),
+            declinedScopes: ScopeList.decode(try row.text("declined_scopes")),
+            profileRefreshedAt: try row.integer("profile_refreshed_at"), createdAt: try row.integer("created_at"),
+            updatedAt: try row.integer("updated_at"))
     }
 }

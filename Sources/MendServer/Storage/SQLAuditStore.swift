@@ -74,7 +74,10 @@ extension AuditRecord {
     }
 }
 
-extension ServerStore {
+/// The audit log.
+struct SQLAuditStore: AuditStore, SQLStore {
+    let connection: StoreConnection
+
     // MARK: Audit log
 
     /// Appends an event the server writes itself (one without a database write of its own).
@@ -92,7 +95,7 @@ extension ServerStore {
     /// The newest events (of `userID`, or of everyone; of one `event` code, or of all), newest first; `before` pages
     /// back by id.
     func auditEvents(
-        userID: String?, event: String? = nil, before: Int64? = nil, limit: Int
+        userID: String?, event: String?, before: Int64?, limit: Int
     ) async throws -> [AuditRecord] {
         var query = SQLQueryString(
             "SELECT id, at, event, user_id, session_id, provider, detail, address, client, actor FROM mend_audit WHERE 1 = 1"

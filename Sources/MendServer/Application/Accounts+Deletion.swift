@@ -17,7 +17,7 @@ struct AccountDeletionBody: Encodable, Sendable, Equatable {
     }
 }
 
-extension LoginBackend {
+extension Accounts {
     /// `DELETE /v1/me`: the user deletes their account. The app's access is revoked at each linked provider where the
     /// server holds a token, by that provider's ``CodeLoginProvider/revoke(_:context:)`` (Facebook:
     /// `DELETE /me/permissions`; an issuer: its ``ProviderTokenKeeper`` revokes the token kept from the sign-in's
@@ -28,7 +28,7 @@ extension LoginBackend {
     /// retry and no grant outlives the account; a token the provider already considers dead counts as revoked.
     func deleteAccount(_ headers: HTTPFields, logger: Logger) async throws -> AccountDeletionBody {
         let claims = try await sessions.authenticate(headers)
-        guard let user = try await store.user(id: claims.subject) else {
+        guard let user = try await identities.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         return try await deleteAccount(of: user, detail: "account deleted by the user", logger: logger)
@@ -37,11 +37,11 @@ extension LoginBackend {
     /// Deletes `user`'s account: what `DELETE /v1/me` and the admin API's `DELETE /v1/admin/users/{id}` do alike;
     /// `detail` says who asked, in the sessions' ending.
     func deleteAccount(of user: UserRecord, detail: String, logger: Logger) async throws -> AccountDeletionBody {
-        let identities = try await store.identities(userID: user.id)
+        let linked = try await identities.identities(userID: user.id)
         let context = logins.callContext(logger: logger)
         // Every provider's kept token is on its identity (Facebook's too, since migration 9).
         var kept: [(provider: String, token: KeptProviderToken)] = []
-        for identity in identities {
+        for identity in linked {
             guard let token = identity.providerToken else { continue }
             kept.append((identity.provider, KeptProviderToken(clientID: identity.providerClientID ?? "", token: token)))
         }
@@ -53,10 +53,10 @@ extension LoginBackend {
             }
             if !revokedAt.contains(name) { revokedAt.append(name) }
         }
-        let providers = Set(identities.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
+        let providers = Set(linked.map(\.provider)).union(user.providerUserID == nil ? [] : ["facebook"])
         let notRevoked = providers.subtracting(revokedAt).sorted()
         let reason = SessionEndReason.userDeleted
-        let (deleted, ended) = try await store.deleteUser(
+        let (deleted, ended) = try await identities.deleteUser(
             id: user.id, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info(

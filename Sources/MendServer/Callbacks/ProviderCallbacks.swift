@@ -6,7 +6,19 @@ import MendHTTP
 import MendLogin
 @_spi(MendFuzzing) import MendSignedRequest
 
-extension LoginBackend {
+/// The Facebook app's callbacks: `deauthorize`, `data-deletion` and the deletion status, each `signed_request` checked
+/// once on every instance.
+struct ProviderCallbacks: BackendPart {
+    let services: BackendServices
+    /// The configured Facebook app's calls (`nil` without one: the callbacks answer 404).
+    let facebook: ProviderGateway?
+    /// The handled `signed_request` digests and the data-deletion confirmations.
+    let codes: any CodeStore
+    /// The users, named by their Facebook id, and their identities.
+    let identities: any IdentityStore
+    /// The sessions the callbacks end.
+    let sessionRecords: any SessionStore
+
     /// Verifies a callback's `signed_request` and that it was not handled before, or throws 400 (malformed) / 401
     /// (signature, algorithm, age, or seen before: a replay within its window). Call ``remember(_:)`` with the result
     /// once the callback has been handled: a callback that failed half-way may come again from the provider.
@@ -19,7 +31,7 @@ extension LoginBackend {
             payload: payload, digest: OpaqueToken.hash(encodedPayload),
             expiresAt: payload.issuedAt + Int64(app.signedRequestMaxAge.components.seconds)
                 + SignedRequest.clockSkew)
-        guard try await !store.hasSeenSignedRequest(digest: accepted.digest, now: now) else {
+        guard try await !codes.hasSeenSignedRequest(digest: accepted.digest, now: now) else {
             metrics.validityCheck(outcome: "signed_request_rejected")
             throw ServerFailure(
                 MendError(
@@ -31,7 +43,7 @@ extension LoginBackend {
 
     /// Remembers a handled callback, so that a replay is refused on every instance.
     func remember(_ callback: AcceptedCallback) async throws {
-        try await store.rememberSignedRequest(digest: callback.digest, expiresAt: callback.expiresAt, now: now)
+        try await codes.rememberSignedRequest(digest: callback.digest, expiresAt: callback.expiresAt, now: now)
     }
 
     /// Verifies a callback's `signed_request` with the Facebook app's secret, or throws 400 (malformed) / 401
@@ -44,7 +56,7 @@ extension LoginBackend {
             throw ServerFailure.badRequest("signed_request is missing.")
         }
         switch SignedRequest.verify(
-            signedRequest, secret: app.appSecret.value, now: configuration.clock.now(),
+            signedRequest, secret: app.appSecret.value, now: clock.now(),
             maximumAge: app.signedRequestMaxAge)
         {
         case .success(let payload):
@@ -67,7 +79,7 @@ extension LoginBackend {
     func deauthorize(signedRequest: String?, logger: Logger) async throws -> Int {
         let callback = try await acceptedCallback(signedRequest)
         let payload = callback.payload
-        let user = try await store.user(providerUserID: payload.userID)
+        let user = try await identities.user(providerUserID: payload.userID)
         await audit(
             .callbackReceived,
             AuditRecord(at: now, event: "", userID: user?.id, provider: "facebook", detail: "deauthorize"),
@@ -77,9 +89,10 @@ extension LoginBackend {
             return 0
         }
         let detail = "the user removed the app (deauthorize callback)"
-        try await store.recordTokenCheck(provider: "facebook", subject: payload.userID, now: now, invalidReason: detail)
+        try await identities.recordTokenCheck(
+            provider: "facebook", subject: payload.userID, now: now, invalidReason: detail)
         let reason = SessionEndReason.deauthorized
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
+        let ended = try await sessionRecords.revokeSessions(userID: user.id, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("deauthorized", metadata: ["user_id": .string(user.id), "sessions": .stringConvertible(ended)])
         try await remember(callback)
@@ -91,14 +104,14 @@ extension LoginBackend {
         let callback = try await acceptedCallback(signedRequest)
         let payload = callback.payload
         let current = now
-        let user = try await store.user(providerUserID: payload.userID)
+        let user = try await identities.user(providerUserID: payload.userID)
         await audit(
             .callbackReceived,
             AuditRecord(at: current, event: "", userID: user?.id, provider: "facebook", detail: "data_deletion"),
             logger: logger)
         if let user {
             let reason = SessionEndReason.userDeleted
-            let (_, ended) = try await store.deleteUser(
+            let (_, ended) = try await identities.deleteUser(
                 id: user.id, reason: reason, detail: "data deletion requested", now: current)
             metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
             logger.info("user data deleted", metadata: ["user_id": .string(user.id)])
@@ -106,14 +119,14 @@ extension LoginBackend {
         let record = DeletionRecord(
             confirmationCode: OpaqueToken.alphanumeric(16), providerUserID: payload.userID, status: "completed",
             requestedAt: current, completedAt: current)
-        try await store.recordDeletion(record)
+        try await codes.recordDeletion(record)
         try await remember(callback)
         return record
     }
 
     /// `GET /v1/provider/deletion/{code}`.
     func deletionStatus(confirmationCode: String) async throws -> DeletionRecord {
-        guard confirmationCode.count <= 64, let record = try await store.deletion(confirmationCode: confirmationCode)
+        guard confirmationCode.count <= 64, let record = try await codes.deletion(confirmationCode: confirmationCode)
         else { throw ServerFailure.notFound("No data-deletion request has this confirmation code.") }
         return record
     }

@@ -1,7 +1,10 @@
 import Foundation
 import SQLKit
 
-extension ServerStore {
+/// The sessions and their refresh tokens, on SQLite or PostgreSQL.
+struct SQLSessionStore: SessionStore, SQLStore {
+    let connection: StoreConnection
+
     // MARK: Sessions
 
     func createSession(_ session: SessionRecord) async throws {
@@ -77,7 +80,7 @@ extension ServerStore {
     /// Revokes one session (the whole refresh-token family) for `reason`; returns whether it was active. A session
     /// revoked before keeps its first reason.
     @discardableResult
-    func revokeSession(id: String, reason: SessionEndReason, detail: String? = nil, now: Int64) async throws -> Bool {
+    func revokeSession(id: String, reason: SessionEndReason, detail: String?, now: Int64) async throws -> Bool {
         let ended = try await sql.raw(
             """
             UPDATE mend_sessions SET revoked_at = \(bind: now), revoked_reason = \(bind: reason.rawValue),
@@ -95,7 +98,7 @@ extension ServerStore {
     /// Revokes every active session of a user for `reason` (but `keeping` one, if named); returns how many.
     @discardableResult
     func revokeSessions(
-        userID: String, keeping kept: String? = nil, reason: SessionEndReason, detail: String? = nil, now: Int64
+        userID: String, keeping kept: String?, reason: SessionEndReason, detail: String?, now: Int64
     ) async throws -> Int {
         let ended = try await sql.raw(
             """

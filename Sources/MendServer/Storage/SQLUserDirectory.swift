@@ -1,7 +1,10 @@
 import Foundation
 import SQLKit
 
-extension ServerStore {
+/// The admin API's search over users and their identities.
+struct SQLUserDirectory: UserDirectory, SQLStore {
+    let connection: StoreConnection
+
     // MARK: The admin API's reads
 
     /// The users `query` finds — a user id, a provider's subject (the Facebook id or any identity's), or part of an
@@ -9,8 +12,8 @@ extension ServerStore {
     func searchUsers(query: String?, limit: Int, offset: Int) async throws -> [UserRecord] {
         let page = "ORDER BY u.created_at DESC, u.id LIMIT \(max(1, min(limit, 200))) OFFSET \(max(0, offset))"
         guard let query else {
-            return try await sql.raw("SELECT \(unsafeRaw: Self.userColumns) FROM mend_users u \(unsafeRaw: page)")
-                .all().map(user(from:))
+            return try await sql.raw("SELECT \(unsafeRaw: UserRecord.columns) FROM mend_users u \(unsafeRaw: page)")
+                .all().map(UserRecord.init(row:))
         }
         // LIKE's wildcards in the query are plain characters.
         let pattern =
@@ -19,13 +22,13 @@ extension ServerStore {
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
         return try await sql.raw(
             """
-            SELECT \(unsafeRaw: Self.userColumns) FROM mend_users u
+            SELECT \(unsafeRaw: UserRecord.columns) FROM mend_users u
             WHERE u.id = \(bind: query) OR u.provider_user_id = \(bind: query)
                 OR LOWER(u.email) LIKE \(bind: pattern) ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM mend_identities i WHERE i.user_id = u.id
                     AND (i.subject = \(bind: query) OR LOWER(i.email) LIKE \(bind: pattern) ESCAPE '\\'))
             \(unsafeRaw: page)
             """
-        ).all().map(user(from:))
+        ).all().map(UserRecord.init(row:))
     }
 }

@@ -1,7 +1,10 @@
 import Foundation
 import SQLKit
 
-extension ServerStore {
+/// The one-time codes: login codes, the `signed_request` digests of handled callbacks, data-deletion confirmations.
+struct SQLCodeStore: CodeStore, SQLStore {
+    let connection: StoreConnection
+
     // MARK: Authorization codes (single use, RFC 9700)
 
     /// Claims a code (by its hash) for one login; `false` when it was claimed before: a replay.

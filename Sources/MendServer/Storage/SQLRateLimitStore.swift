@@ -1,7 +1,10 @@
 import Foundation
 import SQLKit
 
-extension ServerStore {
+/// The rate-limit buckets every instance shares (PostgreSQL).
+struct SQLRateLimitStore: RateLimitStore, SQLStore {
+    let connection: StoreConnection
+
     /// Takes one token from the shared bucket of `key` (PostgreSQL: every instance draws on the same row, so N
     /// instances allow what one would); `nil` when allowed, else the seconds until a token is available.
     ///

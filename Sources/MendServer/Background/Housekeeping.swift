@@ -20,7 +20,28 @@ public struct ValidityCheckReport: Sendable, Hashable {
     }
 }
 
-extension LoginBackend {
+/// The periodic work: the provider-token validity check and the purge of what expired.
+struct Housekeeping: BackendPart {
+    let services: BackendServices
+    /// The identities whose kept tokens are checked.
+    let identities: any IdentityStore
+    /// The sessions and refresh tokens purged.
+    let sessionRecords: any SessionStore
+    /// The shared rate-limit buckets purged.
+    let rateLimits: any RateLimitStore
+    /// The audit log pruned.
+    let auditLog: any AuditStore
+    /// How long the audit log keeps an event (`MEND_AUDIT_RETENTION`).
+    let auditRetention: Duration
+    /// How long the revocation log keeps an ending.
+    let revocationRetention: Int64
+    /// Ends the sessions of a dead provider token.
+    let accounts: Accounts
+    /// Where background work logs.
+    let logger: Logger
+
+    var facebook: ProviderGateway? { accounts.facebook }
+
     /// The period of the validity check and purge: the Facebook app's, else daily (there is no token to check, only
     /// what expired to purge).
     var validityCheckInterval: Duration { facebook?.app.validityCheckInterval ?? .seconds(86400) }
@@ -29,14 +50,14 @@ extension LoginBackend {
     /// `debug_token`; an invalid one ends the user's sessions, with the provider's reason. Also purges expired
     /// tokens, sessions, old login codes and the audit events older than `MEND_AUDIT_RETENTION`.
     @discardableResult
-    public func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
+    func checkProviderTokens(force: Bool = false) async -> ValidityCheckReport {
         var report = ValidityCheckReport()
         let horizon = force ? now + 1 : now - Int64(validityCheckInterval.seconds / 2)
         var visited: Set<String> = []
         while !Task.isCancelled {
             let due: [IdentityRecord]
             do {
-                due = try await store.identitiesDueForCheck(
+                due = try await identities.identitiesDueForCheck(
                     provider: "facebook", checkedBefore: horizon, limit: 100 + visited.count
                 ).filter { !visited.contains($0.subject) }
             } catch {
@@ -52,13 +73,13 @@ extension LoginBackend {
                     let inspection = try await facebook.inspect(token)
                     switch inspection.verdict(appID: facebook.appID, requiredScopes: facebook.app.requiredScopes) {
                     case .success:
-                        try await store.recordTokenCheck(
+                        try await identities.recordTokenCheck(
                             provider: identity.provider, subject: identity.subject, now: now, invalidReason: nil)
                         metrics.validityCheck(outcome: "valid")
                     case .failure(let error):
                         report.invalidated += 1
                         metrics.validityCheck(outcome: "invalid")
-                        try await endProviderAccess(
+                        try await accounts.endProviderAccess(
                             identity: identity,
                             detail:
                                 "provider token invalid (\(error.shortDescription)): "
@@ -75,9 +96,9 @@ extension LoginBackend {
                 }
             }
         }
-        try? await store.purge(now: now, revocationRetention: sessions.revocations.retention)
-        try? await store.purgeRateLimits(now: configuration.clock.now().timeIntervalSince1970)
-        try? await store.pruneAudit(before: now - Int64(configuration.storage.auditRetention.seconds))
+        try? await sessionRecords.purge(now: now, revocationRetention: revocationRetention)
+        try? await rateLimits.purgeRateLimits(now: clock.now().timeIntervalSince1970)
+        try? await auditLog.pruneAudit(before: now - Int64(auditRetention.seconds))
         logger.info(
             "validity check done",
             metadata: [

@@ -3,22 +3,37 @@ import Logging
 import MendCore
 import MendGraphAPI
 
-extension LoginBackend {
+/// What concerns the user's account at the provider: the profile (`GET /v1/me`, refreshed from Facebook), logout
+/// with the provider's permissions revoked, the activity log, account deletion, and the end of a dead provider token.
+struct Accounts: BackendPart {
+    let services: BackendServices
+    /// The sessions: the bearer check, logout.
+    let sessions: SessionAuthority
+    /// The users and their identities (with the provider tokens kept for them).
+    let identities: any IdentityStore
+    /// The logins' providers: account deletion revokes the app's access at each.
+    let logins: ProviderLogins
+
+    /// The sessions' records (ending every session of a user).
+    var sessionRecords: any SessionStore { sessions.records }
+    /// The Graph API calls of the configured Facebook app (`nil` without one).
+    var facebook: ProviderGateway? { logins.facebook }
+
     /// `GET /v1/me`: the stored profile, refreshed from the provider (with `appsecret_proof`) when it is older than
     /// ``FacebookApp/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
     /// ends the user's sessions and answers the provider's error.
     func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
         let claims = try await sessions.authenticate(headers)
-        guard var user = try await store.user(id: claims.subject) else {
+        guard var user = try await identities.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         guard let facebook, now - user.profileRefreshedAt >= Int64(facebook.app.profileMaxAge.seconds),
-            let identity = try await store.identity(provider: "facebook", userID: user.id),
+            let identity = try await identities.identity(provider: "facebook", userID: user.id),
             let token = identity.providerToken
         else { return UserBody(user) }
         do {
             let profile = try await facebook.profile(token)
-            try await store.updateProfile(
+            try await identities.updateProfile(
                 userID: user.id, name: profile.name, email: profile.email, picture: profile.picture, now: now)
             user.name = profile.name
             user.email = profile.email
@@ -42,10 +57,11 @@ extension LoginBackend {
     /// The identity's provider token is dead: forget it and end every session of its user (session/13), with the
     /// provider's error as the detail.
     func endProviderAccess(identity: IdentityRecord, detail: String, logger: Logger) async throws {
-        try await store.recordTokenCheck(
+        try await identities.recordTokenCheck(
             provider: identity.provider, subject: identity.subject, now: now, invalidReason: detail)
         let reason = SessionEndReason.providerTokenInvalid
-        let ended = try await store.revokeSessions(userID: identity.userID, reason: reason, detail: detail, now: now)
+        let ended = try await sessionRecords.revokeSessions(
+            userID: identity.userID, reason: reason, detail: detail, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.notice(
             "provider token invalid: sessions ended",
@@ -59,19 +75,19 @@ extension LoginBackend {
     /// permissions are revoked too, which ends every session of the user.
     func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
         guard let userID = try await sessions.logout(headers, body: body, logger: logger),
-            body.revokeProviderPermissions == true, let user = try await store.user(id: userID)
+            body.revokeProviderPermissions == true, let user = try await identities.user(id: userID)
         else { return }
-        let identity = try await store.identity(provider: "facebook", userID: user.id)
+        let identity = try await identities.identity(provider: "facebook", userID: user.id)
         if let token = identity?.providerToken, let facebook {
             try await upstream("revoke permissions", logger: logger) { try await facebook.revokePermissions(token) }
         }
         if let identity {
-            try await store.recordTokenCheck(
+            try await identities.recordTokenCheck(
                 provider: identity.provider, subject: identity.subject, now: now,
                 invalidReason: "permissions revoked at logout")
         }
         let reason = SessionEndReason.permissionsRevoked
-        let ended = try await store.revokeSessions(userID: user.id, reason: reason, now: now)
+        let ended = try await sessionRecords.revokeSessions(userID: user.id, reason: reason, now: now)
         metrics.sessionsEnded(reason: reason.metricsLabel, count: ended)
         logger.info("provider permissions revoked at logout", metadata: ["user_id": .string(user.id)])
     }
@@ -79,7 +95,7 @@ extension LoginBackend {
     /// `GET /v1/me/activity`: the caller's latest 50 audit events, newest first.
     func activity(_ headers: HTTPFields) async throws -> JSONValue {
         let claims = try await sessions.authenticate(headers)
-        let events = try await store.auditEvents(userID: claims.subject, limit: 50)
+        let events = try await services.auditLog.auditEvents(userID: claims.subject, limit: 50)
         return .object(["events": .array(events.map(\.activity))])
     }
 }
