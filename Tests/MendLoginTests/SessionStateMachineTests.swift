@@ -269,19 +269,15 @@ struct SessionStateMachineTests {
         let stale = "EAAoldTokenGGGGGGGGGGGGGGGGGGGG"
         guard
             case .replaced(let current) = machine.rejected(
-                token: stale, error: Self.error(.Session.accessTokenExpired), on: .rejected, now: Self.now)
+                token: stale, error: Self.error(.Session.accessTokenExpired), now: Self.now)
         else {
             Issue.record("a replaced token was not answered with the current one")
             return
         }
         #expect(current.tokenString == Self.first.accessToken.tokenString)
-        guard
-            case .rethrow = machine.rejected(
-                token: stale, error: Self.error(.Session.loggedOut), on: .invalidated, now: Self.now)
-        else {
-            Issue.record("an old token's rejection signed the current session out")
-            return
-        }
+        #expect(
+            machine.invalidated(token: stale, error: Self.error(.Session.loggedOut), now: Self.now) == nil,
+            "an old token's rejection signed the current session out")
     }
 
     @Test("A rejection that ends the session signs out of it, once; one of another session changes nothing")
@@ -290,7 +286,7 @@ struct SessionStateMachineTests {
         let revoked = Self.error(.Session.revoked)
         guard
             case .signOut(let ended) = machine.rejected(
-                token: Self.first.accessToken.tokenString, error: revoked, on: .rejected, now: Self.now)
+                token: Self.first.accessToken.tokenString, error: revoked, now: Self.now)
         else {
             Issue.record("session/17 did not sign out")
             return
@@ -310,7 +306,7 @@ struct SessionStateMachineTests {
         let token = Self.first.accessToken.tokenString
         guard
             case .refresh(let ticket) = machine.rejected(
-                token: token, error: Self.error(.Session.accessTokenExpired), on: .rejected, now: Self.now)
+                token: token, error: Self.error(.Session.accessTokenExpired), now: Self.now)
         else {
             Issue.record("no refresh")
             return
@@ -318,10 +314,11 @@ struct SessionStateMachineTests {
         #expect(ticket.starts?.need == .fresh)
         var other = Self.loaded(Self.first)
         let timeout = MendError(code: .Transport.timedOut, developerMessage: "slow", catalog: .core)
-        guard case .rethrow = other.rejected(token: token, error: timeout, on: .invalidated, now: Self.now) else {
-            Issue.record("a timeout did something")
-            return
-        }
+        #expect(other.invalidated(token: token, error: timeout, now: Self.now) == nil, "a timeout signed out")
+        // The same request's rejection for a reason that ends the session signs out of it, and starts nothing.
+        let ended = other.invalidated(token: token, error: Self.error(.Session.revoked), now: Self.now)
+        #expect(ended?.isSameIssue(as: Self.first) == true)
+        #expect(other.session?.isSameIssue(as: Self.first) == true)
     }
 
     @Test("A validity check is due when forced, never made, or older than the interval")

@@ -261,6 +261,8 @@ package struct SessionStateMachine<Waiter: Sendable>: Sendable {
     /// late refresh never overwrites the next user's session; its callers get the outcome either way.
     package mutating func refreshEnded(_ id: Int, _ result: Result<RefreshOutcome, any Error>) -> RefreshEnd {
         guard let (start, waiters) = waiting.removeValue(forKey: id) else {
+            // Each refresh ends once (the manager's task reports it once): a second end answers no one and changes
+            // nothing (SessionStateMachineTests.lateRefresh).
             return RefreshEnd(event: nil, waiters: [], answer: .failure(CancellationError()))
         }
         let isCurrent = if case .refreshing(let refresh) = state, refresh.id == id { true } else { false }
@@ -327,21 +329,24 @@ package struct SessionStateMachine<Waiter: Sendable>: Sendable {
         case refresh(Ticket)
     }
 
-    /// An API rejected `token` with `error` on an `occasion` (``Occasion/rejected`` or ``Occasion/invalidated``).
-    package mutating func rejected(
-        token: String, error: MendError, on occasion: Occasion, now: Date
-    )
-        -> RejectionDecision
-    {
+    /// An API rejected `token` with `error`, and the request asks for a fresh one (``Occasion/rejected``).
+    package mutating func rejected(token: String, error: MendError, now: Date) -> RejectionDecision {
         guard let current = session else { return .rethrow }
-        guard current.accessToken.tokenString == token else {
-            return occasion == .rejected ? .replaced(current.accessToken) : .rethrow
-        }
-        switch rules.verdict(on: error, when: occasion, session: current, now: now) {
+        guard current.accessToken.tokenString == token else { return .replaced(current.accessToken) }
+        switch rules.verdict(on: error, when: .rejected, session: current, now: now) {
         case .signOut: return .signOut(current)
         case .refresh: return .refresh(refresh(from: current, need: .fresh, now: now))
         case .keep, .logInAgain: return .rethrow
         }
+    }
+
+    /// An API rejected `token` with `error`, and the request does not renew it (``Occasion/invalidated``): the
+    /// session to sign out of, or `nil` to keep it. It never starts a refresh.
+    package func invalidated(token: String, error: MendError, now: Date) -> Session? {
+        guard let current = session, current.accessToken.tokenString == token,
+            rules.verdict(on: error, when: .invalidated, session: current, now: now) == .signOut
+        else { return nil }
+        return current
     }
 
     /// Whether a validity check is due (`force`, or none within the interval).

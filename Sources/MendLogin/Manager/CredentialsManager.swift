@@ -254,7 +254,7 @@ extension CredentialsManager: CredentialProvider {
     /// signed out with the reason and the error is thrown.
     public func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
         _ = try await currentSession()
-        switch machine.rejected(token: rejected.token, error: error, on: .rejected, now: clock.now()) {
+        switch machine.rejected(token: rejected.token, error: error, now: clock.now()) {
         case .replaced(let current): return Credential(token: current.tokenString)
         case .signOut(let current):
             try await signOut(current, because: .tokenRejected(error))
@@ -269,8 +269,7 @@ extension CredentialsManager: CredentialProvider {
     /// word, or with none, for a provider's session, the catalog's). An expired access token never ends a session.
     public func invalidate(_ credential: Credential, because error: MendError) async {
         guard (try? await currentSession()) != nil,
-            case .signOut(let current) = machine.rejected(
-                token: credential.token, error: error, on: .invalidated, now: clock.now())
+            let current = machine.invalidated(token: credential.token, error: error, now: clock.now())
         else { return }
         try? await signOut(current, because: .tokenRejected(error))
     }
