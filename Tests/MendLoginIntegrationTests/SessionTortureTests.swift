@@ -305,8 +305,13 @@ struct TortureRun {
 
         for step in 1...steps {
             let before = try await oracle.snapshot()
-            var action = forcedSteps[step] ?? draw(&generator, loggedIn: before.stored != nil)
-            if before.stored == nil, case .batch = action, Double.random(in: 0..<1, using: &generator) < 0.7 {
+            let forcedAction = forcedSteps[step]
+            var action = forcedAction ?? draw(&generator, loggedIn: before.stored != nil)
+            // Logged out, a drawn batch is mostly a login instead; a forced step stays what it is (a forced
+            // `mend logout` replaced by a login left a 2,000-step run without one: seed 20261128).
+            if forcedAction == nil, before.stored == nil, case .batch = action,
+                Double.random(in: 0..<1, using: &generator) < 0.7
+            {
                 action = .login(viaCLI: false, failing: false)
             }
             switch action {
