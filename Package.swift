@@ -531,7 +531,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            // The upgrade fixtures are read by path (UpgradeFixtureTests), not bundled.
+            exclude: ["Fixtures"]
         ),
     ]
 )

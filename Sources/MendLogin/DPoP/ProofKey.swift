@@ -1,0 +1,140 @@
+import Crypto
+public import Foundation
+import MendCore
+
+/// The key a DPoP-bound session proves possession with (RFC 9449): a P-256 key (ES256).
+///
+/// It is kept in the session record itself, so that the session and its key are written, read and deleted together by
+/// one store operation: two processes sharing a session file can never see a session without its key, or a key
+/// without its session. What that protects against: a token copied out of a log, a HAR, a backup of the server's
+/// database or a proxy is useless without the key. What it does not: someone who can read the session record reads the
+/// key with it (the Keychain and the Secure Enclave, on Apple platforms, keep the key out of the record's bytes).
+///
+/// Its private part never appears in any rendering: `description` shows the kind and the thumbprint only.
+public struct ProofKey: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Where the private key lives.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A P-256 key in memory, its raw scalar in the session record (Linux, and Apple platforms without a Secure
+        /// Enclave).
+        case software = "p256"
+        /// A key of the Secure Enclave: the record keeps the enclave's device-bound blob, useless on another device.
+        case secureEnclave = "p256-secure-enclave"
+    }
+
+    /// Where the private key lives.
+    public let kind: Kind
+    /// The private key as its kind keeps it: the raw scalar, or the enclave's blob. Read it only to sign.
+    package let material: Data
+    /// The RFC 7638 thumbprint of the public key (`jkt`): what the server binds the session's tokens to.
+    public let thumbprint: String
+
+    package init(kind: Kind, material: Data, thumbprint: String) {
+        self.kind = kind
+        self.material = material
+        self.thumbprint = thumbprint
+    }
+
+    enum CodingKeys: String, CodingKey {
+        // `private_key` is a secret name of the one vocabulary: a session file shown by mistake is redacted.
+        case kind, material = "private_key", thumbprint = "jkt"
+    }
+
+    /// `ProofKey(p256, jkt …)`: no secret.
+    public var description: String { "ProofKey(\(kind.rawValue), jkt \(thumbprint))" }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+}
+
+/// A public key as a DPoP proof carries it (`jwk`): an EC P-256 key, its coordinates base64url-encoded.
+package struct ProofPublicKey: Sendable, Hashable {
+    /// The x coordinate, base64url (32 bytes).
+    package var x: String
+    /// The y coordinate, base64url (32 bytes).
+    package var y: String
+
+    package init(x: String, y: String) {
+        self.x = x
+        self.y = y
+    }
+
+    /// The key's coordinates, from its raw (x ‖ y, 64 bytes) representation.
+    package init(raw: Data) {
+        precondition(raw.count == 64, "a P-256 public key's raw representation is 64 bytes")
+        x = Base64URL.encode(raw.prefix(32))
+        y = Base64URL.encode(raw.suffix(32))
+    }
+
+    /// The JWK members in the lexicographic order RFC 7638 hashes them in, with nothing else: the `jwk` of a proof
+    /// and the input of its thumbprint.
+    package var canonicalJSON: String { #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"# }
+
+    /// The RFC 7638 thumbprint: base64url(SHA-256(canonical JWK)).
+    package var thumbprint: String { Base64URL.encode(Data(SHA256.hash(data: Data(canonicalJSON.utf8)))) }
+}
+
+/// What signs a DPoP proof: the private half of a ``ProofKey``.
+package protocol ProofSigner: Sendable {
+    /// The public key the proofs carry.
+    var publicKey: ProofPublicKey { get }
+    /// An ES256 signature of `message`: r ‖ s, 64 bytes (JWS, RFC 7518 §3.4).
+    func signature(for message: Data) throws -> Data
+}
+
+/// The key-store seam of DPoP: it makes a session's key at login and turns a stored ``ProofKey`` back into a signer.
+///
+/// A key that is gone or cannot be used (a Secure Enclave blob restored to another device, a record altered by hand)
+/// is ``ProofKeyUnavailable``: the session ends with its own code and asks for a new login.
+package protocol ProofKeyFactory: Sendable {
+    /// A new key for a new session.
+    func makeKey() throws -> ProofKey
+    /// The signer of a stored key.
+    func signer(for key: ProofKey) throws -> any ProofSigner
+}
+
+/// A stored key cannot sign: it is of a kind this device cannot use, or its material is not a key.
+package struct ProofKeyUnavailable: Error, Sendable, CustomStringConvertible {
+    /// Why, with no secret.
+    package var reason: String
+    package var description: String { "The session's DPoP key cannot be used: \(reason)." }
+}
+
+/// Software P-256 keys (swift-crypto): every platform. The Secure Enclave's factory is Apple-only and not built here.
+package struct SoftwareProofKeys: ProofKeyFactory {
+    package init() {}
+
+    package func makeKey() throws -> ProofKey {
+        let key = P256.Signing.PrivateKey()
+        let signer = SoftwareProofSigner(key: key)
+        return ProofKey(kind: .software, material: key.rawRepresentation, thumbprint: signer.publicKey.thumbprint)
+    }
+
+    package func signer(for key: ProofKey) throws -> any ProofSigner {
+        guard key.kind == .software else {
+            throw ProofKeyUnavailable(reason: "a \(key.kind.rawValue) key cannot be used on this device")
+        }
+        guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: key.material) else {
+            throw ProofKeyUnavailable(reason: "the stored key is not a P-256 private key")
+        }
+        let signer = SoftwareProofSigner(key: privateKey)
+        guard signer.publicKey.thumbprint == key.thumbprint else {
+            throw ProofKeyUnavailable(reason: "the stored key does not match its thumbprint")
+        }
+        return signer
+    }
+}
+
+/// A software P-256 key's signer.
+package struct SoftwareProofSigner: ProofSigner {
+    let key: P256.Signing.PrivateKey
+    package let publicKey: ProofPublicKey
+
+    init(key: P256.Signing.PrivateKey) {
+        self.key = key
+        self.publicKey = ProofPublicKey(raw: key.publicKey.rawRepresentation)
+    }
+
+    package func signature(for message: Data) throws -> Data {
+        try key.signature(for: message).rawRepresentation
+    }
+}

@@ -1,0 +1,96 @@
+import Crypto
+import Foundation
+import MendCore
+import MendLogin
+
+/// Verifies a DPoP proof (RFC 9449 §4.3) for one request: what a bound session's every use must carry.
+///
+/// The checks, in order: the JWT's three parts; the header's `typ` (`dpop+jwt`), `alg` on the allow-list (ES256) and
+/// `jwk` (an EC P-256 public key, no private member); the signature over the first two parts; the claims' `htm`
+/// (the request's method), `htu` (the request's public URL, both normalised alike: see `DPoPProof.htu`), `iat` within
+/// the window (`maximumAge` back, `skew` ahead), `jti` (present, at most 128 characters), `ath` (the access token's
+/// SHA-256, when the request presents one) and `nonce` (when one is expected). The replay check of `jti` is the
+/// caller's: it needs a store.
+struct DPoPVerifier: Sendable {
+    /// How old a proof may be (`iat` in the past).
+    var maximumAge: Int64 = 300
+    /// How far ahead of the server's clock a proof's `iat` may be.
+    var skew: Int64 = 60
+    /// The largest proof accepted, in bytes: a proof is a header, small claims and a 64-byte signature.
+    static let maximumLength = 4096
+
+    /// A verified proof: the thumbprint of its key, its `jti` and its `iat`.
+    struct Verified: Sendable, Hashable {
+        var thumbprint: String
+        var jti: String
+        var issuedAt: Int64
+    }
+
+    /// Why a proof was refused (the `error_description` of a 401 with `error="invalid_dpop_proof"`), or that a nonce
+    /// is needed (`error="use_dpop_nonce"`).
+    enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        case invalid(String)
+        case nonceRequired
+
+        var description: String {
+            switch self {
+            case .invalid(let reason): "invalid DPoP proof: \(reason)"
+            case .nonceRequired: "a DPoP nonce is required"
+            }
+        }
+    }
+
+    /// Verifies `proof` for a request of `method` to `url` (the public URL), presenting `accessToken` (`nil` at the
+    /// token endpoints), at `now` (unix seconds); `nonceIsValid` decides an expected nonce (`nil`: none expected).
+    func verify(
+        _ proof: String, method: String, url: URL, accessToken: String?, now: Int64,
+        nonceIsValid: ((String) -> Bool)? = nil
+    ) throws(Refusal) -> Verified {
+        guard proof.utf8.count <= Self.maximumLength else { throw .invalid("the proof is too long") }
+        let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
+            let claimsData = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2]),
+            case .object(let header)? = try? JSONValue.parse(headerData).get(),
+            case .object(let claims)? = try? JSONValue.parse(claimsData).get()
+        else { throw .invalid("not a JWT of JSON objects") }
+
+        guard header["typ"]?.stringValue == "dpop+jwt" else { throw .invalid("typ is not dpop+jwt") }
+        guard header["alg"]?.stringValue == "ES256" else {
+            throw .invalid("alg is not one this server accepts (ES256)")
+        }
+        guard case .object(let jwk)? = header["jwk"], jwk["kty"]?.stringValue == "EC",
+            jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
+            let xBytes = Base64URL.decode(x), let yBytes = Base64URL.decode(y), xBytes.count == 32, yBytes.count == 32
+        else { throw .invalid("jwk is not an EC P-256 public key") }
+        guard jwk["d"] == nil else { throw .invalid("jwk holds a private key") }
+        guard let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes),
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.isValidSignature(ecdsa, for: Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8))
+        else { throw .invalid("the signature does not verify with its jwk") }
+
+        guard claims["htm"]?.stringValue == method.uppercased() else {
+            throw .invalid("htm is not the request's method")
+        }
+        guard let htu = claims["htu"]?.stringValue, let claimed = URL(string: htu),
+            DPoPProof.htu(claimed) == DPoPProof.htu(url)
+        else { throw .invalid("htu is not the request's URL") }
+        guard case .int(let seconds)? = claims["iat"] else { throw .invalid("iat is missing or not a number") }
+        let issuedAt = Int64(seconds)
+        guard issuedAt <= now + skew, issuedAt >= now - maximumAge - skew else {
+            throw .invalid("iat is outside the accepted window")
+        }
+        guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.count <= 128 else {
+            throw .invalid("jti is missing or longer than 128 characters")
+        }
+        if let accessToken {
+            guard let ath = claims["ath"]?.stringValue,
+                ConstantTime.equal(ath, DPoPProof.ath(accessToken))
+            else { throw .invalid("ath is not the presented access token's hash") }
+        }
+        if let nonceIsValid {
+            guard let nonce = claims["nonce"]?.stringValue, nonceIsValid(nonce) else { throw .nonceRequired }
+        }
+        return Verified(
+            thumbprint: ProofPublicKey(x: x, y: y).thumbprint, jti: jti, issuedAt: issuedAt)
+    }
+}

@@ -1,0 +1,157 @@
+import Crypto
+import Foundation
+import MendCore
+import Testing
+
+@testable import MendLogin
+@testable import MendServer
+
+/// The server's check of a DPoP proof (RFC 9449 §4.3), against proofs Mend's client makes, proofs an outside library
+/// (pydpop) made, and every way a proof can be wrong.
+@Suite("DPoP proof verification")
+struct DPoPVerifierTests {
+    static let key = try! P256.Signing.PrivateKey(rawRepresentation: Data(repeating: 0x0C, count: 32))
+    static let thumbprint = "MoyxGI8SeN7EXjC6tUL_eTj7B2p8PDZYQx7XEV9I1mA"
+    static let url = URL(string: "http://127.0.0.1:8080/v1/session/refresh")!
+    static let now: Int64 = 1_800_000_000
+    static let token = "eyJ.access.token"
+
+    /// A JWT of `header` and `claims` (JSON text) signed with `key`.
+    static func jwt(header: String, claims: String, key: P256.Signing.PrivateKey = key) throws -> String {
+        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8)).rawRepresentation)
+    }
+
+    static let jwk =
+        #"{"kty":"EC","crv":"P-256","x":"Qq2XHQN9GrK-384_F_l9utEgXqfMdaBP9YLdylagvzg","y":"H9ul5SQtUc52DyfAPhI3nYNy2cHJz5uqsdVYsRfHuQE"}"#
+    static let header = #"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(jwk)}"#
+
+    static func claims(
+        htm: String = "POST", htu: String = url.absoluteString, iat: Int64 = now, jti: String? = "j1",
+        ath: String? = DPoPProof.ath(token), nonce: String? = nil
+    ) -> String {
+        var members = [#""htm":"\#(htm)""#, #""htu":"\#(htu)""#, #""iat":\#(iat)"#]
+        if let jti { members.append(#""jti":"\#(jti)""#) }
+        if let ath { members.append(#""ath":"\#(ath)""#) }
+        if let nonce { members.append(#""nonce":"\#(nonce)""#) }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    static func verify(
+        _ proof: String, accessToken: String? = token, nonce: ((String) -> Bool)? = nil
+    ) throws(DPoPVerifier.Refusal) -> DPoPVerifier.Verified {
+        try DPoPVerifier().verify(
+            proof, method: "POST", url: url, accessToken: accessToken, now: now, nonceIsValid: nonce)
+    }
+
+    @Test("A proof Mend's client makes verifies, and names its key's thumbprint")
+    func clientProofVerifies() throws {
+        let proof = try DPoPProof(
+            signer: SoftwareProofSigner(key: Self.key), method: "POST",
+            url: try #require(URL(string: "http://127.0.0.1:8080/v1/session/refresh?x=1")), accessToken: Self.token,
+            nonce: nil, issuedAt: Date(timeIntervalSince1970: TimeInterval(Self.now)))
+        let verified = try Self.verify(proof.jwt)
+        #expect(verified.thumbprint == Self.thumbprint)
+        #expect(verified.issuedAt == Self.now)
+    }
+
+    @Test("A proof pydpop made (another implementation, with a nonce) verifies")
+    func pydpopProofVerifies() throws {
+        // pydpop.generate_proof(private_key=<0x0c…0c>, htm="POST", htu=".../v1/session/refresh?q=1", iat=1800000000,
+        // jti="pydpop-jti-1", access_token="eyJ.access.token", nonce="server-nonce-1")
+        let proof =
+            "eyJ0eXAiOiJkcG9wK2p3dCIsImFsZyI6IkVTMjU2IiwiandrIjp7Imt0eSI6IkVDIiwiY3J2IjoiUC0yNTYiLCJ4IjoiUXEyWEhRTjlHckstMzg0X0ZfbDl1dEVnWHFmTWRhQlA5WUxkeWxhZ3Z6ZyIsInkiOiJIOXVsNVNRdFVjNTJEeWZBUGhJM25ZTnkyY0hKejV1cXNkVllzUmZIdVFFIn19."
+            + "eyJqdGkiOiJweWRwb3AtanRpLTEiLCJodG0iOiJQT1NUIiwiaHR1IjoiaHR0cDovLzEyNy4wLjAuMTo4MDgwL3YxL3Nlc3Npb24vcmVmcmVzaCIsImlhdCI6MTgwMDAwMDAwMCwiYXRoIjoiRnVBZlFDWDdPcVlXaEVCcnZGdU1naVR0UmZxdGNaY1dDVFpHXzAybFgxdyIsIm5vbmNlIjoic2VydmVyLW5vbmNlLTEifQ."
+            + "7HzJQzgasiByFACkGXXIZV2vaFHxNe_x-FmnQ9ug-AtxDIyPONWFGJ6mgeDO1S9Vy5nedzgDQPTKM8D71jbKaA"
+        let verified = try Self.verify(proof, nonce: { $0 == "server-nonce-1" })
+        #expect(verified == .init(thumbprint: Self.thumbprint, jti: "pydpop-jti-1", issuedAt: Self.now))
+        #expect(throws: DPoPVerifier.Refusal.nonceRequired) { try Self.verify(proof, nonce: { _ in false }) }
+    }
+
+    @Test("The window: a proof skew seconds ahead or maximumAge behind passes; one second more is refused")
+    func window() throws {
+        let verifier = DPoPVerifier()
+        for iat in [Self.now + verifier.skew, Self.now - verifier.maximumAge - verifier.skew] {
+            _ = try Self.verify(try Self.jwt(header: Self.header, claims: Self.claims(iat: iat)))
+        }
+        for iat in [Self.now + verifier.skew + 1, Self.now - verifier.maximumAge - verifier.skew - 1] {
+            #expect(throws: DPoPVerifier.Refusal.invalid("iat is outside the accepted window")) {
+                try Self.verify(try Self.jwt(header: Self.header, claims: Self.claims(iat: iat)))
+            }
+        }
+    }
+
+    @Test(
+        "Every wrong proof is refused, each for its own reason",
+        arguments: [
+            ("typ", #"{"typ":"JWT","alg":"ES256","jwk":\#(jwk)}"#, claims(), "typ is not dpop+jwt"),
+            (
+                "alg none", #"{"typ":"dpop+jwt","alg":"none","jwk":\#(jwk)}"#, claims(),
+                "alg is not one this server accepts (ES256)"
+            ),
+            (
+                "alg HS256", #"{"typ":"dpop+jwt","alg":"HS256","jwk":\#(jwk)}"#, claims(),
+                "alg is not one this server accepts (ES256)"
+            ),
+            ("no jwk", #"{"typ":"dpop+jwt","alg":"ES256"}"#, claims(), "jwk is not an EC P-256 public key"),
+            (
+                "RSA jwk", #"{"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"RSA","n":"AQAB","e":"AQAB"}}"#, claims(),
+                "jwk is not an EC P-256 public key"
+            ),
+            (
+                "private jwk",
+                #"{"typ":"dpop+jwt","alg":"ES256","jwk":{"kty":"EC","crv":"P-256","x":"Qq2XHQN9GrK-384_F_l9utEgXqfMdaBP9YLdylagvzg","y":"H9ul5SQtUc52DyfAPhI3nYNy2cHJz5uqsdVYsRfHuQE","d":"DAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAw"}}"#,
+                claims(), "jwk holds a private key"
+            ),
+            ("method", header, claims(htm: "GET"), "htm is not the request's method"),
+            (
+                "other path", header, claims(htu: "http://127.0.0.1:8080/v1/session/logout"),
+                "htu is not the request's URL"
+            ),
+            (
+                "other port", header, claims(htu: "http://127.0.0.1:8081/v1/session/refresh"),
+                "htu is not the request's URL"
+            ),
+            (
+                "trailing slash", header, claims(htu: "http://127.0.0.1:8080/v1/session/refresh/"),
+                "htu is not the request's URL"
+            ),
+            ("no jti", header, claims(jti: nil), "jti is missing or longer than 128 characters"),
+            (
+                "long jti", header, claims(jti: String(repeating: "j", count: 129)),
+                "jti is missing or longer than 128 characters"
+            ),
+            ("no ath", header, claims(ath: nil), "ath is not the presented access token's hash"),
+            (
+                "other token's ath", header, claims(ath: DPoPProof.ath("another")),
+                "ath is not the presented access token's hash"
+            ),
+        ])
+    func refusals(_ name: String, _ header: String, _ claims: String, _ reason: String) throws {
+        let proof = try Self.jwt(header: header, claims: claims)
+        #expect(throws: DPoPVerifier.Refusal.invalid(reason), "\(name)") { try Self.verify(proof) }
+    }
+
+    @Test("A signature of another key, a truncated proof, garbage and an oversized proof are refused")
+    func malformed() throws {
+        let other = P256.Signing.PrivateKey()
+        let signedByOther = try Self.jwt(header: Self.header, claims: Self.claims(), key: other)
+        #expect(throws: DPoPVerifier.Refusal.invalid("the signature does not verify with its jwk")) {
+            try Self.verify(signedByOther)
+        }
+        let good = try Self.jwt(header: Self.header, claims: Self.claims())
+        for broken in [String(good.dropLast(10)), "a.b.c", "not a jwt", "", good + ".x"] {
+            #expect(throws: DPoPVerifier.Refusal.self, "\(broken.prefix(20))") { try Self.verify(broken) }
+        }
+        #expect(throws: DPoPVerifier.Refusal.invalid("the proof is too long")) {
+            try Self.verify(String(repeating: "a", count: DPoPVerifier.maximumLength + 1))
+        }
+    }
+
+    @Test("At a token endpoint (no access token presented), a proof needs no ath; the query is never compared")
+    func tokenEndpoint() throws {
+        let proof = try Self.jwt(
+            header: Self.header, claims: Self.claims(htu: Self.url.absoluteString + "?a=1#f", ath: nil))
+        #expect(try Self.verify(proof, accessToken: nil).thumbprint == Self.thumbprint)
+    }
+}
