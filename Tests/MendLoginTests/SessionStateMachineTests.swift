@@ -312,7 +312,7 @@ struct SessionStateMachineTests {
             return
         }
         #expect(ticket.starts?.need == .fresh)
-        var other = Self.loaded(Self.first)
+        let other = Self.loaded(Self.first)
         let timeout = MendError(code: .Transport.timedOut, developerMessage: "slow", catalog: .core)
         #expect(other.invalidated(token: token, error: timeout, now: Self.now) == nil, "a timeout signed out")
         // The same request's rejection for a reason that ends the session signs out of it, and starts nothing.

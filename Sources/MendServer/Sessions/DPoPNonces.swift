@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import MendCore
+
+/// mend-server's DPoP nonces (RFC 9449 §8), stateless: a nonce is its time step and a MAC over it, so that every
+/// instance sharing the key accepts every instance's nonce with no shared state, and a valid nonce bounds how old
+/// the proof that carries it can be (``freshness``).
+///
+/// A nonce is valid during its own step and the next one: a client that took one at the end of a step has a full
+/// step to use it. Past that, the server answers `use_dpop_nonce` with the current one, and the client retries once.
+struct DPoPNonces: Sendable {
+    private let key: SymmetricKey
+    /// The length of a step, in seconds.
+    let step: Int64
+
+    /// Nonces under a key derived from `secret` (HKDF-SHA256, its own `info`: the secret's other uses never meet
+    /// these MACs).
+    init(secret: some DataProtocol, step: Int64 = 60) {
+        precondition(step > 0, "a nonce step is at least a second")
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(secret)), info: Data("mend-server DPoP nonce v1".utf8),
+            outputByteCount: 32)
+        self.step = step
+    }
+
+    /// The longest a proof with a valid nonce can have been made before it is checked: two steps.
+    var freshness: Int64 { 2 * step }
+
+    /// The nonce of `now`'s step (unix seconds).
+    func current(now: Int64) -> String { nonce(ofStep: now.floorDivided(by: step)) }
+
+    /// Whether `nonce` is this server's, of `now`'s step or the one before.
+    func isValid(_ nonce: String, now: Int64) -> Bool {
+        guard nonce.utf8.count == 32, let bytes = Base64URL.decode(nonce), bytes.count == 24 else { return false }
+        let stepOfNonce = bytes.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        let current = now.floorDivided(by: step)
+        guard stepOfNonce == current || stepOfNonce == current - 1 else { return false }
+        return ConstantTime.equal(nonce, self.nonce(ofStep: stepOfNonce))
+    }
+
+    /// base64url(the step, 8 bytes big-endian ‖ the first 16 bytes of its HMAC-SHA256): 32 characters.
+    private func nonce(ofStep step: Int64) -> String {
+        let stepBytes = (0..<8).map { UInt8(truncatingIfNeeded: step >> (8 * (7 - $0))) }
+        var mac = HMAC<SHA256>(key: key)
+        mac.update(data: Data("step".utf8) + stepBytes)
+        return Base64URL.encode(stepBytes + Data(mac.finalize()).prefix(16))
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded toward negative infinity.
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}
+
+/// The `jti`s of the DPoP proofs this instance accepted, each kept until no proof with it could be accepted again
+/// (its `iat` plus the window): a replay to this instance is refused without a database read. Bounded: past
+/// `capacity`, the entries nearest their end are dropped first — a dropped entry could be replayed only within what
+/// was left of its window, the bound ``DPoPNonces`` keeps short.
+final class DPoPReplayCache: Sendable {
+    private let entries = Locked<[String: Int64]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 100_000) {
+        precondition(capacity > 0, "the cache holds at least one proof")
+        self.capacity = capacity
+    }
+
+    /// Records the proof of key `thumbprint` with `jti`, kept until `expiresAt`; `false` when it was already there
+    /// (a replay).
+    func firstUse(thumbprint: String, jti: String, expiresAt: Int64, now: Int64) -> Bool {
+        let id = thumbprint + ":" + jti
+        return entries.withLock { entries in
+            if let end = entries[id], end > now { return false }
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value > now }
+                if entries.count >= capacity {
+                    // The tenth nearest its end goes: a flood costs time in proportion to the capacity, never more.
+                    let dropped = entries.sorted { $0.value < $1.value }.prefix(max(1, capacity / 10)).map(\.key)
+                    for key in dropped { entries[key] = nil }
+                }
+            }
+            entries[id] = expiresAt
+            return true
+        }
+    }
+
+    /// How many proofs are held.
+    var count: Int { entries.withLock { $0.count } }
+}
