@@ -9,13 +9,13 @@ public struct ResponseExcerpt: Sendable, Hashable {
     static let keptHeaders: Set<String> = [
         "content-type", "retry-after", "www-authenticate", "x-fb-trace-id", "x-fb-request-id",
         "facebook-api-version", "x-app-usage", "x-ad-account-usage", "x-business-use-case-usage", "x-request-id",
-        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "date",
+        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "date", "dpop-nonce",
     ]
 
     /// The HTTP status.
     public var status: Int?
     /// Selected headers (content type, `Retry-After`, `WWW-Authenticate`, trace, request-id, usage and rate-limit
-    /// headers, `Date`), lower-cased names, sensitive values redacted.
+    /// headers, `Date`, `DPoP-Nonce`), lower-cased names, sensitive values redacted.
     public var headers: [String: String]
     /// The start of the body as text, redacted, at most ``defaultBodyLimit`` characters unless set otherwise.
     public var body: String?

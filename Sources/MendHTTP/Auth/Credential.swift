@@ -23,18 +23,47 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     package var placement: Placement
     /// An identifier of the credential that is safe to log and compare (not the token), if the issuer gave one.
     var identifier: String?
+    /// Proves possession of the key the token is bound to (DPoP), or `nil` for a bearer token.
+    public let prover: (any RequestProver)?
 
     /// Creates a credential.
     public init(token: String, placement: Placement = .bearerHeader, identifier: String? = nil) {
         self.token = token
         self.placement = placement
         self.identifier = identifier
+        self.prover = nil
+    }
+
+    /// Creates a DPoP-bound credential (RFC 9449): requests carry `Authorization: DPoP <token>` and a proof from
+    /// `prover`, a new one on every attempt.
+    public init(token: String, prover: any RequestProver, identifier: String? = nil) {
+        self.token = token
+        self.placement = .authorizationHeader(scheme: "DPoP")
+        self.identifier = identifier
+        self.prover = prover
+    }
+
+    /// Whether the token is DPoP-bound.
+    public var isProofBound: Bool { prover != nil }
+
+    /// Equal tokens, placements and identifiers, both bound or both bearer (provers are not compared).
+    public static func == (lhs: Credential, rhs: Credential) -> Bool {
+        lhs.token == rhs.token && lhs.placement == rhs.placement && lhs.identifier == rhs.identifier
+            && lhs.isProofBound == rhs.isProofBound
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(token)
+        hasher.combine(placement)
+        hasher.combine(identifier)
+        hasher.combine(isProofBound)
     }
 
     /// `Credential(<redacted>, …a1b2)`: the last four characters at most, for telling credentials apart in logs.
     public var description: String {
         let hint = token.count >= 24 ? "…" + token.suffix(4) : ""
-        return "Credential(<redacted>\(hint.isEmpty ? "" : ", \(hint)"))"
+        return "Credential(<redacted>\(hint.isEmpty ? "" : ", \(hint)")\(isProofBound ? ", DPoP" : ""))"
     }
 
     /// Same as ``description``.

@@ -15,6 +15,9 @@ public struct APIRequest: Sendable {
     /// The credential the authorization middleware applied, so that the request's own secret is redacted
     /// everywhere and a rejection can be tied to it.
     internal(set) var appliedCredential: Credential?
+    /// The prover of a DPoP-bound credential the authorization step applied: the exchange signs a proof with it for
+    /// each attempt.
+    internal(set) var proofBinding: ProofBinding?
 
     /// Creates a request from its parts.
     package init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
@@ -22,6 +25,7 @@ public struct APIRequest: Sendable {
         self.body = body
         self.options = options
         self.appliedCredential = nil
+        self.proofBinding = nil
     }
 
     /// Creates a request for `url`.

@@ -11,6 +11,8 @@ package struct AuthorizationStep: ClientMiddleware {
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
+    /// The `DPoP-Nonce` of each origin this client's proved requests were answered with.
+    let nonces = DPoPNonceBook()
 
     /// Creates the step.
     ///
@@ -51,11 +53,12 @@ package struct AuthorizationStep: ClientMiddleware {
             return try await next(request)
         }
         do {
-            return try await next(apply(credential, to: request))
+            return try await send(credential, request, next)
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
             let rejection = request.options.credentialRejection
-            guard rejection != .keep, isRejection(error) else { throw error }
+            // A nonce challenge left after its one retry is the server's, not the credential's: nothing is renewed.
+            guard rejection != .keep, isRejection(error), !Self.isNonceChallenge(error) else { throw error }
             await provider.invalidate(credential, because: error)
             guard rejection == .reauthenticate else { throw error }
             if behaviors.contains(.reauthentication) {
@@ -82,12 +85,43 @@ package struct AuthorizationStep: ClientMiddleware {
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
             }
-            return try await next(apply(fresh, to: request))
+            return try await send(fresh, request, next)
         }
+    }
+
+    /// Sends `request` with `credential`; a DPoP-bound one whose server answers `use_dpop_nonce` with a nonce is sent
+    /// once more (its proof, signed for the attempt, carries the nonce), never twice.
+    private func send(
+        _ credential: Credential, _ request: APIRequest, _ next: @Sendable (APIRequest) async throws -> APIResponse
+    ) async throws -> APIResponse {
+        let applied = apply(credential, to: request)
+        guard applied.proofBinding != nil else { return try await next(applied) }
+        do {
+            return try await next(applied)
+        } catch let error as MendError where Self.isNonceChallenge(error) {
+            return try await next(applied)
+        }
+    }
+
+    /// Whether `error` is a DPoP nonce challenge that gave a nonce (RFC 9449 §8, §9): a 401 whose
+    /// `WWW-Authenticate` says `error="use_dpop_nonce"`, or an authorization server's 400 `{"error":
+    /// "use_dpop_nonce"}`.
+    static func isNonceChallenge(_ error: MendError) -> Bool {
+        guard let response = error.response, response.headers["dpop-nonce"] != nil else { return false }
+        if response.status == 401, let challenge = response.headers["www-authenticate"] {
+            return challenge.contains("use_dpop_nonce")
+        }
+        return response.status == 400 && response.json?["error"]?.stringValue == "use_dpop_nonce"
     }
 
     /// `request` carrying `credential` where this step's placement (or else the credential's) says.
     func apply(_ credential: Credential, to request: APIRequest) -> APIRequest {
+        if let prover = credential.prover {
+            // A bound token goes where DPoP says, whatever this API's placement: its proof names it (`ath`).
+            var request = Self.apply(credential, to: request)
+            request.proofBinding = ProofBinding(prover: prover, accessToken: credential.token, nonces: nonces)
+            return request
+        }
         guard let placement, placement != credential.placement else { return Self.apply(credential, to: request) }
         var placed = credential
         placed.placement = placement

@@ -1,0 +1,70 @@
+public import Foundation
+public import HTTPTypes
+import MendCore
+
+/// Proves that a request's sender holds the key its credential is bound to (DPoP, RFC 9449). MendLogin makes one for a
+/// DPoP-bound session; MendHTTP never signs anything itself.
+///
+/// The pipeline asks for a new proof on every attempt where it hands the request to the transport — the first, each
+/// retry, the replay after a refresh, the one retry a `use_dpop_nonce` challenge allows — so no two attempts carry the
+/// same proof, and each carries the latest nonce its server gave.
+public protocol RequestProver: Sendable {
+    /// The `DPoP` header of a request of `method` to `url` presenting `accessToken`; `nonce` is the latest
+    /// `DPoP-Nonce` the URL's origin answered, if it gave one.
+    func proof(method: String, url: URL, accessToken: String, nonce: String?) async throws -> String
+}
+
+/// The `DPoP-Nonce` each origin (scheme and authority) answered last, kept by a client's authorization step for the
+/// requests it proves (RFC 9449 §8: a nonce is per server).
+package final class DPoPNonceBook: Sendable {
+    private let nonces = Locked<[String: String]>([:])
+
+    package init() {}
+
+    /// The latest nonce of `origin`.
+    package func nonce(for origin: String) -> String? { nonces.withLock { $0[origin] } }
+
+    /// Keeps `nonce` as `origin`'s latest (nothing when `nil` or empty).
+    package func record(_ nonce: String?, for origin: String) {
+        guard let nonce, !nonce.isEmpty, nonce.utf8.count <= 1024 else { return }
+        nonces.withLock { $0[origin] = nonce }
+    }
+
+    /// A request's origin: its scheme and authority, lowercased.
+    package static func origin(of head: HTTPRequest) -> String {
+        "\(head.scheme ?? "https")://\(head.authority ?? "")".lowercased()
+    }
+}
+
+/// What the authorization step attaches to a request whose credential is DPoP-bound: the exchange signs a proof with
+/// it for each attempt, and records the nonces the answers carry.
+package struct ProofBinding: Sendable {
+    let prover: any RequestProver
+    let accessToken: String
+    let nonces: DPoPNonceBook
+
+    /// The `DPoP` header of one attempt of `head`.
+    func proof(for head: HTTPRequest) async throws -> String {
+        let url = URL(string: "\(head.scheme ?? "https")://\(head.authority ?? "")\(head.path ?? "/")")
+        guard let url else {
+            throw MendError(
+                code: .Transport.invalidRequest, developerMessage: "The request's URL cannot carry a DPoP proof.",
+                catalog: .core)
+        }
+        return try await prover.proof(
+            method: head.method.rawValue, url: url, accessToken: accessToken,
+            nonce: nonces.nonce(for: DPoPNonceBook.origin(of: head)))
+    }
+
+    /// Keeps the nonce an answer of `head`'s origin gave.
+    func record(_ nonce: String?, of head: HTTPRequest) {
+        nonces.record(nonce, for: DPoPNonceBook.origin(of: head))
+    }
+}
+
+extension HTTPField.Name {
+    /// `DPoP`: the proof of a request (RFC 9449 §4.1).
+    package static let dpop = Self("DPoP")!
+    /// `DPoP-Nonce`: the nonce a server asks proofs to carry (RFC 9449 §8).
+    package static let dpopNonce = Self("DPoP-Nonce")!
+}

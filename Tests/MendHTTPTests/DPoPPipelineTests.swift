@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import MendClientTesting
+import MendCore
+import MendHTTP
+import Testing
+
+/// A prover that writes what it was asked into the proof, and counts.
+final class EchoProver: RequestProver {
+    let calls = Locked<Int>(0)
+
+    func proof(method: String, url: URL, accessToken: String, nonce: String?) async throws -> String {
+        let number = calls.withLock {
+            $0 += 1
+            return $0
+        }
+        return "proof-\(number) \(method) \(url.absoluteString) \(accessToken) nonce=\(nonce ?? "-")"
+    }
+}
+
+/// A bound credential that never renews, counting what the pipeline asks of it.
+final class BoundProvider: CredentialProvider {
+    let prover = EchoProver()
+    let refreshes = Locked<Int>(0)
+    let invalidations = Locked<Int>(0)
+
+    func currentCredential() async throws -> Credential? { Credential(token: "bound-token", prover: prover) }
+
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
+        refreshes.withLock { $0 += 1 }
+        return Credential(token: "bound-token-2", prover: prover)
+    }
+
+    func invalidate(_ credential: Credential, because error: MendError) async {
+        invalidations.withLock { $0 += 1 }
+    }
+}
+
+/// DPoP through the pipeline: a proof per attempt, nonces per origin, one retry for a nonce challenge.
+@Suite("DPoP in the pipeline")
+struct DPoPPipelineTests {
+    static let challenge: [(String, String)] = [
+        ("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="Resource server requires nonce""#),
+        ("DPoP-Nonce", "nonce-1"),
+    ]
+
+    @Test("A bound credential sends Authorization: DPoP and a proof of the request's method, URL and token")
+    func attachesProof() async throws {
+        let seen = Locked<[HTTPRequest]>([])
+        let transport = InMemoryTransport { request, _ in
+            seen.withLock { $0.append(request) }
+            return .json(200, "{}")
+        }
+        let client = makeClient(transport, provider: BoundProvider())
+        _ = try await client.send(APIRequest(method: .post, url: apiURL))
+        let request = try #require(seen.current.first)
+        #expect(request.headerFields[.authorization] == "DPoP bound-token")
+        #expect(
+            request.headerFields[HTTPField.Name("DPoP")!] == "proof-1 POST \(apiURL.absoluteString) bound-token nonce=-"
+        )
+    }
+
+    @Test("A nonce challenge costs exactly one more request, whose proof carries the nonce; nothing is renewed")
+    func nonceChallengeOnce() async throws {
+        let transport = InMemoryTransport { request, _ in
+            let proof = request.headerFields[HTTPField.Name("DPoP")!] ?? ""
+            return proof.hasSuffix("nonce=nonce-1") ? .json(200, "{}") : .json(401, "{}", headers: Self.challenge)
+        }
+        let provider = BoundProvider()
+        let response = try await makeClient(transport, provider: provider).send(APIRequest(method: .get, url: apiURL))
+        #expect(response.attempts == 2)
+        #expect(transport.requestCount == 2)
+        #expect(provider.refreshes.current == 0 && provider.invalidations.current == 0)
+    }
+
+    @Test("A second challenge is returned, never answered again, and renews nothing")
+    func secondChallengeReturned() async throws {
+        let transport = InMemoryTransport { _, _ in .json(401, "{}", headers: Self.challenge) }
+        let provider = BoundProvider()
+        let client = makeClient(transport, provider: provider)
+        await #expect(throws: MendError.self) { try await client.send(APIRequest(method: .get, url: apiURL)) }
+        #expect(transport.requestCount == 2)
+        #expect(provider.refreshes.current == 0 && provider.invalidations.current == 0)
+    }
+
+    @Test("A nonce any answer gives is used by the next request to its origin, and by no other origin")
+    func noncePerOrigin() async throws {
+        let seen = Locked<[String]>([])
+        let transport = InMemoryTransport { request, _ in
+            seen.withLock { $0.append(request.headerFields[HTTPField.Name("DPoP")!] ?? "") }
+            return .json(200, "{}", headers: [("DPoP-Nonce", "from-\(request.authority ?? "")")])
+        }
+        let client = makeClient(transport, provider: BoundProvider())
+        let other = try #require(URL(string: "https://other.example/v1/items"))
+        _ = try await client.send(APIRequest(method: .get, url: apiURL))
+        _ = try await client.send(APIRequest(method: .get, url: apiURL))
+        _ = try await client.send(APIRequest(method: .get, url: other))
+        #expect(
+            seen.current.map { $0.split(separator: " ").last.map(String.init) ?? "" } == [
+                "nonce=-", "nonce=from-api.example", "nonce=-",
+            ])
+    }
+
+    @Test("A retried attempt and the replay after a refresh each carry a new proof")
+    func freshProofPerAttempt() async throws {
+        let proofs = Locked<[String]>([])
+        let transport = InMemoryTransport { request, _ in
+            let count = proofs.withLock {
+                $0.append(request.headerFields[HTTPField.Name("DPoP")!] ?? "")
+                return $0.count
+            }
+            switch count {
+            case 1: return .json(503, "{}")  // transient: retried below the authorization step
+            case 2: return .json(401, #"{"message":"expired"}"#)  // rejected: refreshed and replayed
+            default: return .json(200, "{}")
+            }
+        }
+        let provider = BoundProvider()
+        let response = try await makeClient(transport, provider: provider).send(APIRequest(method: .get, url: apiURL))
+        #expect(response.attempts == 3)
+        #expect(provider.refreshes.current == 1)
+        #expect(Set(proofs.current).count == 3, "\(proofs.current)")
+        #expect(proofs.current.last?.contains("bound-token-2") == true)
+    }
+
+    @Test("A bearer credential carries no proof")
+    func bearerUnchanged() async throws {
+        let seen = Locked<[HTTPRequest]>([])
+        let transport = InMemoryTransport { request, _ in
+            seen.withLock { $0.append(request) }
+            return .json(200, "{}")
+        }
+        _ = try await makeClient(transport, provider: RotatingProvider()).send(APIRequest(method: .get, url: apiURL))
+        #expect(seen.current.first?.headerFields[HTTPField.Name("DPoP")!] == nil)
+        #expect(seen.current.first?.headerFields[.authorization]?.hasPrefix("Bearer ") == true)
+    }
+}
