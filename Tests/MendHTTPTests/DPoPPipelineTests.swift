@@ -9,12 +9,15 @@ import Testing
 final class EchoProver: RequestProver {
     let calls = Locked<Int>(0)
 
-    func proof(method: String, url: URL, accessToken: String, nonce: String?) async throws -> String {
+    func proof(
+        method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date
+    ) async throws -> String {
         let number = calls.withLock {
             $0 += 1
             return $0
         }
-        return "proof-\(number) \(method) \(url.absoluteString) \(accessToken) nonce=\(nonce ?? "-")"
+        let time = Int(issuedAt.timeIntervalSince1970)
+        return "proof-\(number) \(method) \(url.absoluteString) \(accessToken) iat=\(time) nonce=\(nonce ?? "-")"
     }
 }
 
@@ -56,7 +59,8 @@ struct DPoPPipelineTests {
         let request = try #require(seen.current.first)
         #expect(request.headerFields[.authorization] == "DPoP bound-token")
         #expect(
-            request.headerFields[HTTPField.Name("DPoP")!] == "proof-1 POST \(apiURL.absoluteString) bound-token nonce=-"
+            request.headerFields[HTTPField.Name("DPoP")!]
+                == "proof-1 POST \(apiURL.absoluteString) bound-token iat=1800000000 nonce=-"
         )
     }
 
@@ -133,5 +137,49 @@ struct DPoPPipelineTests {
         _ = try await makeClient(transport, provider: RotatingProvider()).send(APIRequest(method: .get, url: apiURL))
         #expect(seen.current.first?.headerFields[HTTPField.Name("DPoP")!] == nil)
         #expect(seen.current.first?.headerFields[.authorization]?.hasPrefix("Bearer ") == true)
+    }
+
+    /// A server whose clock is ten minutes ahead: it refuses a proof more than a minute off its time, saying so with
+    /// its `Date`.
+    static func aheadServer(skew: Int = 600, date: String = "Fri, 15 Jan 2027 08:10:00 GMT") -> InMemoryTransport {
+        InMemoryTransport { request, _ in
+            let proof = request.headerFields[HTTPField.Name("DPoP")!] ?? ""
+            let iat = proof.split(separator: " ").first { $0.hasPrefix("iat=") }.flatMap { Int($0.dropFirst(4)) } ?? 0
+            if abs(iat - (1_800_000_000 + skew)) <= 60 { return .json(200, "{}") }
+            return .json(
+                401, "{}",
+                headers: [
+                    (
+                        "WWW-Authenticate",
+                        #"DPoP error="invalid_dpop_proof", error_description="iat is outside the window""#
+                    ),
+                    ("Date", date),
+                ])
+        }
+    }
+
+    @Test("A proof refused for its time is sent once more on the server's clock, which later proofs keep using")
+    func clockOffsetLearned() async throws {
+        let transport = Self.aheadServer()
+        let provider = BoundProvider()
+        let client = makeClient(transport, provider: provider)
+        let first = try await client.send(APIRequest(method: .get, url: apiURL))
+        #expect(first.attempts == 2)
+        let second = try await client.send(APIRequest(method: .get, url: apiURL))
+        #expect(second.attempts == 1, "the offset was kept")
+        #expect(transport.requestCount == 3)
+        #expect(provider.refreshes.current == 0)
+    }
+
+    @Test("A refusal whose Date agrees with the client's clock is not sent again for time (the refresh rule applies)")
+    func refusalWithoutSkew() async throws {
+        // The server refuses every proof; its Date is two seconds from the client's: nothing to learn.
+        let transport = Self.aheadServer(skew: 100_000, date: "Fri, 15 Jan 2027 08:00:02 GMT")
+        let provider = BoundProvider()
+        let client = makeClient(transport, provider: provider)
+        await #expect(throws: MendError.self) { try await client.send(APIRequest(method: .get, url: apiURL)) }
+        // The 401 is a rejection of the credential: one refresh and one replay, no time retry in either.
+        #expect(transport.requestCount == 2)
+        #expect(provider.refreshes.current == 1)
     }
 }

@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import MendCore
+import MendHTTP
+import MendTesting
 import Testing
 
 @testable import MendLogin
@@ -153,5 +156,60 @@ struct DPoPVerifierTests {
         let proof = try Self.jwt(
             header: Self.header, claims: Self.claims(htu: Self.url.absoluteString + "?a=1#f", ath: nil))
         #expect(try Self.verify(proof, accessToken: nil).thumbprint == Self.thumbprint)
+    }
+
+    /// A resource server in memory that checks every proof as mend-server will: the verifier, its nonces (required)
+    /// and its replay cache.
+    final class ProvingServer: Sendable {
+        let nonces = DPoPNonces(secret: Data("test".utf8))
+        let replays = DPoPReplayCache()
+        let refusals = Locked<[String]>([])
+        let now: Int64 = 1_800_000_000
+
+        var transport: InMemoryTransport {
+            InMemoryTransport { request, _ in
+                let url = URL(string: "\(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "")")!
+                let token = String((request.headerFields[.authorization] ?? "").dropFirst("DPoP ".count))
+                let nonce = [("DPoP-Nonce", self.nonces.current(now: self.now))]
+                do {
+                    let verified = try DPoPVerifier().verify(
+                        request.headerFields[HTTPField.Name("DPoP")!] ?? "", method: request.method.rawValue,
+                        url: url, accessToken: token, now: self.now,
+                        nonceIsValid: { self.nonces.isValid($0, now: self.now) })
+                    guard
+                        self.replays.firstUse(
+                            thumbprint: verified.thumbprint, jti: verified.jti, expiresAt: self.now + 600, now: self.now
+                        )
+                    else { throw DPoPVerifier.Refusal.invalid("replayed") }
+                    return .json(200, "{}", headers: nonce)
+                } catch {
+                    self.refusals.withLock { $0.append("\(error)") }
+                    let code =
+                        (error as? DPoPVerifier.Refusal) == .nonceRequired ? "use_dpop_nonce" : "invalid_dpop_proof"
+                    return .json(401, "{}", headers: nonce + [("WWW-Authenticate", #"DPoP error="\#(code)""#)])
+                }
+            }
+        }
+    }
+
+    @Test("Mend's client through its pipeline, against the server's checks: one nonce retry, then every proof passes")
+    func clientPipelineAgainstServerChecks() async throws {
+        let server = ProvingServer()
+        let transport = server.transport
+        let key = try SoftwareProofKeys().makeKey()
+        let credential = Credential(token: Self.token, prover: try SessionProver(key: key))
+        let clock = PipelineClock(
+            sleep: { _ in }, now: { Date(timeIntervalSince1970: TimeInterval(server.now)) }, random: { 0.5 })
+        let client = APIClient(
+            transport: transport, configuration: .init(clock: clock),
+            steps: .standard(credentialProvider: StaticCredential(credential)))
+        let url = try #require(URL(string: "https://api.example/v1/me?fields=id"))
+        let first = try await client.send(APIRequest(method: .get, url: url))
+        #expect(first.attempts == 2, "the first proof had no nonce: exactly one more request")
+        for _ in 0..<3 {
+            #expect(try await client.send(APIRequest(method: .post, url: url)).attempts == 1)
+        }
+        #expect(transport.requestCount == 5)
+        #expect(server.refusals.current == ["a DPoP nonce is required"])
     }
 }

@@ -10,14 +10,17 @@ import MendCore
 /// same proof, and each carries the latest nonce its server gave.
 public protocol RequestProver: Sendable {
     /// The `DPoP` header of a request of `method` to `url` presenting `accessToken`; `nonce` is the latest
-    /// `DPoP-Nonce` the URL's origin answered, if it gave one.
-    func proof(method: String, url: URL, accessToken: String, nonce: String?) async throws -> String
+    /// `DPoP-Nonce` the URL's origin answered, if it gave one; `issuedAt` is the time on the origin's clock as far as
+    /// the client knows it (its own, moved by the offset learned when a proof was refused for its time).
+    func proof(method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date) async throws -> String
 }
 
-/// The `DPoP-Nonce` each origin (scheme and authority) answered last, kept by a client's authorization step for the
-/// requests it proves (RFC 9449 §8: a nonce is per server).
+/// What a client knows of each origin (scheme and authority) it sends proofs to: the `DPoP-Nonce` it answered last
+/// (RFC 9449 §8: a nonce is per server) and how far its clock is from the client's, learned when it refused a proof
+/// for its time. Kept by a client's authorization step.
 package final class DPoPNonceBook: Sendable {
     private let nonces = Locked<[String: String]>([:])
+    private let offsets = Locked<[String: TimeInterval]>([:])
 
     package init() {}
 
@@ -28,6 +31,21 @@ package final class DPoPNonceBook: Sendable {
     package func record(_ nonce: String?, for origin: String) {
         guard let nonce, !nonce.isEmpty, nonce.utf8.count <= 1024 else { return }
         nonces.withLock { $0[origin] = nonce }
+    }
+
+    /// How far `origin`'s clock is ahead of the client's (behind: negative).
+    package func offset(for origin: String) -> TimeInterval { offsets.withLock { $0[origin] ?? 0 } }
+
+    /// Learns `origin`'s clock from the `Date` of an answer received at `now`; `true` when that moves the offset by
+    /// more than five seconds (a `Date` has a one-second resolution, and the answer took some time to come).
+    package func learnClock(from date: String?, receivedAt now: Date, for origin: String) -> Bool {
+        guard let date, let serverTime = RetryAfter.httpDate(date, now: now) else { return false }
+        let offset = serverTime.timeIntervalSince(now)
+        return offsets.withLock { offsets in
+            guard abs(offset - (offsets[origin] ?? 0)) > 5 else { return false }
+            offsets[origin] = abs(offset) > 5 ? offset : nil
+            return true
+        }
     }
 
     /// A request's origin: its scheme and authority, lowercased.
@@ -43,17 +61,18 @@ package struct ProofBinding: Sendable {
     let accessToken: String
     let nonces: DPoPNonceBook
 
-    /// The `DPoP` header of one attempt of `head`.
-    func proof(for head: HTTPRequest) async throws -> String {
+    /// The `DPoP` header of one attempt of `head`, made at `now` on the client's clock.
+    func proof(for head: HTTPRequest, now: Date) async throws -> String {
         let url = URL(string: "\(head.scheme ?? "https")://\(head.authority ?? "")\(head.path ?? "/")")
         guard let url else {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request's URL cannot carry a DPoP proof.",
                 catalog: .core)
         }
+        let origin = DPoPNonceBook.origin(of: head)
         return try await prover.proof(
-            method: head.method.rawValue, url: url, accessToken: accessToken,
-            nonce: nonces.nonce(for: DPoPNonceBook.origin(of: head)))
+            method: head.method.rawValue, url: url, accessToken: accessToken, nonce: nonces.nonce(for: origin),
+            issuedAt: now.addingTimeInterval(nonces.offset(for: origin)))
     }
 
     /// Keeps the nonce an answer of `head`'s origin gave.

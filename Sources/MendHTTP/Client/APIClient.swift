@@ -115,7 +115,7 @@ public final class APIClient: Sendable {
         }
         if let binding = request.proofBinding {
             // A proof per attempt: a retry or a replay never repeats a jti, and carries the origin's latest nonce.
-            head.headerFields[.dpop] = try await binding.proof(for: head)
+            head.headerFields[.dpop] = try await binding.proof(for: head, now: context.clock.now())
         }
         let number = context.recordAttempt()
         guard let observation = context.observation else {

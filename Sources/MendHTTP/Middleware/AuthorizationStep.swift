@@ -53,7 +53,7 @@ package struct AuthorizationStep: ClientMiddleware {
             return try await next(request)
         }
         do {
-            return try await send(credential, request, next)
+            return try await send(credential, request, context: context, next)
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
             let rejection = request.options.credentialRejection
@@ -85,21 +85,37 @@ package struct AuthorizationStep: ClientMiddleware {
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
             }
-            return try await send(fresh, request, next)
+            return try await send(fresh, request, context: context, next)
         }
     }
 
-    /// Sends `request` with `credential`; a DPoP-bound one whose server answers `use_dpop_nonce` with a nonce is sent
-    /// once more (its proof, signed for the attempt, carries the nonce), never twice.
+    /// Sends `request` with `credential`. A DPoP-bound one is sent once more when its server answers
+    /// `use_dpop_nonce` with a nonce, and once more when it refuses the proof (`invalid_dpop_proof`) with a `Date` that
+    /// moves what the client knows of its clock — each at most once, each attempt with a proof of its own.
     private func send(
-        _ credential: Credential, _ request: APIRequest, _ next: @Sendable (APIRequest) async throws -> APIResponse
+        _ credential: Credential, _ request: APIRequest, context: PipelineContext,
+        _ next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
         let applied = apply(credential, to: request)
         guard applied.proofBinding != nil else { return try await next(applied) }
-        do {
-            return try await next(applied)
-        } catch let error as MendError where Self.isNonceChallenge(error) {
-            return try await next(applied)
+        var answeredNonce = false
+        var learnedClock = false
+        while true {
+            do {
+                return try await next(applied)
+            } catch let error as MendError {
+                if !answeredNonce, Self.isNonceChallenge(error) {
+                    answeredNonce = true
+                } else if !learnedClock, Self.refusesProof(error),
+                    nonces.learnClock(
+                        from: error.response?.headers["date"], receivedAt: context.clock.now(),
+                        for: DPoPNonceBook.origin(of: applied.head))
+                {
+                    learnedClock = true
+                } else {
+                    throw error
+                }
+            }
         }
     }
 
@@ -107,11 +123,23 @@ package struct AuthorizationStep: ClientMiddleware {
     /// `WWW-Authenticate` says `error="use_dpop_nonce"`, or an authorization server's 400 `{"error":
     /// "use_dpop_nonce"}`.
     static func isNonceChallenge(_ error: MendError) -> Bool {
-        guard let response = error.response, response.headers["dpop-nonce"] != nil else { return false }
+        guard error.response?.headers["dpop-nonce"] != nil else { return false }
+        return dpopError(of: error) == "use_dpop_nonce"
+    }
+
+    /// Whether `error` refuses the request's DPoP proof (`invalid_dpop_proof`, RFC 9449 §7.1, §5).
+    static func refusesProof(_ error: MendError) -> Bool { dpopError(of: error) == "invalid_dpop_proof" }
+
+    /// The DPoP error code of a 401's `WWW-Authenticate: DPoP error="…"`, or of an authorization server's 400 body.
+    static func dpopError(of error: MendError) -> String? {
+        guard let response = error.response else { return nil }
         if response.status == 401, let challenge = response.headers["www-authenticate"] {
-            return challenge.contains("use_dpop_nonce")
+            for code in ["use_dpop_nonce", "invalid_dpop_proof"] where challenge.contains("error=\"\(code)\"") {
+                return code
+            }
+            return nil
         }
-        return response.status == 400 && response.json?["error"]?.stringValue == "use_dpop_nonce"
+        return response.status == 400 ? response.json?["error"]?.stringValue : nil
     }
 
     /// `request` carrying `credential` where this step's placement (or else the credential's) says.

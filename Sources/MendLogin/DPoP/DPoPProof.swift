@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import MendCore
+public import MendHTTP
 
 /// A DPoP proof (RFC 9449 §4): the JWT a request carries in its `DPoP` header to show that its sender holds the
 /// session's key. One proof per request: a replay or a retry gets a new one (a new `jti`, the time of the attempt).
@@ -74,5 +75,23 @@ package struct DPoPProof: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
         return (try? String(decoding: encoder.encode(text), as: UTF8.self)) ?? "\"\""
+    }
+}
+
+/// The prover of a DPoP-bound session (MendHTTP's `RequestProver`): the session's key signs each request's proof.
+package struct SessionProver: RequestProver {
+    let signer: any ProofSigner
+
+    /// The prover of `key`, or ``ProofKeyUnavailable`` when this device cannot use it.
+    package init(key: ProofKey, keys: any ProofKeyFactory = SoftwareProofKeys()) throws {
+        signer = try keys.signer(for: key)
+    }
+
+    package func proof(
+        method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date
+    ) async throws -> String {
+        try DPoPProof(
+            signer: signer, method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: issuedAt
+        ).jwt
     }
 }
