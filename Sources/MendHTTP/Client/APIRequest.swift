@@ -17,7 +17,7 @@ public struct APIRequest: Sendable {
     internal(set) var appliedCredential: Credential?
     /// The prover of a DPoP-bound credential the authorization step applied: the exchange signs a proof with it for
     /// each attempt.
-    internal(set) var proofBinding: ProofBinding?
+    var proofBinding: ProofBinding?
 
     /// Creates a request from its parts.
     package init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
