@@ -179,4 +179,25 @@ struct DPoPProofTests {
             proof.jwt, htu: "https://api.example.com/v1/other", token: "eyJ.mend.token", nonce: "server-nonce")
         #expect(refused == "refused: htu mismatch", "the control: pydpop refuses what it should")
     }
+
+    // MARK: In the session record
+
+    @Test("A session stored before DPoP (no key) reads as a bearer session; a bound one keeps its key through a store")
+    func sessionRecord() async throws {
+        // What the landed version wrote: no proofKey member.
+        let legacy = try JSONEncoder.session.encode(sampleSession())
+        #expect(!String(decoding: legacy, as: UTF8.self).contains("proofKey"))
+        #expect(try JSONDecoder.session.decode(Session.self, from: legacy).proofKey == nil)
+
+        var bound = sampleSession()
+        bound.proofKey = try SoftwareProofKeys().makeKey()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dpop-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = FileTokenStore(url: directory.appendingPathComponent("session.json"))
+        try await store.write(bound)
+        let read = try #require(try await store.read())
+        #expect(read.proofKey == bound.proofKey)
+        #expect(read.description.contains("DPoP jkt \(try #require(bound.proofKey).thumbprint)"))
+        #expect(!read.description.contains(try #require(bound.proofKey).material.base64EncodedString()))
+    }
 }

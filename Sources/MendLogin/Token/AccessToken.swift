@@ -122,6 +122,9 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     /// The issuer's id for the session as a whole — the refresh-token family that every refresh of one login
     /// continues (`session_id` from `mend-server`); `nil` when the issuer names none.
     package var familyID: String?
+    /// The key the session's tokens are bound to (DPoP, RFC 9449), or `nil` for a bearer session — every session a
+    /// version before DPoP stored, which keeps working as one until its next login.
+    public var proofKey: ProofKey?
 
     /// Creates a session.
     public init(
@@ -155,7 +158,8 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
 
     /// `Session(backend, user …, AccessToken(<redacted>…), refreshable)`: no secret.
     public var description: String {
-        "Session(\(issuer.rawValue), user \(user?.id ?? "?"), \(accessToken)\(refreshToken == nil ? "" : ", refreshable"))"
+        "Session(\(issuer.rawValue), user \(user?.id ?? "?"), \(accessToken)\(refreshToken == nil ? "" : ", refreshable")"
+            + "\(proofKey.map { ", DPoP jkt \($0.thumbprint)" } ?? ""))"
     }
 
     /// Same as ``description``.
