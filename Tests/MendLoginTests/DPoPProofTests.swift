@@ -200,4 +200,20 @@ struct DPoPProofTests {
         #expect(read.description.contains("DPoP jkt \(try #require(bound.proofKey).thumbprint)"))
         #expect(!read.description.contains(try #require(bound.proofKey).material.base64EncodedString()))
     }
+
+    @Test("A session whose key cannot be used gets session/19, which ends the session and asks for a new login")
+    func unusableKeyIsSession19() throws {
+        let key = try SoftwareProofKeys().makeKey()
+        let restored = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
+        do {
+            _ = try SessionProver(key: restored)
+            Issue.record("an unusable key made a prover")
+        } catch {
+            #expect(error.code == .Session.proofKeyUnavailable)
+            #expect(error.category == .recoverable && error.recovery.action == .reauthenticate)
+            #expect(MendError.Code.Session.endsSession(error.code))
+            #expect(!error.developerMessage.contains(key.material.base64EncodedString()))
+        }
+        #expect(throws: Never.self) { _ = try SessionProver(key: key) }
+    }
 }

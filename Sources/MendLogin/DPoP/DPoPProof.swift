@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import MendCore
+package import MendCore
 public import MendHTTP
 
 /// A DPoP proof (RFC 9449 §4): the JWT a request carries in its `DPoP` header to show that its sender holds the
@@ -82,9 +82,18 @@ package struct DPoPProof: Sendable {
 package struct SessionProver: RequestProver {
     let signer: any ProofSigner
 
-    /// The prover of `key`, or ``ProofKeyUnavailable`` when this device cannot use it.
-    package init(key: ProofKey, keys: any ProofKeyFactory = SoftwareProofKeys()) throws {
-        signer = try keys.signer(for: key)
+    /// The prover of `key`; `session/19` (``MendError/Code/Session/proofKeyUnavailable``) when this device cannot
+    /// use it — a new login, never a crash.
+    package init(key: ProofKey, keys: any ProofKeyFactory = SoftwareProofKeys()) throws(MendError) {
+        do {
+            signer = try keys.signer(for: key)
+        } catch let unavailable as ProofKeyUnavailable {
+            throw MendError.login(.Session.proofKeyUnavailable, unavailable.description + " Log in again.")
+        } catch {
+            throw MendError.login(
+                .Session.proofKeyUnavailable,
+                "The session's DPoP key cannot be used (\(type(of: error))). Log in again.")
+        }
     }
 
     package func proof(

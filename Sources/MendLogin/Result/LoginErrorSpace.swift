@@ -95,6 +95,9 @@ extension MendError.Code {
         /// 18 (client side): nothing can refresh this session — it has no refresh token, or it holds a provider's
         /// token that a client cannot refresh. Log in again.
         public static let notRefreshable = MendError.Code(.session, 18)
+        /// 19 (client side): the key the session's tokens are bound to (DPoP) is gone or cannot be used on this device
+        /// (a Secure Enclave key restored to another device, a record altered by hand). Log in again.
+        public static let proofKeyUnavailable = MendError.Code(.session, 19)
 
         /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
         package static func endsSession(_ code: MendError.Code) -> Bool {
@@ -146,6 +149,7 @@ extension ErrorSpace {
         .row(.session, 16, "refreshTokenUnknown", .recoverable, .reauthenticate, .sessionExpired, "The refresh token is unknown (never issued here, or long gone): log in again."),
         .row(.session, 17, "revoked", .recoverable, .reauthenticate, .signedOut, "The session was revoked (token revocation, or an operator): log in again."),
         .row(.session, 18, "notRefreshable", .recoverable, .reauthenticate, .sessionExpired, "Nothing can refresh this session (no refresh token, or a provider token a client cannot refresh): log in again."),
+        .row(.session, 19, "proofKeyUnavailable", .recoverable, .reauthenticate, .signedOut, "The key the session is bound to (DPoP) is gone or cannot be used on this device: log in again."),
     ])
 }
 
