@@ -44,7 +44,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     }
 
     /// Whether the token is DPoP-bound.
-    public var isProofBound: Bool { prover != nil }
+    package var isProofBound: Bool { prover != nil }
 
     /// Equal tokens, placements and identifiers, both bound or both bearer (provers are not compared).
     public static func == (lhs: Credential, rhs: Credential) -> Bool {

@@ -71,7 +71,7 @@ public final class LoginBackend: Sendable {
             sessionRecords: store.sessions)
         self.housekeeping = Housekeeping(
             services: services, identities: store.identities, sessionRecords: store.sessions,
-            rateLimits: store.rateLimits, auditLog: store.audit, auditRetention: configuration.storage.auditRetention,
+            rateLimits: store.rateLimits, auditRetention: configuration.storage.auditRetention,
             revocationRetention: Self.revocationRetention(configuration), accounts: accounts, logger: logger)
         self.administration = Administration(
             services: services, settings: configuration.admin,

@@ -29,8 +29,6 @@ struct Housekeeping: BackendPart {
     let sessionRecords: any SessionStore
     /// The shared rate-limit buckets purged.
     let rateLimits: any RateLimitStore
-    /// The audit log pruned.
-    let auditLog: any AuditStore
     /// How long the audit log keeps an event (`MEND_AUDIT_RETENTION`).
     let auditRetention: Duration
     /// How long the revocation log keeps an ending.
@@ -98,7 +96,7 @@ struct Housekeeping: BackendPart {
         }
         try? await sessionRecords.purge(now: now, revocationRetention: revocationRetention)
         try? await rateLimits.purgeRateLimits(now: clock.now().timeIntervalSince1970)
-        try? await auditLog.pruneAudit(before: now - Int64(auditRetention.seconds))
+        try? await services.auditLog.pruneAudit(before: now - Int64(auditRetention.seconds))
         logger.info(
             "validity check done",
             metadata: [
