@@ -115,7 +115,9 @@ public final class FaultProxy: Sendable {
     ) async -> LoopbackHTTPServer.Reply {
         var outgoing = HTTPClientRequest(url: upstream.absoluteString + request.path)
         outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in request.headers where !hopByHop.contains(name.lowercased()) {
+        // The client's Host goes on (a reverse proxy's `proxy_set_header Host $host`): the server sees the URL the
+        // client sent to, which a DPoP proof names.
+        for (name, value) in request.headers where !hopByHop.contains(name.lowercased()) || name.lowercased() == "host" {
             outgoing.headers.add(name: name, value: value)
         }
         if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }

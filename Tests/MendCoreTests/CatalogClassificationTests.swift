@@ -65,6 +65,8 @@ let expectedRows: [ExpectedRow] = [
     .init(.Session.revoked, "revoked", .recoverable, .reauthenticate),
     .init(.Session.notRefreshable, "notRefreshable", .recoverable, .reauthenticate),
     .init(.Session.proofKeyUnavailable, "proofKeyUnavailable", .recoverable, .reauthenticate),
+    .init(.Session.dpopProofInvalid, "dpopProofInvalid", .recoverable, .reauthenticate),
+    .init(.Session.dpopNonceRequired, "dpopNonceRequired", .transient, .retry),
     // OAuth 2.0 and OpenID Connect: RFC 6749, 6750, 7009, 8628 and OIDC Core's error values.
     .init(.OAuth.invalidRequest, "invalidRequest", .other, .fixConfiguration),
     .init(.OAuth.invalidClient, "invalidClient", .other, .fixConfiguration),
@@ -238,7 +240,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 21), (.session, 14), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 21), (.session, 16), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 15),
         ])
     func counts(domain: MendError.Domain, count: Int) {

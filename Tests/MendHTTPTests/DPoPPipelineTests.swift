@@ -10,14 +10,14 @@ final class EchoProver: RequestProver {
     let calls = Locked<Int>(0)
 
     func proof(
-        method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date
+        method: String, url: URL, accessToken: String?, nonce: String?, issuedAt: Date
     ) async throws -> String {
         let number = calls.withLock {
             $0 += 1
             return $0
         }
         let time = Int(issuedAt.timeIntervalSince1970)
-        return "proof-\(number) \(method) \(url.absoluteString) \(accessToken) iat=\(time) nonce=\(nonce ?? "-")"
+        return "proof-\(number) \(method) \(url.absoluteString) \(accessToken ?? "-") iat=\(time) nonce=\(nonce ?? "-")"
     }
 }
 
@@ -42,6 +42,8 @@ final class BoundProvider: CredentialProvider {
 /// DPoP through the pipeline: a proof per attempt, nonces per origin, one retry for a nonce challenge.
 @Suite("DPoP in the pipeline")
 struct DPoPPipelineTests {
+    /// An origin of this test's own: nonces and clock offsets are kept per origin for the whole process.
+    let apiURL = URL(string: "https://api-\(UUID().uuidString.prefix(8).lowercased()).example/v1/items/1")!
     static let challenge: [(String, String)] = [
         ("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="Resource server requires nonce""#),
         ("DPoP-Nonce", "nonce-1"),
@@ -95,13 +97,13 @@ struct DPoPPipelineTests {
             return .json(200, "{}", headers: [("DPoP-Nonce", "from-\(request.authority ?? "")")])
         }
         let client = makeClient(transport, provider: BoundProvider())
-        let other = try #require(URL(string: "https://other.example/v1/items"))
+        let other = try #require(URL(string: "https://other-\(UUID().uuidString.prefix(8).lowercased()).example/v1/items"))
         _ = try await client.send(APIRequest(method: .get, url: apiURL))
         _ = try await client.send(APIRequest(method: .get, url: apiURL))
         _ = try await client.send(APIRequest(method: .get, url: other))
         #expect(
             seen.current.map { $0.split(separator: " ").last.map(String.init) ?? "" } == [
-                "nonce=-", "nonce=from-api.example", "nonce=-",
+                "nonce=-", "nonce=from-\(apiURL.host ?? "")", "nonce=-",
             ])
     }
 

@@ -36,7 +36,7 @@ struct BackendDevicesTests {
                 #expect(phone.backend.clientIdentifier == MendVersion.clientIdentifier(name: "MendLogin"))
 
                 let listed = try await phone.backend.sessions(
-                    accessToken: try await phone.credentials.validToken().tokenString)
+                    using: try #require(try await phone.credentials.currentCredential()))
                 // Logged in within the same second here: newest first, and in no particular order among equals.
                 let byClient = Dictionary(uniqueKeysWithValues: listed.map { ($0.client ?? "", $0) })
                 #expect(Set(byClient.keys) == ["Laptop/1.0", "Tablet/2.0", "MendLogin/\(MendVersion.current)"])
@@ -49,18 +49,18 @@ struct BackendDevicesTests {
                 // A refresh is recorded on the device that made it.
                 _ = try await tablet.credentials.refresh()
                 let afterRefresh = try await phone.backend.sessions(
-                    accessToken: try await phone.credentials.validToken().tokenString)
+                    using: try #require(try await phone.credentials.currentCredential()))
                 #expect(afterRefresh.filter { $0.refreshedAt != nil }.map(\.client) == ["Tablet/2.0"])
 
                 // The phone ends the laptop's session: the laptop's next check signs it out, with the reason.
                 let laptopID = try #require(listed.first { $0.client == "Laptop/1.0" }?.id)
                 try await phone.backend.endSession(
-                    id: laptopID, accessToken: try await phone.credentials.validToken().tokenString)
+                    id: laptopID, using: try #require(try await phone.credentials.currentCredential()))
                 #expect(try await laptop.credentials.checkValidity(force: true) == false)
                 #expect(await laptop.credentials.lastSignOut?.error?.code == .Session.loggedOut)
                 let again = try await #require(throws: MendError.self) {
                     try await phone.backend.endSession(
-                        id: laptopID + "x", accessToken: try await phone.credentials.validToken().tokenString)
+                        id: laptopID + "x", using: try #require(try await phone.credentials.currentCredential()))
                 }
                 #expect(again.code == .REST.notFound)
 
@@ -71,7 +71,7 @@ struct BackendDevicesTests {
                 #expect(try await phone.credentials.checkValidity(force: true) == false)
                 #expect(await phone.credentials.lastSignOut?.error?.code == .Session.loggedOut)
                 let remaining = try await tablet.backend.sessions(
-                    accessToken: try await tablet.credentials.validToken().tokenString)
+                    using: try #require(try await tablet.credentials.currentCredential()))
                 #expect(remaining.map(\.client) == ["Tablet/2.0"])
             }
         }

@@ -109,11 +109,12 @@ struct BackendLoginTests {
                 #expect(replay.code == .Graph.invalidParameter && replay.subcode?.rawValue == 36009, "\(replay)")
 
                 // The server kept Google's refresh token: deleting the account revokes it at Google.
-                let access = try #require(try await store.read()?.accessToken.tokenString)
+                let access = try #require(try await credentials.currentCredential())
+                #expect(access.isProofBound, "mend-server binds a Mend client's session by default")
                 let deleted = try await APIClient(transport: transport).send(
                     APIRequest(
                         method: .delete, url: server.baseURL.appendingPathComponent("v1/me"),
-                        options: RequestOptions(credentialOverride: Credential(token: access)))
+                        options: RequestOptions(credentialOverride: access))
                 ).json()
                 #expect(deleted["revoked_at"] == .array([.string("google")]))
                 #expect(

@@ -134,11 +134,11 @@ struct CodeLoginProviderTests {
             #expect(replay.code == .Graph.invalidParameter && replay.subcode?.rawValue == 36009, "\(replay)")
 
             // The server kept the provider's refresh token on the identity: deletion revokes it there.
-            let access = try #require(try await store.read()?.accessToken.tokenString)
+            let access = try #require(try await credentials.currentCredential())
             let deleted = try await APIClient(transport: transport).send(
                 APIRequest(
                     method: .delete, url: backend.baseURL.appendingPathComponent("v1/me"),
-                    options: RequestOptions(credentialOverride: Credential(token: access)))
+                    options: RequestOptions(credentialOverride: access))
             ).json()
             #expect(deleted["revoked_at"] == .array([.string("userinfo-example")]))
             #expect(deleted["not_revoked"] == .array([]))

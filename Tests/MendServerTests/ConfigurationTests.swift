@@ -164,7 +164,7 @@ import Testing
             "MEND_LONG_LIVED_EXCHANGE": "false",
             "MEND_RATE_LIMIT_LOGIN_IP": "5/min", "MEND_RATE_LIMIT_LOGIN_USER": "off",
             "MEND_RATE_LIMIT_REFRESH_IP": "1/h", "MEND_RATE_LIMIT_REFRESH_USER": "2/h", "MEND_REQUIRE_PKCE": "false",
-            "MEND_TOKEN_CACHE_SIZE": "0", "MEND_AUDIT_RETENTION": "30d",
+            "MEND_TOKEN_CACHE_SIZE": "0", "MEND_AUDIT_RETENTION": "30d", "MEND_DPOP": "required", "MEND_DPOP_NONCE": "true",
             "MEND_ADMIN_TOKENS": AdminToken.generate(id: "ops").configuration.environmentValue,
             "MEND_RATE_LIMIT_ADMIN": "10/min",
             "MEND_PROVIDER_RECORDING": "/tmp/other.har", "MEND_PROVIDER_RECORDING_MODE": "newEpisodes",

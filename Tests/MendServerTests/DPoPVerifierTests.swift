@@ -67,7 +67,7 @@ struct DPoPVerifierTests {
             + "eyJqdGkiOiJweWRwb3AtanRpLTEiLCJodG0iOiJQT1NUIiwiaHR1IjoiaHR0cDovLzEyNy4wLjAuMTo4MDgwL3YxL3Nlc3Npb24vcmVmcmVzaCIsImlhdCI6MTgwMDAwMDAwMCwiYXRoIjoiRnVBZlFDWDdPcVlXaEVCcnZGdU1naVR0UmZxdGNaY1dDVFpHXzAybFgxdyIsIm5vbmNlIjoic2VydmVyLW5vbmNlLTEifQ."
             + "7HzJQzgasiByFACkGXXIZV2vaFHxNe_x-FmnQ9ug-AtxDIyPONWFGJ6mgeDO1S9Vy5nedzgDQPTKM8D71jbKaA"
         let verified = try Self.verify(proof, nonce: { $0 == "server-nonce-1" })
-        #expect(verified == .init(thumbprint: Self.thumbprint, jti: "pydpop-jti-1", issuedAt: Self.now))
+        #expect(verified == .init(thumbprint: Self.thumbprint, jti: "pydpop-jti-1", issuedAt: Self.now, hasNonce: true))
         #expect(throws: DPoPVerifier.Refusal.nonceRequired) { try Self.verify(proof, nonce: { _ in false }) }
     }
 

@@ -83,6 +83,61 @@ struct PostgresInstancesTests {
     }
 }
 
+/// A DPoP-bound session on two instances sharing PostgreSQL: the stored access token is refused on either without a
+/// proof, with another key's, for another URL or method, and with a proof the other instance already accepted.
+@Suite(.enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
+struct PostgresDPoPTests {
+    @Test func aBoundTokenIsRefusedOnEitherInstanceWithoutItsProofOrWithAReplayedOne() async throws {
+        // Both instances behind one public URL, as behind a load balancer: a proof names that URL.
+        let publicURL = URL(string: "https://login.example")!
+        try await withTwoPostgresInstances(configure: { $0.listening.publicURL = publicURL }) {
+            emulator, first, second, _ in
+            var clients = [try ProvingClient(first.baseURL), try ProvingClient(second.baseURL)]
+            clients[0].publicURL = publicURL
+            let session = try await clients[0].login(emulator)
+            let access = try #require(session["access_token"]?.stringValue)
+            #expect(confirmationKey(of: access) == clients[0].key.thumbprint)
+            var stranger = try ProvingClient(first.baseURL)
+            stranger.publicURL = publicURL
+            for (index, url) in [first.baseURL, second.baseURL].enumerated() {
+                // The same key, as the session's client would use it against this instance.
+                let client = ProvingClient(
+                    server: ServerClient(url), key: clients[0].key, signer: clients[0].signer, publicURL: publicURL)
+                let good = try client.proof("GET", "/v1/me", accessToken: access)
+                _ = try await client.get("/v1/me", token: access, proof: good)
+                let refusals: [(String, () async throws -> JSONValue)] = [
+                    ("bearer", { try await client.get("/v1/me", token: access, scheme: "Bearer", proof: nil) }),
+                    ("no proof", { try await client.get("/v1/me", token: access, proof: nil) }),
+                    ("another key", {
+                        try await client.get(
+                            "/v1/me", token: access,
+                            proof: try client.proof("GET", "/v1/me", accessToken: access, signer: stranger.signer))
+                    }),
+                    ("another URL", {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try client.proof("GET", "/v1/session", accessToken: access))
+                    }),
+                    ("another method", {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try client.proof("DELETE", "/v1/me", accessToken: access))
+                    }),
+                    // The proof this instance accepted, replayed to the other: the shared table refuses it there.
+                    ("replayed on the other instance", {
+                        let other = ServerClient([first.baseURL, second.baseURL][1 - index])
+                        var headers: HTTPFields = [.authorization: "DPoP \(access)"]
+                        headers[.dpop] = good
+                        return try await other.get("/v1/me", headers: headers).json()
+                    }),
+                ]
+                for (what, call) in refusals {
+                    let refused = await client.server.failure(call)
+                    #expect(refused?.code == .Session.dpopProofInvalid, "instance \(index + 1), \(what)")
+                }
+            }
+        }
+    }
+}
+
 /// Rate limits on PostgreSQL are one bucket per key for every instance, not one per instance.
 @Suite(.enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
 struct SharedRateLimitTests {

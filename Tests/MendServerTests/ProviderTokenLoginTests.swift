@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MendCore
 import MendEmulator
 import MendFacebook
@@ -34,7 +35,12 @@ struct ProviderTokenLoginTests {
             #expect(session.issuer == .backend)
             #expect(session.refreshToken != nil)
             let access = session.accessToken.tokenString
-            let me = try await stack.client.get("/v1/me", bearer: access).json()
+            #expect(session.proofKey != nil, "a Mend client's session is DPoP-bound by default")
+            let me = try await APIClient(transport: AsyncHTTPClientTransport()).send(
+                APIRequest(
+                    method: .get, url: stack.server.baseURL.appendingPathComponent("v1/me"),
+                    options: RequestOptions(credentialOverride: try session.credential()))
+            ).json()
             #expect(me["provider_user_id"]?.stringValue == TestUser.defaults[0].id)
             // The same person through the browser is the same user.
             let viaCode = try await stack.login()

@@ -11,7 +11,13 @@ struct WhoAmICommand: AsyncParsableCommand {
     @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
     var stateDirectory: String?
 
-    @Flag(name: .long, help: "Print JSON: {\"loggedIn\", \"user\": {\"id\", \"name\", \"email\"}, \"reason\"}.")
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Print JSON: {\"loggedIn\", \"user\": {\"id\", \"name\", \"email\"}, \"binding\", \"reason\"}.",
+            discussion: "`binding` is {\"scheme\": \"DPoP\", \"keyThumbprint\", \"accessTokenJKT\"} for a session bound to "
+                + "its key (the key's RFC 7638 thumbprint, and the stored access token's cnf.jkt: equal), or "
+                + "{\"scheme\": \"Bearer\"}."))
     var json = false
 
     func run() async throws {
@@ -36,16 +42,36 @@ struct WhoAmICommand: AsyncParsableCommand {
         } catch let error as MendError {
             throw Failure.report(error)
         }
-        let user = try await credentials.currentSession()?.user ?? session.user
+        let current = try await credentials.currentSession() ?? session
+        let user = current.user ?? session.user
         if json {
-            print(Self.json(user: user, reason: nil))
+            print(Self.json(user: user, reason: nil, binding: Self.binding(of: current)))
         } else {
-            print("\(user?.name ?? "?") (\(user?.id ?? "?"))\(user?.email.map { " <\($0)>" } ?? "")")
+            let bound = current.proofKey.map { " — DPoP-bound (key \($0.thumbprint))" } ?? ""
+            print("\(user?.name ?? "?") (\(user?.id ?? "?"))\(user?.email.map { " <\($0)>" } ?? "")\(bound)")
         }
     }
 
-    /// `{"loggedIn", "user", "reason"}`; `user` is `null` when logged out, `reason` when logged in.
-    static func json(user: Session.User?, reason: String?) -> String {
+    /// `{"scheme": "DPoP", "keyThumbprint", "accessTokenJKT"}` or `{"scheme": "Bearer"}`: no secret.
+    static func binding(of session: Session) -> JSONValue {
+        guard let key = session.proofKey else { return .object(["scheme": .string("Bearer")]) }
+        return .object([
+            "scheme": .string("DPoP"), "keyThumbprint": .string(key.thumbprint),
+            "accessTokenJKT": confirmationKey(of: session.accessToken.tokenString).map(JSONValue.string) ?? .null,
+        ])
+    }
+
+    /// The `cnf.jkt` claim of a JWT access token (read, not verified: the server verifies it), if it has one.
+    static func confirmationKey(of token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+            case .object(let claims)? = try? JSONValue.parse(payload).get()
+        else { return nil }
+        return claims["cnf"]?["jkt"]?.stringValue
+    }
+
+    /// `{"loggedIn", "user", "binding", "reason"}`; `user` is `null` when logged out, `reason` when logged in.
+    static func json(user: Session.User?, reason: String?, binding: JSONValue = .null) -> String {
         var userObject = JSONValue.null
         if let user {
             userObject = .object([
@@ -54,7 +80,8 @@ struct WhoAmICommand: AsyncParsableCommand {
             ])
         }
         return JSONValue.object([
-            "loggedIn": .bool(reason == nil), "user": userObject, "reason": reason.map(JSONValue.string) ?? .null,
+            "loggedIn": .bool(reason == nil), "user": userObject, "binding": binding,
+            "reason": reason.map(JSONValue.string) ?? .null,
         ]).jsonText()
     }
 }
@@ -74,7 +101,9 @@ struct TokenCommand: AsyncParsableCommand {
             discussion: """
                 Standard output gets the token and a newline, nothing else: `curl -H "Authorization: Bearer \
                 $(mend token print)" …`. It is a secret: do not paste it or log it. Exit status 1 when nobody is \
-                logged in or the session cannot be renewed.
+                logged in or the session cannot be renewed. A session mend-server bound to this tool's key (DPoP, \
+                the default: `mend whoami --json` shows its binding) accepts the token only with a proof of that \
+                key, which curl cannot make: that is what keeps a copied token useless.
                 """)
 
         @Option(name: .long, help: "Where the session is kept.")

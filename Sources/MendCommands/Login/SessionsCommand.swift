@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MendCore
+import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 
@@ -10,8 +11,11 @@ struct SessionsCommand: AsyncParsableCommand {
         commandName: "sessions", abstract: "List the user's sessions at the backend (devices), or end one.",
         subcommands: [List.self, End.self], defaultSubcommand: List.self)
 
-    /// The backend client and a valid access token of the stored session, or exit 1 saying why not.
-    static func backend(stateDirectory: String?, json: Bool = false) async throws -> (BackendSessionClient, String) {
+    /// The backend client and a valid credential of the stored session (DPoP-bound when the session is), or exit 1
+    /// saying why not.
+    static func backend(
+        stateDirectory: String?, json: Bool = false
+    ) async throws -> (BackendSessionClient, MendHTTP.Credential) {
         guard
             let (credentials, profile) = try await LoginProfile.credentials(
                 directory: LoginProfile.directory(stateDirectory)),
@@ -34,7 +38,8 @@ struct SessionsCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         do {
-            return (backend, try await credentials.validToken().tokenString)
+            guard let credential = try await credentials.currentCredential() else { throw ExitCode(1) }
+            return (backend, credential)
         } catch let error as MendError {
             throw Failure.report(error, json: json)
         }
@@ -58,7 +63,7 @@ struct SessionsCommand: AsyncParsableCommand {
             let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory, json: json)
             let devices: [BackendDevice]
             do {
-                devices = try await backend.sessions(accessToken: token)
+                devices = try await backend.sessions(using: token)
             } catch let error as MendError {
                 throw Failure.report(error, json: json)
             }
@@ -102,7 +107,7 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() async throws {
             let (backend, token) = try await SessionsCommand.backend(stateDirectory: stateDirectory)
             do {
-                try await backend.endSession(id: id, accessToken: token)
+                try await backend.endSession(id: id, using: token)
             } catch let error as MendError {
                 throw Failure.report(error)
             }

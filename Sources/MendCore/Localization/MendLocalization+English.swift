@@ -44,6 +44,7 @@ extension MendLocalization {
             .deviceLoginPending: Message(title: "Waiting for Approval", message: "Enter the code shown on this device on the page it names, on your phone or computer."),
             .deviceLoginDeclined: Message(title: "Login Declined", message: "The login on this device was declined. Start again if that was a mistake."),
             .deviceCodeExpired: Message(title: "Code Expired", message: "The code on this device has expired. Start the login again to get a new code."),
+            .sessionProofRefused: Message(title: "Couldn’t Verify This Device", message: "Your session couldn’t be verified on this device. Try again; if it keeps happening, log in again."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

@@ -43,6 +43,7 @@ extension MendLocalization {
             .deviceLoginPending: Message(title: "En attente d’approbation", message: "Saisissez le code affiché sur cet appareil sur la page indiquée, depuis votre téléphone ou votre ordinateur."),
             .deviceLoginDeclined: Message(title: "Connexion refusée", message: "La connexion sur cet appareil a été refusée. Recommencez s’il s’agit d’une erreur."),
             .deviceCodeExpired: Message(title: "Code expiré", message: "Le code affiché sur cet appareil a expiré. Recommencez la connexion pour obtenir un nouveau code."),
+            .sessionProofRefused: Message(title: "Appareil non vérifié", message: "Votre session n’a pas pu être vérifiée sur cet appareil. Réessayez ; si cela se reproduit, reconnectez-vous."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

@@ -43,6 +43,7 @@ extension MendLocalization {
             .deviceLoginPending: Message(title: "Warten auf Bestätigung", message: "Geben Sie den auf diesem Gerät angezeigten Code auf der genannten Seite ein, auf Ihrem Telefon oder Computer."),
             .deviceLoginDeclined: Message(title: "Anmeldung abgelehnt", message: "Die Anmeldung auf diesem Gerät wurde abgelehnt. Beginnen Sie erneut, falls das ein Versehen war."),
             .deviceCodeExpired: Message(title: "Code abgelaufen", message: "Der Code auf diesem Gerät ist abgelaufen. Starten Sie die Anmeldung erneut, um einen neuen Code zu erhalten."),
+            .sessionProofRefused: Message(title: "Gerät nicht bestätigt", message: "Ihre Sitzung konnte auf diesem Gerät nicht bestätigt werden. Versuchen Sie es erneut; wenn das wieder passiert, melden Sie sich erneut an."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

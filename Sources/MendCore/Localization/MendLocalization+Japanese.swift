@@ -43,6 +43,7 @@ extension MendLocalization {
             .deviceLoginPending: Message(title: "承認を待っています", message: "このデバイスに表示されたコードを、スマートフォンやパソコンで案内されたページに入力してください。"),
             .deviceLoginDeclined: Message(title: "ログインが拒否されました", message: "このデバイスでのログインは拒否されました。誤りの場合はもう一度やり直してください。"),
             .deviceCodeExpired: Message(title: "コードの有効期限切れ", message: "このデバイスのコードは有効期限が切れました。もう一度ログインを始めて新しいコードを取得してください。"),
+            .sessionProofRefused: Message(title: "デバイスを確認できませんでした", message: "このデバイスでセッションを確認できませんでした。もう一度お試しください。繰り返し起きる場合は、もう一度ログインしてください。"),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),

@@ -43,6 +43,7 @@ extension MendLocalization {
             .deviceLoginPending: Message(title: "Esperando aprobación", message: "Introduce el código que aparece en este dispositivo en la página indicada, desde tu teléfono o tu ordenador."),
             .deviceLoginDeclined: Message(title: "Inicio de sesión rechazado", message: "Se rechazó el inicio de sesión en este dispositivo. Vuelve a empezar si fue un error."),
             .deviceCodeExpired: Message(title: "Código caducado", message: "El código de este dispositivo ha caducado. Vuelve a iniciar sesión para obtener un código nuevo."),
+            .sessionProofRefused: Message(title: "No se pudo verificar el dispositivo", message: "No se pudo verificar tu sesión en este dispositivo. Vuelve a intentarlo; si sigue ocurriendo, vuelve a iniciar sesión."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["Aceptar"]),

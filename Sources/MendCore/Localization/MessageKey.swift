@@ -84,5 +84,8 @@ extension MendError {
         public static let deviceLoginDeclined = MessageKey(rawValue: "deviceLoginDeclined")
         /// A device login's code expired before it was entered.
         public static let deviceCodeExpired = MessageKey(rawValue: "deviceCodeExpired")
+        /// The server could not verify that this device holds its session's key (a DPoP proof refused): try again,
+        /// then log in again.
+        public static let sessionProofRefused = MessageKey(rawValue: "sessionProofRefused")
     }
 }

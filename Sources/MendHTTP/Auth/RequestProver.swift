@@ -9,10 +9,11 @@ import MendCore
 /// retry, the replay after a refresh, the one retry a `use_dpop_nonce` challenge allows — so no two attempts carry the
 /// same proof, and each carries the latest nonce its server gave.
 public protocol RequestProver: Sendable {
-    /// The `DPoP` header of a request of `method` to `url` presenting `accessToken`; `nonce` is the latest
+    /// The `DPoP` header of a request of `method` to `url` presenting `accessToken` (`nil` at a token endpoint, where
+    /// the proof binds what is issued rather than proves a token it presents); `nonce` is the latest
     /// `DPoP-Nonce` the URL's origin answered, if it gave one; `issuedAt` is the time on the origin's clock as far as
     /// the client knows it (its own, moved by the offset learned when a proof was refused for its time).
-    func proof(method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date) async throws -> String
+    func proof(method: String, url: URL, accessToken: String?, nonce: String?, issuedAt: Date) async throws -> String
 }
 
 /// What a client knows of each origin (scheme and authority) it sends proofs to: the `DPoP-Nonce` it answered last
@@ -24,13 +25,23 @@ package final class DPoPNonceBook: Sendable {
 
     package init() {}
 
+    /// The most origins a book keeps.
+    static let capacity = 1024
+
+    /// The process's book, keyed by origin: what every client's authorization step keeps.
+    package static let shared = DPoPNonceBook()
+
     /// The latest nonce of `origin`.
     package func nonce(for origin: String) -> String? { nonces.withLock { $0[origin] } }
 
     /// Keeps `nonce` as `origin`'s latest (nothing when `nil` or empty).
     package func record(_ nonce: String?, for origin: String) {
         guard let nonce, !nonce.isEmpty, nonce.utf8.count <= 1024 else { return }
-        nonces.withLock { $0[origin] = nonce }
+        nonces.withLock { nonces in
+            // Bounded: a process that talked to a thousand servers starts over (each answers a challenge again).
+            if nonces.count >= Self.capacity, nonces[origin] == nil { nonces.removeAll() }
+            nonces[origin] = nonce
+        }
     }
 
     /// How far `origin`'s clock is ahead of the client's (behind: negative).
@@ -43,6 +54,7 @@ package final class DPoPNonceBook: Sendable {
         let offset = serverTime.timeIntervalSince(now)
         return offsets.withLock { offsets in
             guard abs(offset - (offsets[origin] ?? 0)) > 5 else { return false }
+            if offsets.count >= Self.capacity, offsets[origin] == nil { offsets.removeAll() }
             offsets[origin] = abs(offset) > 5 ? offset : nil
             return true
         }
@@ -58,7 +70,8 @@ package final class DPoPNonceBook: Sendable {
 /// it for each attempt, and records the nonces the answers carry.
 package struct ProofBinding: Sendable {
     let prover: any RequestProver
-    let accessToken: String
+    /// The token the request presents; `nil` for a proof without one (a token endpoint's).
+    let accessToken: String?
     let nonces: DPoPNonceBook
 
     /// The `DPoP` header of one attempt of `head`, made at `now` on the client's clock.

@@ -18,6 +18,10 @@ public struct APIRequest: Sendable {
     /// The prover of a DPoP-bound credential the authorization step applied: the exchange signs a proof with it for
     /// each attempt.
     var proofBinding: ProofBinding?
+    /// A prover whose proof goes with the request although it presents no access token: a token endpoint's request
+    /// (a code exchange, a refresh, a revocation) that binds, or uses, a DPoP-bound session (RFC 9449 §5). The
+    /// authorization step signs it per attempt and answers a nonce challenge once, as for a bound credential.
+    package var tokenlessProver: (any RequestProver)?
 
     /// Creates a request from its parts.
     package init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
@@ -26,6 +30,7 @@ public struct APIRequest: Sendable {
         self.options = options
         self.appliedCredential = nil
         self.proofBinding = nil
+        self.tokenlessProver = nil
     }
 
     /// Creates a request for `url`.

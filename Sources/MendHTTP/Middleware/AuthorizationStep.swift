@@ -11,8 +11,10 @@ package struct AuthorizationStep: ClientMiddleware {
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
-    /// The `DPoP-Nonce` of each origin this client's proved requests were answered with.
-    let nonces = DPoPNonceBook()
+    /// The `DPoP-Nonce` of each origin proved requests were answered with, and its clock: the process's one book, so
+    /// that every client of a server (the app's API client, the login's backend client) uses the nonce any of them
+    /// was given — a nonce is the server's (RFC 9449 §8), never one client's.
+    let nonces = DPoPNonceBook.shared
 
     /// Creates the step.
     ///
@@ -44,10 +46,15 @@ package struct AuthorizationStep: ClientMiddleware {
         _ request: APIRequest, context: PipelineContext,
         next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
-        guard request.options.attachesCredential else { return try await next(request) }
+        guard request.options.attachesCredential else {
+            guard let prover = request.tokenlessProver else { return try await next(request) }
+            var proved = request
+            proved.proofBinding = ProofBinding(prover: prover, accessToken: nil, nonces: nonces)
+            return try await sendProving(proved, context: context, next)
+        }
         if let override = request.options.credentialOverride {
             // A token override is never invalidated or renewed.
-            return try await next(apply(override, to: request))
+            return try await send(override, request, context: context, next)
         }
         guard let provider, let credential = try await provider.currentCredential() else {
             return try await next(request)
@@ -96,7 +103,13 @@ package struct AuthorizationStep: ClientMiddleware {
         _ credential: Credential, _ request: APIRequest, context: PipelineContext,
         _ next: @Sendable (APIRequest) async throws -> APIResponse
     ) async throws -> APIResponse {
-        let applied = apply(credential, to: request)
+        try await sendProving(apply(credential, to: request), context: context, next)
+    }
+
+    /// Sends `applied`; when it carries a proof, answers one nonce challenge and one refusal for the proof's time.
+    private func sendProving(
+        _ applied: APIRequest, context: PipelineContext, _ next: @Sendable (APIRequest) async throws -> APIResponse
+    ) async throws -> APIResponse {
         guard applied.proofBinding != nil else { return try await next(applied) }
         var answeredNonce = false
         var learnedClock = false

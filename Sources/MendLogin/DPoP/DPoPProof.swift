@@ -84,9 +84,9 @@ package struct SessionProver: RequestProver {
 
     /// The prover of `key`; `session/19` (``MendError/Code/Session/proofKeyUnavailable``) when this device cannot
     /// use it — a new login, never a crash.
-    package init(key: ProofKey, keys: any ProofKeyFactory = SoftwareProofKeys()) throws(MendError) {
+    package init(key: ProofKey) throws(MendError) {
         do {
-            signer = try keys.signer(for: key)
+            signer = try ProofKeyring.signer(for: key)
         } catch let unavailable as ProofKeyUnavailable {
             throw MendError.login(.Session.proofKeyUnavailable, unavailable.description + " Log in again.")
         } catch {
@@ -97,7 +97,7 @@ package struct SessionProver: RequestProver {
     }
 
     package func proof(
-        method: String, url: URL, accessToken: String, nonce: String?, issuedAt: Date
+        method: String, url: URL, accessToken: String?, nonce: String?, issuedAt: Date
     ) async throws -> String {
         try DPoPProof(
             signer: signer, method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: issuedAt

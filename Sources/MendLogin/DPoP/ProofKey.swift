@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
-import MendCore
+package import MendCore
+package import MendHTTP
 
 /// The key a DPoP-bound session proves possession with (RFC 9449): a P-256 key (ES256).
 ///
@@ -99,6 +100,32 @@ package struct ProofKeyUnavailable: Error, Sendable, CustomStringConvertible {
     package var description: String { "The session's DPoP key cannot be used: \(reason)." }
 }
 
+/// The key stores of this platform: where a new session's key is made, and which store signs with a stored key.
+package enum ProofKeyring {
+    /// Where a new session's key is made: the Secure Enclave when this device has one, else software (Linux, the
+    /// simulator, a Mac without one).
+    package static var preferred: any ProofKeyFactory {
+        #if canImport(CryptoKit) && canImport(Security) && !os(Linux)
+            if SecureEnclaveProofKeys.isAvailable { return SecureEnclaveProofKeys() }
+        #endif
+        return SoftwareProofKeys()
+    }
+
+    /// The signer of a stored key, by the store its kind names; ``ProofKeyUnavailable`` when this device cannot use
+    /// it.
+    package static func signer(for key: ProofKey) throws -> any ProofSigner {
+        switch key.kind {
+        case .software: return try SoftwareProofKeys().signer(for: key)
+        case .secureEnclave:
+            #if canImport(CryptoKit) && canImport(Security) && !os(Linux)
+                return try SecureEnclaveProofKeys().signer(for: key)
+            #else
+                throw ProofKeyUnavailable(reason: "a Secure Enclave key cannot be used on this device")
+            #endif
+        }
+    }
+}
+
 /// Software P-256 keys (swift-crypto): every platform. The Secure Enclave's factory is Apple-only and not built here.
 package struct SoftwareProofKeys: ProofKeyFactory {
     package init() {}
@@ -136,5 +163,26 @@ package struct SoftwareProofSigner: ProofSigner {
 
     package func signature(for message: Data) throws -> Data {
         try key.signature(for: message).rawRepresentation
+    }
+}
+
+/// Whether the sessions a client opens are bound to a key the client holds.
+public enum SessionBinding: Sendable, Hashable {
+    /// DPoP (RFC 9449), the default: a key is made for each login — in the Secure Enclave where the device has one,
+    /// else in software, kept with the session — and every use of the session's tokens carries a proof of it, so a
+    /// copied token alone is useless. A server that does not bind gives a bearer session, and the key is dropped.
+    case dpop
+    /// Bearer sessions: no key, no proofs; whoever holds a token can use it.
+    case bearer
+}
+
+extension Session {
+    /// The credential the session's requests carry: bound to its key (`Authorization: DPoP` and a proof per
+    /// request), or a bearer one.
+    ///
+    /// - Throws: `session/19` when this device cannot use the session's key.
+    package func credential() throws(MendError) -> Credential {
+        guard let proofKey else { return Credential(token: accessToken.tokenString) }
+        return Credential(token: accessToken.tokenString, prover: try SessionProver(key: proofKey))
     }
 }

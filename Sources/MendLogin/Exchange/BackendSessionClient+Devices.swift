@@ -67,10 +67,16 @@ extension BackendSessionClient {
     /// - Parameter accessToken: A valid access token of one of the user's sessions (``CredentialsManager/validToken(minTTL:)``
     ///   gives one).
     public func sessions(accessToken: String) async throws -> [BackendDevice] {
+        try await sessions(using: Credential(token: accessToken))
+    }
+
+    /// `GET /v1/sessions` with `credential` — a DPoP-bound session's (``CredentialsManager/currentCredential()``
+    /// gives it), whose requests carry proofs.
+    public func sessions(using credential: Credential) async throws -> [BackendDevice] {
         let request = APIRequest(
             method: .get, url: baseURL.appendingPathComponent("v1/sessions"), headers: identifyingHeaders,
             options: RequestOptions(
-                credentialRejection: .keep, credentialOverride: Credential(token: accessToken),
+                credentialRejection: .keep, credentialOverride: credential,
                 timeout: requestTimeout, urlTemplate: "/v1/sessions"))
         return try await client.send(request).decode(DeviceList.self).sessions
     }
@@ -78,12 +84,17 @@ extension BackendSessionClient {
     /// `DELETE /v1/sessions/{id}`: ends one of the user's own sessions — "sign out that phone". A session of
     /// another user, or none, is `rest/404`. Idempotent, so retried on transient failures.
     public func endSession(id: String, accessToken: String) async throws {
+        try await endSession(id: id, using: Credential(token: accessToken))
+    }
+
+    /// `DELETE /v1/sessions/{id}` with `credential` (a DPoP-bound session's included).
+    public func endSession(id: String, using credential: Credential) async throws {
         var path = baseURL.appendingPathComponent("v1/sessions")
         path.appendPathComponent(id)
         let request = APIRequest(
             method: .delete, url: path, headers: identifyingHeaders,
             options: RequestOptions(
-                allowsRetry: true, credentialRejection: .keep, credentialOverride: Credential(token: accessToken),
+                allowsRetry: true, credentialRejection: .keep, credentialOverride: credential,
                 timeout: requestTimeout, expectsJSON: false, urlTemplate: "/v1/sessions/{id}"))
         _ = try await client.send(request)
     }

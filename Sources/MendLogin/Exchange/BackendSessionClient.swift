@@ -69,6 +69,14 @@ public struct BackendSessionClient: Sendable {
     /// records on the sessions it opens for the user's list of devices; `MendLogin/<version> (<platform>)` by
     /// default, `nil` to send none. An app sets its own (`MyApp/2.3 (iOS 18.1)`: `MendVersion.clientIdentifier(name:version:)` (MendCore)).
     public var clientIdentifier: String?
+    /// Whether the sessions this client opens are bound to a key (``SessionBinding/dpop``, the default) or bearer
+    /// sessions. A backend that does not bind (mend-server with `MEND_DPOP=off`) gives bearer sessions either way.
+    public var binding: SessionBinding {
+        get { proofKeys == nil ? .bearer : .dpop }
+        set { proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+    }
+    /// Where a login's key is made; `nil` for bearer sessions.
+    package var proofKeys: (any ProofKeyFactory)?
     /// The backend's base URL (`https://api.example.com`).
     package let baseURL: URL
     /// How refreshes are attempted.
@@ -107,6 +115,7 @@ public struct BackendSessionClient: Sendable {
     ) {
         self.baseURL = baseURL
         self.provider = nil
+        self.proofKeys = ProofKeyring.preferred
         self.clientIdentifier = MendVersion.clientIdentifier(name: "MendLogin")
         self.refreshPolicy = refreshPolicy
         self.requestTimeout = requestTimeout
@@ -137,31 +146,46 @@ public struct BackendSessionClient: Sendable {
         ]
         if let provider { fields["provider"] = .string(provider) }
         let body: JSONValue = .object(fields)
-        let response = try await post("v1/login/code", body: body, retryable: false, timeout: requestTimeout)
-        return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
+        let key = try newKey()
+        let response = try await post(
+            "v1/login/code", body: body, retryable: false, prover: try key.map(SessionProver.init(key:)),
+            timeout: requestTimeout)
+        return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0, key: key)
+    }
+
+    /// A new login's key, or `nil` for a bearer session. A key store that fails (a Secure Enclave that refuses)
+    /// falls back to a software key: the session is still bound.
+    private func newKey() throws -> ProofKey? {
+        guard let proofKeys else { return nil }
+        if let key = try? proofKeys.makeKey() { return key }
+        return try SoftwareProofKeys().makeKey()
     }
 
     /// `POST /v1/login/provider-token`: the backend checks a provider access token the app got by itself (a device
     /// login's) with `debug_token` — this app's, valid, a user's — and opens the same session as a code login. Never
     /// retried.
     public func exchange(providerToken: String) async throws -> Session {
+        let key = try newKey()
         let response = try await post(
             "v1/login/provider-token", body: .object(["provider_token": .string(providerToken)]), retryable: false,
-            timeout: requestTimeout)
-        return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0)
+            prover: try key.map(SessionProver.init(key:)), timeout: requestTimeout)
+        return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0, key: key)
     }
 
     /// `POST /v1/session/refresh`: a rotated refresh token and a new access token. The pipeline retries it with the
-    /// same refresh token after transport failures and transient answers (see `RefreshPolicy`).
+    /// same refresh token after transport failures and transient answers (see `RefreshPolicy`). A bound session's
+    /// refresh carries a proof of its key (its refresh token is bound too); a key this device cannot use is
+    /// `session/19`, which ends the session.
     public func refresh(_ session: Session) async throws -> Session {
         guard let refreshToken = session.refreshToken else {
             throw MendError.login(.Session.notRefreshable, "The session has no refresh token.")
         }
         let response = try await post(
             "v1/session/refresh", body: .object(["refresh_token": .string(refreshToken)]), retryable: true,
-            timeout: refreshPolicy.budget, attemptTimeout: refreshPolicy.attemptTimeout)
+            prover: try session.proofKey.map(SessionProver.init(key:)), timeout: refreshPolicy.budget,
+            attemptTimeout: refreshPolicy.attemptTimeout)
         var refreshed = try response.decode(BackendSessionResponse.self).session(
-            now: now(), generation: session.generation + 1)
+            now: now(), generation: session.generation + 1, key: session.proofKey)
         if refreshed.user == nil { refreshed.user = session.user }
         if refreshed.familyID == nil { refreshed.familyID = session.familyID }
         return refreshed
@@ -170,16 +194,17 @@ public struct BackendSessionClient: Sendable {
     /// `POST /v1/session/revoke` (RFC 7009): ends the session that `token` — a refresh token or an access token,
     /// however old — belongs to. Succeeds for a token that is unknown or already revoked; retried on transient
     /// failures (it is idempotent).
-    package func revoke(token: String) async throws {
+    package func revoke(token: String, prover: (any RequestProver)? = nil) async throws {
         var headers = identifyingHeaders
         headers[.contentType] = "application/x-www-form-urlencoded"
         let encoded = FormEncoding.encode([("token", token)])
-        let request = APIRequest(
+        var request = APIRequest(
             method: .post, url: baseURL.appendingPathComponent("v1/session/revoke"), headers: headers,
             body: Data(encoded.utf8),
             options: RequestOptions(
                 allowsRetry: true, credentialRejection: .keep, attachesCredential: false, timeout: requestTimeout,
                 expectsJSON: false, urlTemplate: "/v1/session/revoke"))
+        request.tokenlessProver = prover
         _ = try await client.send(request)
     }
 
@@ -195,27 +220,30 @@ public struct BackendSessionClient: Sendable {
             "revoke_provider_permissions": .bool(revokeProviderPermissions), "scope": .string(scope.rawValue),
         ]
         if let refreshToken = session.refreshToken { body["refresh_token"] = .string(refreshToken) }
-        let credential =
-            session.accessToken.isExpired(at: now()) ? nil : Credential(token: session.accessToken.tokenString)
+        // A bound session proves its key with the access token, or — expired — with the refresh token alone.
+        let credential = session.accessToken.isExpired(at: now()) ? nil : try session.credential()
         _ = try await post(
             "v1/session/logout", body: .object(body), retryable: true, credential: credential,
+            prover: credential == nil ? try session.proofKey.map(SessionProver.init(key:)) : nil,
             timeout: requestTimeout, expectsJSON: false)
     }
 
     private func post(
-        _ path: String, body: JSONValue, retryable: Bool, credential: Credential? = nil, timeout: Duration,
-        attemptTimeout: Duration? = nil, expectsJSON: Bool = true
+        _ path: String, body: JSONValue, retryable: Bool, credential: Credential? = nil,
+        prover: (any RequestProver)? = nil, timeout: Duration, attemptTimeout: Duration? = nil,
+        expectsJSON: Bool = true
     ) async throws -> APIResponse {
         var headers = identifyingHeaders
         headers[.contentType] = "application/json"
         headers[.accept] = "application/json"
-        let request = APIRequest(
+        var request = APIRequest(
             method: .post, url: baseURL.appendingPathComponent(path), headers: headers,
             body: Data(body.jsonText().utf8),
             options: RequestOptions(
                 allowsRetry: retryable, credentialRejection: .keep, attachesCredential: credential != nil,
                 credentialOverride: credential, timeout: timeout, attemptTimeout: attemptTimeout,
                 expectsJSON: expectsJSON, urlTemplate: "/" + path))
+        request.tokenlessProver = prover
         return try await client.send(request)
     }
 }

@@ -40,8 +40,10 @@ struct BackendSessionResponse: Decodable, Sendable {
         case providerToken = "provider_token"
     }
 
-    func session(now: Date, generation: Int) -> Session {
-        Session(
+    /// The session this answer opens or continues; it keeps `key` when the answer says its tokens are bound to it
+    /// (`token_type: DPoP`), and is a bearer session otherwise (a server that does not bind).
+    func session(now: Date, generation: Int, key: ProofKey?) -> Session {
+        var session = Session(
             issuer: .backend,
             accessToken: AccessToken(
                 tokenString: accessToken, userID: user?.id, permissions: Set(grantedScopes ?? []),
@@ -53,5 +55,7 @@ struct BackendSessionResponse: Decodable, Sendable {
                     id: $0.id, providerUserID: $0.providerUserID, name: $0.name, email: $0.email, picture: $0.picture)
             },
             providerAccessToken: providerToken, generation: generation, familyID: sessionID)
+        if tokenType?.caseInsensitiveCompare("DPoP") == .orderedSame { session.proofKey = key }
+        return session
     }
 }

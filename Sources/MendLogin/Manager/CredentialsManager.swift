@@ -101,11 +101,31 @@ public actor CredentialsManager {
     /// - Throws: `login/310` when nobody is logged in (or another process logged out); the issuer's error when the
     ///   refresh fails — after signing the user out only if that error ends the session.
     public func validToken(minTTL: TimeInterval = 60) async throws -> AccessToken {
+        try await validSession(minTTL: minTTL).accessToken
+    }
+
+    /// The session whose token is good for at least `minTTL` seconds (``validToken(minTTL:)``).
+    private func validSession(minTTL: TimeInterval) async throws -> Session {
         _ = try await currentSession()
         switch machine.tokenRequested(minTTL: minTTL, now: clock.now()) {
-        case .token(let token): return token
+        case .token(let token):
+            guard let session = machine.session, session.accessToken.tokenString == token.tokenString else {
+                throw Self.nobody
+            }
+            return session
         case .nobody: throw Self.nobody
-        case .refresh(let ticket): return try await answer(of: ticket).accessToken
+        case .refresh(let ticket): return try await answer(of: ticket)
+        }
+    }
+
+    /// The credential of `session` (bound to its key when it has one). A key this device cannot use (`session/19`:
+    /// another device's Secure Enclave blob, a record altered by hand) ends the session: a new login, never a crash.
+    package func credential(of session: Session) async throws -> Credential {
+        do {
+            return try session.credential()
+        } catch {
+            try await signOut(session, because: .tokenRejected(error))
+            throw error
         }
     }
 
@@ -242,11 +262,11 @@ public actor CredentialsManager {
 }
 
 extension CredentialsManager: CredentialProvider {
-    /// The current token as a bearer credential (refreshed first when it expires within `refreshMargin`); `nil`
+    /// The current token as a credential — bound to the session's key (DPoP) when it has one, else bearer — (refreshed first when it expires within `refreshMargin`); `nil`
     /// when nobody is logged in.
     public func currentCredential() async throws -> Credential? {
         guard try await currentSession() != nil else { return nil }
-        return Credential(token: try await validToken(minTTL: machine.rules.refreshMargin).tokenString)
+        return try await credential(of: try await validSession(minTTL: machine.rules.refreshMargin))
     }
 
     /// The server rejected `rejected`: refreshes (sharing a refresh in flight, or adopting one another process made)
@@ -255,12 +275,16 @@ extension CredentialsManager: CredentialProvider {
     public func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
         _ = try await currentSession()
         switch machine.rejected(token: rejected.token, error: error, now: clock.now()) {
-        case .replaced(let current): return Credential(token: current.tokenString)
+        case .replaced(let current):
+            guard let session = machine.session, session.accessToken.tokenString == current.tokenString else {
+                return Credential(token: current.tokenString)
+            }
+            return try await credential(of: session)
         case .signOut(let current):
             try await signOut(current, because: .tokenRejected(error))
             throw error
         case .rethrow: throw error
-        case .refresh(let ticket): return Credential(token: try await answer(of: ticket).accessToken.tokenString)
+        case .refresh(let ticket): return try await credential(of: try await answer(of: ticket))
         }
     }
 

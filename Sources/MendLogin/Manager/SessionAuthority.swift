@@ -44,15 +44,16 @@ extension BackendSessionClient: SessionAuthority {
         let request = APIRequest(
             method: .get, url: baseURL.appendingPathComponent("v1/session"), headers: identifyingHeaders,
             options: RequestOptions(
-                credentialRejection: .keep, credentialOverride: Credential(token: session.accessToken.tokenString),
-                timeout: requestTimeout))
+                credentialRejection: .keep, credentialOverride: try session.credential(), timeout: requestTimeout))
         _ = try await client.send(request)
     }
 
     /// Revokes the session at the backend with its refresh token (RFC 7009, `revoke(token:)`), which works
     /// however old the access token is.
     public func revoke(_ session: Session) async throws {
-        try await revoke(token: session.refreshToken ?? session.accessToken.tokenString)
+        try await revoke(
+            token: session.refreshToken ?? session.accessToken.tokenString,
+            prover: try? session.proofKey.map(SessionProver.init(key:)))
     }
 
     /// Only `mend-server`'s session-ended codes (`session/10`–`19`) end a backend session: an expired or invalid

@@ -116,7 +116,7 @@ public final class SessionCredentials: CredentialProvider {
     private func performLogin(error: MendError) async throws -> Credential {
         let result = try await login.logIn(presenter: presenter)
         guard let session = result.session else { throw error }  // cancelled: the rejection stands
-        if usesSessionToken(session) { return Credential(token: session.accessToken.tokenString) }
+        if usesSessionToken(session) { return try await credentials.credential(of: session) }
         guard let providerToken = session.providerAccessToken else { throw error }
         return Credential(token: providerToken)
     }

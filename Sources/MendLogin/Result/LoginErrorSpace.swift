@@ -98,6 +98,13 @@ extension MendError.Code {
         /// 19 (client side): the key the session's tokens are bound to (DPoP) is gone or cannot be used on this device
         /// (a Secure Enclave key restored to another device, a record altered by hand). Log in again.
         public static let proofKeyUnavailable = MendError.Code(.session, 19)
+        /// 20: the request's DPoP proof was refused (missing for a bound token, signed by another key, for another
+        ///     method or URL, too old, used before). A Mend client refreshes and sends the request once more with a
+        ///     new proof; the session is not over.
+        public static let dpopProofInvalid = MendError.Code(.session, 20)
+        /// 21: the server requires its nonce in DPoP proofs (`use_dpop_nonce`); the answer's `DPoP-Nonce` is the one
+        ///     to use. A Mend client sends the request once more with it.
+        public static let dpopNonceRequired = MendError.Code(.session, 21)
 
         /// Whether `code` says that the session is over (10–19), as opposed to "refresh this access token" (1–9).
         package static func endsSession(_ code: MendError.Code) -> Bool {
@@ -150,6 +157,8 @@ extension ErrorSpace {
         .row(.session, 17, "revoked", .recoverable, .reauthenticate, .signedOut, "The session was revoked (token revocation, or an operator): log in again."),
         .row(.session, 18, "notRefreshable", .recoverable, .reauthenticate, .sessionExpired, "Nothing can refresh this session (no refresh token, or a provider token a client cannot refresh): log in again."),
         .row(.session, 19, "proofKeyUnavailable", .recoverable, .reauthenticate, .signedOut, "The key the session is bound to (DPoP) is gone or cannot be used on this device: log in again."),
+        .row(.session, 20, "dpopProofInvalid", .recoverable, .reauthenticate, .sessionProofRefused, "The request's DPoP proof was refused (none for a bound token, another key, method or URL, too old, used before): refresh, then send it again with a new proof. Never a reason to sign out."),
+        .row(.session, 21, "dpopNonceRequired", .transient, .retry, .sessionRenewal, "The server requires its nonce in DPoP proofs: send the request again with the answer's DPoP-Nonce (once): the authorization step does, never the retry step.", autoRetry: false),
     ])
 }
 

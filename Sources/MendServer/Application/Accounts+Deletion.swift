@@ -26,8 +26,8 @@ extension Accounts {
     ///
     /// A provider that cannot be reached fails the request (502/503/504) and deletes nothing, so that the app can
     /// retry and no grant outlives the account; a token the provider already considers dead counts as revoked.
-    func deleteAccount(_ headers: HTTPFields, logger: Logger) async throws -> AccountDeletionBody {
-        let claims = try await sessions.authenticate(headers)
+    func deleteAccount(_ request: PresentedRequest, logger: Logger) async throws -> AccountDeletionBody {
+        let claims = try await sessions.authenticate(request)
         guard let user = try await identities.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }

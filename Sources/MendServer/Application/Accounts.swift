@@ -22,8 +22,8 @@ struct Accounts: BackendPart {
     /// `GET /v1/me`: the stored profile, refreshed from the provider (with `appsecret_proof`) when it is older than
     /// ``FacebookApp/profileMaxAge``. A provider outage serves the stored profile; a dead provider token
     /// ends the user's sessions and answers the provider's error.
-    func me(_ headers: HTTPFields, logger: Logger) async throws -> UserBody {
-        let claims = try await sessions.authenticate(headers)
+    func me(_ request: PresentedRequest, logger: Logger) async throws -> UserBody {
+        let claims = try await sessions.authenticate(request)
         guard var user = try await identities.user(id: claims.subject) else {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
@@ -73,8 +73,8 @@ struct Accounts: BackendPart {
     /// `POST /v1/session/logout`: the session ends (``SessionAuthority/logout(_:body:logger:)``); with
     /// `revoke_provider_permissions`, and only while the session was active and its token current, the Facebook
     /// permissions are revoked too, which ends every session of the user.
-    func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws {
-        guard let userID = try await sessions.logout(headers, body: body, logger: logger),
+    func logout(_ request: PresentedRequest, body: LogoutRequestBody, logger: Logger) async throws {
+        guard let userID = try await sessions.logout(request, body: body, logger: logger),
             body.revokeProviderPermissions == true, let user = try await identities.user(id: userID)
         else { return }
         let identity = try await identities.identity(provider: "facebook", userID: user.id)
@@ -93,8 +93,8 @@ struct Accounts: BackendPart {
     }
 
     /// `GET /v1/me/activity`: the caller's latest 50 audit events, newest first.
-    func activity(_ headers: HTTPFields) async throws -> JSONValue {
-        let claims = try await sessions.authenticate(headers)
+    func activity(_ request: PresentedRequest) async throws -> JSONValue {
+        let claims = try await sessions.authenticate(request)
         let events = try await services.auditLog.auditEvents(userID: claims.subject, limit: 50)
         return .object(["events": .array(events.map(\.activity))])
     }

@@ -161,7 +161,11 @@ public final class LoginBackend: Sendable {
                 auditLog: store.audit, sharedRateLimits: database.kind == .postgres ? store.rateLimits : nil)
             let sessions = SessionAuthority(
                 services: services, settings: configuration.sessions, audience: configuration.accessTokenAudience,
-                records: store.sessions, users: store.identities, signer: signer, revocations: view)
+                records: store.sessions, users: store.identities, signer: signer, revocations: view,
+                dpop: DPoPCheck(
+                    mode: configuration.sessions.dpop, requiresNonce: configuration.sessions.dpopRequiresNonce,
+                    secret: Data(configuration.sessions.signingKeys[0].privateKey.value.utf8),
+                    shared: database.kind == .postgres ? store.proofs : nil))
             return LoginBackend(
                 configuration: configuration, services: services, logger: logger, database: database, store: store,
                 revocationFeed: feed, sessions: sessions,

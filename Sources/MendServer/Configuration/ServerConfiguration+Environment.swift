@@ -95,6 +95,14 @@ enum ServerEnvironment {
                 "how long a rotated refresh token answers its unused successor again (at least a client's whole "
                     + "refresh attempt with retries)"),
             Variable(
+                "MEND_DPOP", default: sessions.dpop.rawValue,
+                "`allowed`: a login with a DPoP proof gets a session bound to the client's key, bearer sessions still "
+                    + "work; `required`: every session is bound; `off`: no binding"),
+            Variable(
+                "MEND_DPOP_NONCE", default: value(sessions.dpopRequiresNonce),
+                "`true`: every DPoP proof must carry a nonce this server issued (`DPoP-Nonce`; a proof is then at most "
+                    + "two minutes old)"),
+            Variable(
                 "MEND_RETURN_PROVIDER_TOKEN", default: value(providers.returnsProviderToken),
                 "`true`: the login response carries the provider's token as `provider_token`"),
             Variable(
@@ -389,6 +397,12 @@ enum ServerEnvironment {
         ] {
             if let rule = try variables.rateLimit(name) { configuration.sessions.rateLimits[keyPath: limit] = rule }
         }
+        if let mode = try variables.value("MEND_DPOP", as: ServerConfiguration.DPoPMode.self, failure: { text in
+            ConfigurationError("MEND_DPOP '\(text)' must be off, allowed or required")
+        }) {
+            configuration.sessions.dpop = mode
+        }
+        if let requires = try flag("MEND_DPOP_NONCE") { configuration.sessions.dpopRequiresNonce = requires }
         if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") {
             configuration.providers.returnsProviderToken = returns
         }

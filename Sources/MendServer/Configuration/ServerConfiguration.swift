@@ -161,6 +161,13 @@ extension ServerConfiguration {
         /// cache off): a token presented again skips its signature check until its `exp`. Expiry and the
         /// revocation view are still checked on every request, so a logout is refused as fast as without it.
         public var verifiedTokenCacheSize: Int
+        /// Whether sessions are bound to a key the client holds (DPoP, RFC 9449): `allowed` by default — a login or
+        /// refresh that carries a proof gets a bound session, whose every use must carry a proof of the same key, and
+        /// bearer sessions still work (`MEND_DPOP`).
+        public var dpop: DPoPMode
+        /// Whether every DPoP proof must carry a nonce this server issued (`MEND_DPOP_NONCE`, off by default): a
+        /// proof made in advance cannot be used, and a proof is at most two nonce steps (two minutes) old.
+        public var dpopRequiresNonce: Bool
 
         /// Session settings with the defaults: no redirect URI (set at least one), a generated signing key.
         public init(
@@ -168,8 +175,11 @@ extension ServerConfiguration {
             accessTokenLifetime: Duration = .seconds(900), idleLifetime: Duration = .seconds(30 * 86400),
             maximumLifetime: Duration = .seconds(90 * 86400), refreshReuseGrace: Duration = .seconds(60),
             requiresPKCE: Bool = true, allowedRedirectURIs: [String] = [],
-            rateLimits: RateLimits = RateLimits(), verifiedTokenCacheSize: Int = 10_000
+            rateLimits: RateLimits = RateLimits(), verifiedTokenCacheSize: Int = 10_000, dpop: DPoPMode = .allowed,
+            dpopRequiresNonce: Bool = false
         ) {
+            self.dpop = dpop
+            self.dpopRequiresNonce = dpopRequiresNonce
             self.issuer = issuer
             self.audience = audience
             self.signingKeys = signingKeys
@@ -182,6 +192,19 @@ extension ServerConfiguration {
             self.rateLimits = rateLimits
             self.verifiedTokenCacheSize = verifiedTokenCacheSize
         }
+    }
+
+    /// Whether sessions are bound to a key their client holds (DPoP, RFC 9449).
+    public enum DPoPMode: String, Sendable, Hashable, CaseIterable {
+        /// No binding: proofs are ignored and every session is a bearer session (a bound session issued before keeps
+        /// working as a bearer one).
+        case off
+        /// A login or refresh with a proof gets a bound session, whose every use must then carry a proof of its key;
+        /// a client without DPoP keeps bearer sessions. The default.
+        case allowed
+        /// Every login must carry a proof, and every session is bound; a bearer session issued before is refused
+        /// (its client must log in again).
+        case required
     }
 
     /// The providers users log in with, and how the server calls them.

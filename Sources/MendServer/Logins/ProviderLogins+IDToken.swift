@@ -49,7 +49,7 @@ extension ProviderLogins {
     /// takes a signed-in session and a fresh id_token, never a matching e-mail. An identity another user has already
     /// is refused (rest/409). Each id_token is accepted once.
     func login(
-        idToken body: IDTokenLoginBody, headers: HTTPFields, client: SessionClient, logger: Logger
+        idToken body: IDTokenLoginBody, request: PresentedRequest, client: SessionClient, logger: Logger
     ) async throws -> SessionBody {
         try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "login")
         guard let (issuer, validator) = idTokenValidators.byName[body.provider] else {
@@ -60,7 +60,7 @@ extension ProviderLogins {
         }
         // A linking request must carry a session that is valid now: check it before the token is spent.
         let linkingUserID =
-            SessionAuthority.bearerToken(headers) == nil ? nil : try await sessions.authenticate(headers).subject
+            request.presentedToken == nil ? nil : try await sessions.authenticate(request).subject
         let rule: IDTokenValidator.NonceRule =
             issuer.nonceHashing == .sha256Hex ? .sha256Hex(ofRawNonce: body.nonce) : .exact(body.nonce)
         let claims: IDTokenValidator.Claims

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MendCore
+import MendHTTP
 import NIOCore
 
 /// Registers every endpoint of ``RouteTable`` on the router.
@@ -22,7 +23,7 @@ enum ServerRoutes {
                 code: values["code"]!, codeVerifier: values["code_verifier"], redirectURI: values["redirect_uri"]!,
                 provider: values["provider"])
             let session = try await backend.logins.login(
-                body, client: sessionClient(request, context, backend), logger: context.logger)
+                body, client: try await provingClient(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginIDToken.path), method: .post) { request, context in
@@ -30,15 +31,17 @@ enum ServerRoutes {
             let body = IDTokenLoginBody(
                 provider: values["provider"]!, idToken: values["id_token"]!, nonce: values["nonce"]!,
                 authorizationCode: values["authorization_code"])
+            let presented = presented(request, backend)
             let session = try await backend.logins.login(
-                idToken: body, headers: request.headers, client: sessionClient(request, context, backend),
+                idToken: body, request: presented,
+                client: try await provingClient(request, context, backend, presented: presented),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.loginProviderToken.path), method: .post) { request, context in
             let values = try await RequestBody.read(.providerTokenLogin, from: request, limit: limit)
             let session = try await backend.logins.login(
-                providerToken: values["provider_token"]!, client: sessionClient(request, context, backend),
+                providerToken: values["provider_token"]!, client: try await provingClient(request, context, backend),
                 logger: context.logger)
             return try WireResponse.json(session)
         }
@@ -46,7 +49,7 @@ enum ServerRoutes {
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.sessions.refresh(
                 RefreshRequestBody(refreshToken: values["refresh_token"]!),
-                client: sessionClient(request, context, backend), logger: context.logger)
+                client: try await provingClient(request, context, backend), logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.logout.path), method: .post) { request, context in
@@ -55,15 +58,15 @@ enum ServerRoutes {
                 refreshToken: values["refresh_token"],
                 revokeProviderPermissions: values.booleans["revoke_provider_permissions"],
                 scope: values["scope"].flatMap(LogoutScope.init(rawValue:)) ?? .local)
-            try await backend.accounts.logout(request.headers, body: body, logger: context.logger)
+            try await backend.accounts.logout(presented(request, backend), body: body, logger: context.logger)
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.sessions.path), method: .get) { request, _ in
-            WireResponse.json(try await backend.sessions.list(request.headers))
+            WireResponse.json(try await backend.sessions.list(presented(request, backend)))
         }
         router.on(RouterPath(RouteTable.endSession.path), method: .delete) { request, context in
             try await backend.sessions.endSession(
-                id: try context.parameters.require("id"), headers: request.headers, logger: context.logger)
+                id: try context.parameters.require("id"), request: presented(request, backend), logger: context.logger)
             return Response(status: .noContent)
         }
         router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
@@ -74,16 +77,17 @@ enum ServerRoutes {
             return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
-            try WireResponse.json(try await backend.sessions.introspect(request.headers))
+            try WireResponse.json(try await backend.sessions.introspect(presented(request, backend)))
         }
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
-            try WireResponse.json(try await backend.accounts.me(request.headers, logger: context.logger))
+            try WireResponse.json(try await backend.accounts.me(presented(request, backend), logger: context.logger))
         }
         router.on(RouterPath(RouteTable.activity.path), method: .get) { request, _ in
-            WireResponse.json(try await backend.accounts.activity(request.headers))
+            WireResponse.json(try await backend.accounts.activity(presented(request, backend)))
         }
         router.on(RouterPath(RouteTable.deleteMe.path), method: .delete) { request, context in
-            try WireResponse.json(try await backend.accounts.deleteAccount(request.headers, logger: context.logger))
+            try WireResponse.json(
+                try await backend.accounts.deleteAccount(presented(request, backend), logger: context.logger))
         }
         router.on(RouterPath(RouteTable.jwks.path), method: .get) { _, _ in
             Response(
@@ -203,12 +207,51 @@ enum ServerRoutes {
         SessionClient(address: clientAddress(request, context, backend), header: request.headers[SessionClient.header])
     }
 
-    /// `MEND_PUBLIC_URL`, else the request's scheme and host.
+    /// `MEND_PUBLIC_URL`, else — behind trusted proxies — the scheme and host the nearest one forwarded
+    /// (`X-Forwarded-Proto`, `X-Forwarded-Host`), else the request's own scheme and host.
     static func publicBaseURL(_ request: Request, _ backend: LoginBackend) -> String {
         if let url = backend.configuration.listening.publicURL?.absoluteString {
             return url.hasSuffix("/") ? String(url.dropLast()) : url
         }
-        let host = request.head.authority ?? "localhost"
-        return "\(request.head.scheme ?? "http")://\(host)"
+        var scheme = request.head.scheme ?? "http"
+        var host = request.head.authority ?? "localhost"
+        if backend.configuration.listening.trustedProxyCount > 0 {
+            if let forwarded = lastEntry(request.headers[values: Self.forwardedProto]),
+                forwarded == "https" || forwarded == "http"
+            {
+                scheme = forwarded
+            }
+            if let forwarded = lastEntry(request.headers[values: Self.forwardedHost]) { host = forwarded }
+        }
+        return "\(scheme)://\(host)"
+    }
+
+    /// The last comma-separated entry of a header's values: the one the nearest proxy wrote.
+    private static func lastEntry(_ values: [String]) -> String? {
+        values.flatMap { $0.split(separator: ",") }.last.map { $0.trimmingCharacters(in: .whitespaces) }
+            .flatMap { $0.isEmpty ? nil : $0.lowercased() }
+    }
+
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+
+    /// What a session check sees of `request`: its headers, method and public URL (the `htu` of its DPoP proof).
+    static func presented(_ request: Request, _ backend: LoginBackend) -> PresentedRequest {
+        let base = publicBaseURL(request, backend)
+        let url = URL(string: base + request.uri.path) ?? URL(string: base)!
+        return PresentedRequest(headers: request.headers, method: request.method.rawValue, url: url)
+    }
+
+    /// The client of a login or refresh, with the key its DPoP proof proved (refused here when the proof is not
+    /// valid, or when `MEND_DPOP=required` and there is none).
+    static func provingClient(
+        _ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend,
+        presented: PresentedRequest? = nil
+    ) async throws -> SessionClient {
+        var client = sessionClient(request, context, backend)
+        let sessions = backend.sessions
+        client.proofKey = try await sessions.dpop.tokenRequestKey(
+            presented ?? Self.presented(request, backend), now: Int64(sessions.clock.now().timeIntervalSince1970))
+        return client
     }
 }

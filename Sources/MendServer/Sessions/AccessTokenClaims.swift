@@ -19,10 +19,18 @@ struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
     var expiresAt: Int64
     /// `jti`: a unique id.
     var tokenID: String
+    /// `cnf`: the key the token is bound to (`jkt`, RFC 9449 §6.1), for a DPoP-bound session; `nil` for a bearer one.
+    var confirmation: Confirmation? = nil
+
+    /// The `cnf` claim of a DPoP-bound token.
+    struct Confirmation: Codable, Sendable, Equatable {
+        /// The RFC 7638 thumbprint of the session's key.
+        var jkt: String
+    }
 
     enum CodingKeys: String, CodingKey {
         case issuer = "iss", audience = "aud", subject = "sub", sessionID = "sid", scope, issuedAt = "iat"
-        case expiresAt = "exp", tokenID = "jti"
+        case expiresAt = "exp", tokenID = "jti", confirmation = "cnf"
     }
 
     var scopes: [String] { scope.split(separator: " ").map(String.init) }

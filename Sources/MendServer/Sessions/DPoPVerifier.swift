@@ -19,11 +19,13 @@ struct DPoPVerifier: Sendable {
     /// The largest proof accepted, in bytes: a proof is a header, small claims and a 64-byte signature.
     static let maximumLength = 4096
 
-    /// A verified proof: the thumbprint of its key, its `jti` and its `iat`.
+    /// A verified proof: the thumbprint of its key, its `jti`, its `iat`, and whether a fresh nonce of this server
+    /// vouched for its time.
     struct Verified: Sendable, Hashable {
         var thumbprint: String
         var jti: String
         var issuedAt: Int64
+        var hasNonce = false
     }
 
     /// Why a proof was refused (the `error_description` of a 401 with `error="invalid_dpop_proof"`), or that a nonce
@@ -41,11 +43,17 @@ struct DPoPVerifier: Sendable {
     }
 
     /// Verifies `proof` for a request of `method` to `url` (the public URL), presenting `accessToken` (`nil` at the
-    /// token endpoints), at `now` (unix seconds); `nonceIsValid` decides an expected nonce (`nil`: none expected).
+    /// token endpoints), at `now` (unix seconds).
+    ///
+    /// `nonceIsValid` decides whether a nonce is this server's and fresh; `requiresNonce` makes one necessary. A proof
+    /// whose `iat` is outside the window is asked for a nonce (`use_dpop_nonce`), and one with a valid nonce is
+    /// accepted whatever its `iat`: the nonce is the server's own timestamp of the proof (RFC 9449 §4.3, step 11), so
+    /// a client whose clock is off gets one nonce challenge, never a refusal.
     func verify(
         _ proof: String, method: String, url: URL, accessToken: String?, now: Int64,
-        nonceIsValid: ((String) -> Bool)? = nil
+        nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
     ) throws(Refusal) -> Verified {
+        let requiresNonce = requiresNonce ?? (nonceIsValid != nil)
         guard proof.utf8.count <= Self.maximumLength else { throw .invalid("the proof is too long") }
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
@@ -76,8 +84,12 @@ struct DPoPVerifier: Sendable {
         else { throw .invalid("htu is not the request's URL") }
         guard case .int(let seconds)? = claims["iat"] else { throw .invalid("iat is missing or not a number") }
         let issuedAt = Int64(seconds)
-        guard issuedAt <= now + skew, issuedAt >= now - maximumAge - skew else {
-            throw .invalid("iat is outside the accepted window")
+        let nonceIsFresh = claims["nonce"]?.stringValue.map { nonce in nonceIsValid?(nonce) ?? false } ?? false
+        if requiresNonce, !nonceIsFresh { throw .nonceRequired }
+        guard nonceIsFresh || (issuedAt <= now + skew && issuedAt >= now - maximumAge - skew) else {
+            // Without a nonce the window is the only bound on the proof's age; with none to give, refuse.
+            guard nonceIsValid != nil else { throw .invalid("iat is outside the accepted window") }
+            throw .nonceRequired
         }
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty, jti.count <= 128 else {
             throw .invalid("jti is missing or longer than 128 characters")
@@ -87,10 +99,7 @@ struct DPoPVerifier: Sendable {
                 ConstantTime.equal(ath, DPoPProof.ath(accessToken))
             else { throw .invalid("ath is not the presented access token's hash") }
         }
-        if let nonceIsValid {
-            guard let nonce = claims["nonce"]?.stringValue, nonceIsValid(nonce) else { throw .nonceRequired }
-        }
         return Verified(
-            thumbprint: ProofPublicKey(x: x, y: y).thumbprint, jti: jti, issuedAt: issuedAt)
+            thumbprint: ProofPublicKey(x: x, y: y).thumbprint, jti: jti, issuedAt: issuedAt, hasNonce: nonceIsFresh)
     }
 }

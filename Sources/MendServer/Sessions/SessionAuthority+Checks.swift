@@ -11,27 +11,19 @@ extension SessionAuthority {
 
     /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
     static func bearerToken(_ headers: HTTPFields) -> String? {
-        guard let authorization = headers[.authorization] else { return nil }
-        let bytes = authorization.utf8
-        guard bytes.count > 7,
-            zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 || ($0 == $1) })
-        else { return nil }
-        let rest = bytes.dropFirst(7).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var end = rest.endIndex
-        while end > rest.startIndex, [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[bytes.index(before: end)]) {
-            end = bytes.index(before: end)
-        }
-        let token = String(Substring(rest[rest.startIndex..<end]))
-        return token.isEmpty ? nil : token
+        headers[.authorization].flatMap { PresentedRequest.token($0, scheme: "bearer ") }
     }
 
-    /// The claims of a valid `Authorization: Bearer` access token whose session is active, or 401 with a session
-    /// code: session/3 (no token), session/1 (expired), session/2 (not valid), or the session's end (session/10–17).
+    /// The claims of a valid access token whose session is active, or 401 with a session code: session/3 (no
+    /// token), session/1 (expired), session/2 (not valid), the session's end (session/10–17), or a DPoP refusal
+    /// (session/20, session/21).
     ///
-    /// The signature is checked on the caller's thread; whether the session ended comes from the ``RevocationView``
-    /// while it is current, and from the database only while it is not (see ``RevocationView``).
-    func authenticate(_ headers: HTTPFields) async throws -> AccessTokenClaims {
-        guard let token = Self.bearerToken(headers) else {
+    /// The signature is checked on the caller's thread (once per token: the verified-token cache); whether the
+    /// session ended comes from the ``RevocationView`` while it is current, and from the database only while it is
+    /// not (see ``RevocationView``). A token bound to a key (`cnf.jkt`) is accepted only as `Authorization: DPoP` with
+    /// a proof of that key for this very request — checked on every request, the cache's hits included.
+    func authenticate(_ request: PresentedRequest) async throws -> AccessTokenClaims {
+        guard let (token, isDPoP) = request.presentedToken else {
             throw ServerFailure.session(
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
@@ -48,6 +40,7 @@ extension SessionAuthority {
                 .Session.accessTokenInvalid,
                 "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
+        try await checkBinding(of: claims, token: token, presentedAsDPoP: isDPoP, request: request)
         try await ServerTracing.withSpan("mend.session.check") { span in
             switch revocations.status(of: claims.sessionID) {
             case .active:
@@ -66,6 +59,28 @@ extension SessionAuthority {
         return claims
     }
 
+    /// A bound token only with `DPoP` and a proof of its key; a bearer token only with `Bearer` (RFC 9449 §7.1) — and,
+    /// with `MEND_DPOP=required`, none. With `MEND_DPOP=off` a bound token is taken as a bearer one.
+    private func checkBinding(
+        of claims: AccessTokenClaims, token: String, presentedAsDPoP: Bool, request: PresentedRequest
+    ) async throws {
+        guard dpop.mode != .off else { return }
+        let now = Int64(clock.now().timeIntervalSince1970)
+        if let jkt = claims.confirmation?.jkt {
+            guard presentedAsDPoP else {
+                throw ServerFailure.dpop(
+                    .invalid("the access token is bound to a key: send it as Authorization: DPoP, with a proof"),
+                    nonce: dpop.currentNonce(now: now))
+            }
+            try await dpop.requireProof(request, accessToken: token, boundTo: jkt, now: now)
+        } else if presentedAsDPoP {
+            throw ServerFailure.session(
+                .Session.accessTokenInvalid, "The access token is not bound to a key: send it as Authorization: Bearer.")
+        } else if dpop.mode == .required {
+            throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
+        }
+    }
+
     /// Reads the session an access token names from the database: 401 with why it ended unless it is active.
     private func requireActiveSession(of claims: AccessTokenClaims) async throws {
         guard let session = try await records.session(id: claims.sessionID), session.userID == claims.subject else {
@@ -80,8 +95,8 @@ extension SessionAuthority {
     }
 
     /// `GET /v1/session`.
-    func introspect(_ headers: HTTPFields) async throws -> IntrospectionBody {
-        let claims = try await authenticate(headers)
+    func introspect(_ request: PresentedRequest) async throws -> IntrospectionBody {
+        let claims = try await authenticate(request)
         return IntrospectionBody(
             valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt,
             sessionID: claims.sessionID)

@@ -18,11 +18,11 @@ extension SessionAuthority {
     ///
     /// - Returns: The user whose session was active and whose token was current — whose provider permissions the
     ///   logout may revoke — or `nil`.
-    func logout(_ headers: HTTPFields, body: LogoutRequestBody, logger: Logger) async throws -> String? {
+    func logout(_ request: PresentedRequest, body: LogoutRequestBody, logger: Logger) async throws -> String? {
         let refreshToken = body.refreshToken.flatMap { $0.isEmpty || $0.utf8.count > 512 ? nil : $0 }
         let authenticated: AccessTokenClaims?
         do {
-            authenticated = try await authenticate(headers)
+            authenticated = try await authenticate(request)
         } catch let failure as ServerFailure where refreshToken != nil && failure.status == .unauthorized {
             authenticated = nil
         }
@@ -48,6 +48,12 @@ extension SessionAuthority {
                 maximumSeconds: maximumLifetime)
             switch decision {
             case .rotate, .replaySuccessor:
+                // A bound session's refresh token ends it only with a proof of its key.
+                if session.proofKey != nil {
+                    let presented = try await dpop.tokenRequestKey(
+                        request, now: Int64(clock.now().timeIntervalSince1970))
+                    try requireKey(of: session, presented: presented)
+                }
                 caller = (session.userID, session.id)
             default:
                 try await end(session.id, reason: .loggedOut, detail: nil)
@@ -89,8 +95,8 @@ extension SessionAuthority {
     // MARK: Devices
 
     /// `GET /v1/sessions`: the caller's active sessions, newest first, the caller's own marked `current`.
-    func list(_ headers: HTTPFields) async throws -> JSONValue {
-        let claims = try await authenticate(headers)
+    func list(_ request: PresentedRequest) async throws -> JSONValue {
+        let claims = try await authenticate(request)
         let current = now
         let sessions = try await records.activeSessions(userID: claims.subject, now: current)
             .filter { current < $0.createdAt + maximumLifetime }
@@ -99,8 +105,8 @@ extension SessionAuthority {
 
     /// `DELETE /v1/sessions/{id}`: ends one of the caller's own sessions (session/11 for it); a session of another
     /// user, or none, is 404 — the caller learns nothing about sessions that are not theirs.
-    func endSession(id: String, headers: HTTPFields, logger: Logger) async throws {
-        let claims = try await authenticate(headers)
+    func endSession(id: String, request: PresentedRequest, logger: Logger) async throws {
+        let claims = try await authenticate(request)
         guard id.utf8.count <= 64, let session = try await records.session(id: id), session.userID == claims.subject
         else { throw ServerFailure.notFound("The caller has no session \(id.prefix(64)).") }
         try await end(

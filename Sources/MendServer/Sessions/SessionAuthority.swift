@@ -12,10 +12,13 @@ struct IssuedSession: Sendable {
     var refreshToken: String
     var refreshExpiresIn: Int
     var user: UserRecord
+    /// The key the session is bound to (DPoP), if it is.
+    var proofKey: String?
 
     func body(providerToken: String?) -> SessionBody {
         SessionBody(
-            sessionID: sessionID, accessToken: accessToken.token, expiresIn: accessToken.expiresIn,
+            sessionID: sessionID, accessToken: accessToken.token, tokenType: proofKey == nil ? "Bearer" : "DPoP",
+            expiresIn: accessToken.expiresIn,
             refreshToken: refreshToken,
             refreshExpiresIn: refreshExpiresIn, user: UserBody(user), grantedScopes: user.grantedScopes,
             declinedScopes: user.declinedScopes, providerToken: providerToken)
@@ -54,6 +57,8 @@ struct SessionAuthority: BackendPart {
     let signer: SessionSigner
     /// The sessions that ended within the access-token lifetime: what bearer checks consult instead of the database.
     let revocations: RevocationView
+    /// DPoP: which requests must carry a proof, and the check of one.
+    let dpop: DPoPCheck
 
     var accessLifetime: Int64 { Int64(settings.accessTokenLifetime.seconds) }
     var idleLifetime: Int64 { Int64(settings.idleLifetime.seconds) }
@@ -75,7 +80,8 @@ struct SessionAuthority: BackendPart {
         let session = SessionRecord(
             id: OpaqueToken.make(prefix: "ses_", bytes: 16), userID: user.id, scopes: user.grantedScopes,
             createdAt: current, expiresAt: expiresAt, client: client?.name, clientPlatform: client?.platform,
-            firstAddress: client?.addressKey, lastAddress: client?.addressKey, provider: provider, flow: flow)
+            firstAddress: client?.addressKey, lastAddress: client?.addressKey, provider: provider, flow: flow,
+            proofKey: client?.proofKey)
         try await records.createSession(session)
         let refreshToken = OpaqueToken.make(prefix: "mrt_")
         try await records.insertRefreshToken(
@@ -90,7 +96,8 @@ struct SessionAuthority: BackendPart {
         }
         return IssuedSession(
             sessionID: session.id, accessToken: try await accessToken(user: user, session: session),
-            refreshToken: refreshToken, refreshExpiresIn: Int(expiresAt - current), user: user)
+            refreshToken: refreshToken, refreshExpiresIn: Int(expiresAt - current), user: user,
+            proofKey: session.proofKey)
     }
 
     func accessToken(user: UserRecord, session: SessionRecord) async throws -> SignedAccessToken {
@@ -102,7 +109,7 @@ struct SessionAuthority: BackendPart {
                 sessionID: session.id,
                 scope: session.scopes.joined(separator: " "), issuedAt: current,
                 expiresAt: expiresAt,
-                tokenID: OpaqueToken.make(bytes: 12)))
+                tokenID: OpaqueToken.make(bytes: 12), confirmation: session.proofKey.map { .init(jkt: $0) }))
         return SignedAccessToken(token: token, expiresIn: Int(expiresAt - current))
     }
 
@@ -162,6 +169,7 @@ struct SessionAuthority: BackendPart {
                 guard let token = state.token, let successor = state.successor, let session = state.session else {
                     continue
                 }
+                try requireKey(of: session, presented: client.proofKey)
                 guard let sealed = token.successorSealed,
                     let successorToken = SuccessorSeal.open(sealed, with: body.refreshToken),
                     OpaqueToken.hash(successorToken) == successor.tokenHash
@@ -178,6 +186,7 @@ struct SessionAuthority: BackendPart {
                 return sessionBody(issued, providerToken: nil)
             case .rotate:
                 guard let token = state.token, let session = state.session else { continue }
+                try requireKey(of: session, presented: client.proofKey)
                 let owner: UserRecord
                 if let user { owner = user } else { owner = try await refreshingUser(of: session) }
                 user = owner
@@ -192,6 +201,23 @@ struct SessionAuthority: BackendPart {
         }
         metrics.refresh(outcome: "failed")
         throw ServerFailure.internalFailure("The refresh token could not be rotated; try again.")
+    }
+
+    /// Refuses a token request for `session` whose proof did not prove the key it is bound to (RFC 9449 §5: a bound
+    /// refresh token is used with a proof of its key), or — with `MEND_DPOP=required` — a bearer session's.
+    func requireKey(of session: SessionRecord, presented: String?) throws {
+        guard dpop.mode != .off else { return }
+        if let bound = session.proofKey {
+            guard let presented, ConstantTime.equal(presented, bound) else {
+                throw ServerFailure.dpop(
+                    .invalid(
+                        presented == nil
+                            ? "the session is bound to a key: the request must carry a DPoP proof"
+                            : "the proof's key is not the one the session is bound to"), nonce: nil)
+            }
+        } else if dpop.mode == .required {
+            throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
+        }
     }
 
     /// session/15 for the lifetime that ended, saying which and how long it is.
@@ -266,7 +292,8 @@ struct SessionAuthority: BackendPart {
         scoped.scopes = user.grantedScopes
         return IssuedSession(
             sessionID: session.id, accessToken: try await accessToken(user: user, session: scoped),
-            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user)
+            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user,
+            proofKey: session.proofKey)
     }
 }
 

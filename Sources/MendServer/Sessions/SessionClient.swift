@@ -13,14 +13,18 @@ struct SessionClient: Sendable, Hashable {
     var name: String?
     /// The platform in the header's parentheses (`iOS 18.1`, `Linux`).
     var platform: String?
+    /// The key the request's DPoP proof proved (its RFC 7638 thumbprint), checked before the request reaches the
+    /// sessions: a login with one opens a bound session, a refresh of a bound session must carry its key.
+    var proofKey: String?
 
     /// The address as the rate limits key it (an IPv6 address by its /64, no port).
     var addressKey: String { RateLimiter.addressKey(address) }
 
     /// A client at `address` whose `Mend-Client` header is `header`; a header that is not printable ASCII, or longer
     /// than 200 bytes, is ignored (the session is then listed without a name).
-    init(address: String, header: String?) {
+    init(address: String, header: String?, proofKey: String? = nil) {
         self.address = address
+        self.proofKey = proofKey
         guard let header, let (name, platform) = Self.parse(header) else { return }
         self.name = name
         self.platform = platform

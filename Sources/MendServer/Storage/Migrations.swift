@@ -428,6 +428,20 @@ enum Migrations {
                 CREATE INDEX mend_identities_token_check ON mend_identities (provider, provider_token_checked_at)
                 """,
             ]),
+        Migration(
+            version: 10,
+            name: "DPoP: the key a session is bound to, and the proofs every instance has accepted",
+            // `dpop_jkt`: the RFC 7638 thumbprint of the key a session's tokens are bound to (NULL: a bearer session).
+            // `mend_dpop_proofs`: each accepted proof's key and `jti` until its window ends — the replay check that
+            // every instance sharing the database sees (PostgreSQL; one SQLite instance keeps it in memory).
+            statements: [
+                "ALTER TABLE mend_sessions ADD COLUMN dpop_jkt TEXT",
+                """
+                CREATE TABLE mend_dpop_proofs (
+                    jkt TEXT NOT NULL, jti TEXT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (jkt, jti))
+                """,
+                "CREATE INDEX mend_dpop_proofs_expiry ON mend_dpop_proofs (expires_at)",
+            ]),
     ]
 
     /// The advisory lock key (any constant; "mend" in ASCII).

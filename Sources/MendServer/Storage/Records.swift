@@ -42,6 +42,8 @@ struct SessionRecord: Sendable, Hashable {
     /// The provider and the flow of the login that opened it (`code`, `provider_token`, `id_token`).
     var provider: String?
     var flow: String?
+    /// The RFC 7638 thumbprint of the key the session's tokens are bound to (DPoP); `nil` for a bearer session.
+    var proofKey: String?
 }
 
 /// One refresh token of a session, stored by its SHA-256; rotated once, then only remembered for reuse detection

@@ -11,11 +11,12 @@ struct SQLSessionStore: SessionStore, SQLStore {
         try await sql.raw(
             """
             INSERT INTO mend_sessions (id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, client,
-                client_platform, first_address, last_address, refreshed_at, provider, flow)
+                client_platform, first_address, last_address, refreshed_at, provider, flow, dpop_jkt)
             VALUES (\(bind: session.id), \(bind: session.userID), \(bind: ScopeList.encode(session.scopes)),
                 \(bind: session.createdAt), \(bind: session.expiresAt), NULL, NULL, \(bind: session.client),
                 \(bind: session.clientPlatform), \(bind: session.firstAddress), \(bind: session.lastAddress),
-                \(bind: session.refreshedAt), \(bind: session.provider), \(bind: session.flow))
+                \(bind: session.refreshedAt), \(bind: session.provider), \(bind: session.flow),
+                \(bind: session.proofKey))
             """
         ).run()
         logAudit(
@@ -27,7 +28,7 @@ struct SQLSessionStore: SessionStore, SQLStore {
 
     static let sessionColumns = """
         id, user_id, scopes, created_at, expires_at, revoked_at, revoked_reason, revoked_detail, client, \
-        client_platform, first_address, last_address, refreshed_at, provider, flow
+        client_platform, first_address, last_address, refreshed_at, provider, flow, dpop_jkt
         """
 
     func session(id: String) async throws -> SessionRecord? {
@@ -45,7 +46,8 @@ struct SQLSessionStore: SessionStore, SQLStore {
             clientPlatform: try row.optionalText("client_platform"),
             firstAddress: try row.optionalText("first_address"),
             lastAddress: try row.optionalText("last_address"), refreshedAt: try row.optionalInteger("refreshed_at"),
-            provider: try row.optionalText("provider"), flow: try row.optionalText("flow"))
+            provider: try row.optionalText("provider"), flow: try row.optionalText("flow"),
+            proofKey: try row.optionalText("dpop_jkt"))
     }
 
     /// The user's sessions that are neither ended nor past `expires_at`, newest first (the devices list).
@@ -190,5 +192,6 @@ struct SQLSessionStore: SessionStore, SQLStore {
         try await sql.raw("DELETE FROM mend_refresh_tokens WHERE expires_at < \(bind: now)").run()
         try await sql.raw("DELETE FROM mend_sessions WHERE expires_at < \(bind: now)").run()
         try await sql.raw("DELETE FROM mend_login_codes WHERE created_at < \(bind: now - 86400)").run()
+        try await sql.raw("DELETE FROM mend_dpop_proofs WHERE expires_at <= \(bind: now)").run()
     }
 }

@@ -41,8 +41,10 @@ struct ServerStore: Sendable {
     let audit: SQLAuditStore
     let rateLimits: SQLRateLimitStore
     let directory: SQLUserDirectory
+    let proofs: SQLProofReplayStore
 
     init(connection: StoreConnection) {
+        proofs = SQLProofReplayStore(connection: connection)
         sessions = SQLSessionStore(connection: connection)
         identities = SQLIdentityStore(connection: connection)
         codes = SQLCodeStore(connection: connection)

@@ -1,0 +1,180 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendHTTP
+import MendLogin
+
+/// What a session check sees of a request: its header fields, its method, and the public URL it was sent to — the
+/// URL a DPoP proof's `htu` names (`MEND_PUBLIC_URL` with the request's path, else what the trusted proxies
+/// forwarded, else the request's own scheme and authority).
+struct PresentedRequest: Sendable {
+    var headers: HTTPFields
+    var method: String
+    var url: URL
+    /// The proof this request's replay check already accepted: a request checked twice (an id_token login that
+    /// links to the session it presents) is one use of its proof, not a replay.
+    let acceptedProof = Locked<String?>(nil)
+
+    /// A request of `method` to `url` with `headers` (tests: a `GET` of `/` on a local server).
+    init(headers: HTTPFields, method: String = "GET", url: URL = URL(string: "http://127.0.0.1/")!) {
+        self.headers = headers
+        self.method = method
+        self.url = url
+    }
+
+    /// The access token of the `Authorization` header (`Bearer` or `DPoP` scheme) and whether its scheme is `DPoP`;
+    /// `nil` when there is none or it is malformed.
+    var presentedToken: (token: String, isDPoP: Bool)? {
+        guard let authorization = headers[.authorization] else { return nil }
+        for (scheme, isDPoP) in [("bearer ", false), ("dpop ", true)] {
+            if let token = Self.token(authorization, scheme: scheme) { return (token, isDPoP) }
+        }
+        return nil
+    }
+
+    /// The token after `scheme` (case-insensitive, one space, then the token with surrounding blanks trimmed).
+    static func token(_ authorization: String, scheme: String) -> String? {
+        let bytes = authorization.utf8
+        let length = scheme.utf8.count
+        guard bytes.count > length,
+            zip(bytes.prefix(length), scheme.utf8).allSatisfy({ $0 | 0x20 == $1 || ($0 == $1) })
+        else { return nil }
+        let rest = bytes.dropFirst(length).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var end = rest.endIndex
+        while end > rest.startIndex, [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[bytes.index(before: end)]) {
+            end = bytes.index(before: end)
+        }
+        let token = String(Substring(rest[rest.startIndex..<end]))
+        return token.isEmpty ? nil : token
+    }
+}
+
+/// Stores every instance shares to refuse a DPoP proof used twice (PostgreSQL).
+protocol ProofReplayStore: Sendable {
+    /// Records the proof of key `jkt` with `jti`, kept until `expiresAt`; `false` when it was recorded before.
+    func firstUse(jkt: String, jti: String, expiresAt: Int64, now: Int64) async throws -> Bool
+    /// Drops the proofs whose window has ended.
+    func purgeProofs(now: Int64) async throws
+}
+
+/// mend-server's side of DPoP (RFC 9449): which requests must carry a proof, the check of one (``DPoPVerifier``), the
+/// nonces (``DPoPNonces``) and the replay check — this instance's cache first (``DPoPReplayCache``), then, with
+/// several instances (PostgreSQL), the table every instance shares.
+struct DPoPCheck: Sendable {
+    let mode: ServerConfiguration.DPoPMode
+    let requiresNonce: Bool
+    let verifier: DPoPVerifier
+    let nonces: DPoPNonces
+    let seen: DPoPReplayCache
+    let shared: (any ProofReplayStore)?
+
+    /// The check of a server in `mode`; nonces under a key derived from `secret` (the deployment's signing key, so
+    /// that every instance issues and accepts the same nonces).
+    init(
+        mode: ServerConfiguration.DPoPMode, requiresNonce: Bool, secret: some DataProtocol,
+        shared: (any ProofReplayStore)?, verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60)
+    ) {
+        self.mode = mode
+        self.requiresNonce = requiresNonce
+        self.verifier = verifier
+        self.nonces = DPoPNonces(secret: secret)
+        self.seen = DPoPReplayCache()
+        self.shared = shared
+    }
+
+    /// The key (its RFC 7638 thumbprint) that the proof of a token request — a login, a refresh, a logout with the
+    /// refresh token alone — proves; `nil` when the request carries none and none is required (`mode` is not
+    /// `required`, or the session is not bound: the caller decides that).
+    func tokenRequestKey(_ request: PresentedRequest, now: Int64) async throws -> String? {
+        guard mode != .off else { return nil }
+        guard let proof = try Self.proofHeader(request.headers) else {
+            if mode == .required {
+                throw refusal(.invalid("this server binds every session: the request must carry a DPoP proof"), now)
+            }
+            return nil
+        }
+        return try await verify(proof, request, accessToken: nil, now: now)
+    }
+
+    /// Checks that `request`, presenting `accessToken` bound to `jkt`, carries a valid proof of that key.
+    func requireProof(_ request: PresentedRequest, accessToken: String, boundTo jkt: String, now: Int64) async throws {
+        guard let proof = try Self.proofHeader(request.headers) else {
+            throw refusal(.invalid("the access token is bound to a key: the request must carry a DPoP proof"), now)
+        }
+        let key = try await verify(proof, request, accessToken: accessToken, now: now)
+        guard ConstantTime.equal(key, jkt) else {
+            throw refusal(.invalid("the proof's key is not the one the access token is bound to"), now)
+        }
+    }
+
+    /// The nonce answers carry when nonces are required.
+    func currentNonce(now: Int64) -> String? { requiresNonce ? nonces.current(now: now) : nil }
+
+    /// The one `DPoP` header of a request; a refusal when there are several.
+    static func proofHeader(_ headers: HTTPFields) throws -> String? {
+        let values = headers[values: .dpop]
+        guard values.count <= 1 else {
+            throw ServerFailure.dpop(.invalid("the request carries more than one DPoP header"), nonce: nil)
+        }
+        return values.first
+    }
+
+    private func verify(_ proof: String, _ request: PresentedRequest, accessToken: String?, now: Int64) async throws
+        -> String
+    {
+        let verified: DPoPVerifier.Verified
+        do {
+            verified = try verifier.verify(
+                proof, method: request.method, url: request.url, accessToken: accessToken, now: now,
+                nonceIsValid: { nonces.isValid($0, now: now) }, requiresNonce: requiresNonce)
+        } catch {
+            throw refusal(error, now)
+        }
+        if request.acceptedProof.withLock({ $0 == proof }) { return verified.thumbprint }
+        // Kept while a proof with this jti could pass: its iat's window, or its nonce's (two steps from now).
+        var expiresAt = verified.issuedAt + verifier.maximumAge + 2 * verifier.skew
+        if verified.hasNonce { expiresAt = max(expiresAt, now + nonces.freshness) }
+        guard seen.firstUse(thumbprint: verified.thumbprint, jti: verified.jti, expiresAt: expiresAt, now: now) else {
+            throw refusal(.invalid("the proof was used before (its jti is not new)"), now)
+        }
+        if let shared {
+            let first: Bool
+            do {
+                first = try await shared.firstUse(
+                    jkt: verified.thumbprint, jti: verified.jti, expiresAt: expiresAt, now: now)
+            } catch {
+                throw ServerFailure.internalFailure("The DPoP replay check failed: \(type(of: error)).")
+            }
+            guard first else { throw refusal(.invalid("the proof was used before (its jti is not new)"), now) }
+        }
+        request.acceptedProof.withLock { $0 = proof }
+        return verified.thumbprint
+    }
+
+    private func refusal(_ refusal: DPoPVerifier.Refusal, _ now: Int64) -> ServerFailure {
+        ServerFailure.dpop(refusal, nonce: refusal == .nonceRequired || requiresNonce ? nonces.current(now: now) : nil)
+    }
+}
+
+extension ServerFailure {
+    /// 401 for a DPoP proof refused: session/20 with `WWW-Authenticate: DPoP error="invalid_dpop_proof"`, or session/21
+    /// with `error="use_dpop_nonce"` and the nonce to use (RFC 9449 §7.1, §9); `algs` names what the server accepts.
+    static func dpop(_ refusal: DPoPVerifier.Refusal, nonce: String?) -> ServerFailure {
+        var headers = HTTPFields()
+        let code: MendError.Code
+        let message: String
+        switch refusal {
+        case .invalid(let reason):
+            code = .Session.dpopProofInvalid
+            message = "The request's DPoP proof is not valid: \(reason)."
+            headers[.wwwAuthenticate] =
+                #"DPoP error="invalid_dpop_proof", error_description="\#(reason.replacingOccurrences(of: "\"", with: "'"))", algs="ES256""#
+        case .nonceRequired:
+            code = .Session.dpopNonceRequired
+            message = "The request's DPoP proof must carry the server's nonce (DPoP-Nonce); send it again with it."
+            headers[.wwwAuthenticate] = #"DPoP error="use_dpop_nonce", error_description="a nonce is required", algs="ES256""#
+        }
+        if let nonce { headers[.dpopNonce] = nonce }
+        return ServerFailure(MendError(code: code, developerMessage: message, catalog: .server), headers: headers)
+    }
+}
