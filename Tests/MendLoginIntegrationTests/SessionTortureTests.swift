@@ -232,6 +232,11 @@ struct TortureRun {
     static let managersPerProcess = 2
     static let accessTokenLifetime = 2
     static let faultProbability = 0.15
+    /// How far the server's clock runs ahead of the clients' (DPoP: every proof's `iat` is off by as much, so each
+    /// process is asked for a nonce that vouches for its proofs' time), and the server requires nonces.
+    static let serverClockAhead: TimeInterval = 600
+    /// The server's time, as the oracle reads it.
+    static var serverNow: Int64 { Int64(Date().timeIntervalSince1970 + serverClockAhead) }
 
     func run() async throws -> Report {
         try await withEmulator { emulator in
@@ -241,6 +246,11 @@ struct TortureRun {
             // Two-second tokens refresh far more often than the default per-user limit expects of 15-minute ones.
             configuration.sessions.rateLimits.refreshPerUser = nil
             configuration.sessions.rateLimits.refreshPerAddress = nil
+            // DPoP on, with its hard cases: nonces required, and a server clock ten minutes ahead of the clients'.
+            let clock = OffsetClock()
+            clock.advance(by: Self.serverClockAhead)
+            configuration.clock = clock.pipeline()
+            configuration.sessions.dpopRequiresNonce = true
             return try await withMendServer(configuration: configuration) { server in
                 let faults = FaultDice(seed: seed &+ 1, probability: Self.faultProbability)
                 return try await FaultProxy.withProxy(
@@ -542,12 +552,11 @@ struct Oracle {
     }
 
     /// The seconds until the session `family` reaches its maximum lifetime (negative past it), from its stored
-    /// creation time and the server's clock (the system's here); `nil` for an unknown session.
+    /// creation time and the server's clock (``TortureRun/serverNow``); `nil` for an unknown session.
     func remainingLifetime(_ family: String) async throws -> Int64? {
         try await sql.raw("SELECT created_at FROM mend_sessions WHERE id = \(bind: family)").first()
             .map {
-                try $0.decode(column: "created_at", as: Int64.self) + maximumLifetime
-                    - Int64(Date().timeIntervalSince1970)
+                try $0.decode(column: "created_at", as: Int64.self) + maximumLifetime - TortureRun.serverNow
             }
     }
 
@@ -685,7 +694,7 @@ struct Oracle {
         }
         if let rotatedAt = row.rotatedAt, !endedOnPurpose.contains(row.session) {
             // A refresh whose answer was lost: recoverable only while its successor is unused, inside the grace.
-            let age = Int64(Date().timeIntervalSince1970) - rotatedAt
+            let age = TortureRun.serverNow - rotatedAt
             var used = true
             if let successor = row.successor { used = try await successorUsed(successor) }
             if used || age > grace.components.seconds {
@@ -713,7 +722,7 @@ struct Oracle {
     /// The provider says the user removed the app.
     mutating func deauthorize(step: Int, appSecret: String) async throws {
         let payload = JSONValue.object([
-            "algorithm": .string("HMAC-SHA256"), "issued_at": .int(Int(Date().timeIntervalSince1970)),
+            "algorithm": .string("HMAC-SHA256"), "issued_at": .int(Int(TortureRun.serverNow)),
             "user_id": .string("100000000000001"),
             // Two callbacks within one second differ, as the provider's do: the server refuses a signed_request it
             // has seen (seed 20261127 sent two identical ones at step 598, and the second was refused as a replay).

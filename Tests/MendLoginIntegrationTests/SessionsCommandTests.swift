@@ -18,6 +18,14 @@ struct SessionsCommandTests {
             try await laptop.login()
             try await phone.login()
 
+            // mend-server bound the session to the key the tool made (DPoP, by default): the stored access token's
+            // cnf.jkt is that key's thumbprint.
+            let who = try await laptop.mend(["whoami", "--json"])
+            let binding = try JSONValue.parse(Data(who.output.utf8)).get()["binding"]
+            #expect(binding?["scheme"]?.stringValue == "DPoP", "\(who.output)")
+            let thumbprint = try #require(binding?["keyThumbprint"]?.stringValue)
+            #expect(thumbprint.count == 43 && binding?["accessTokenJKT"]?.stringValue == thumbprint)
+
             let listed = try await laptop.mend(["sessions", "--json"])
             #expect(listed.status == 0, "\(listed.output)")
             let sessions = try JSONValue.parse(Data(listed.output.utf8)).get()["sessions"]?.arrayValue ?? []

@@ -156,6 +156,34 @@ struct CredentialsManagerTests {
         #expect(authority.count("refresh") == 1, "the store is the truth: the spent refresh token is never sent")
     }
 
+    @Test(
+        "A bound session hands out a DPoP credential; one whose key this device cannot use signs out with session/19",
+        arguments: ["enclave", "not a key", "another key"])
+    func lostProofKey(_ damage: String) async throws {
+        let key = try SoftwareProofKeys().makeKey()
+        var bound = testSession(expiresIn: 3600)
+        bound.proofKey = key
+        let healthy = InMemoryTokenStore()
+        try await healthy.write(bound)
+        let credential = try #require(try await CredentialsManager(store: healthy).currentCredential())
+        #expect(credential.isProofBound && credential.token == bound.accessToken.tokenString)
+
+        let other = try SoftwareProofKeys().makeKey()
+        switch damage {
+        case "enclave": bound.proofKey = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
+        case "not a key": bound.proofKey = ProofKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint)
+        default: bound.proofKey = ProofKey(kind: .software, material: other.material, thumbprint: key.thumbprint)
+        }
+        let store = InMemoryTokenStore()
+        try await store.write(bound)
+        let manager = CredentialsManager(store: store, authority: ScriptedAuthority())
+        let error = try await #require(throws: MendError.self) { try await manager.currentCredential() }
+        #expect(error.code == .Session.proofKeyUnavailable)
+        #expect(try await store.read() == nil, "the session is over: a new login, never a crash")
+        #expect(await manager.lastSignOut?.error?.code == .Session.proofKeyUnavailable)
+        #expect(try await manager.currentCredential() == nil)
+    }
+
     @Test("A refresh the issuer ends signs out: the store is emptied and the reason reported")
     func refreshEnded() async throws {
         let store = InMemoryTokenStore()
