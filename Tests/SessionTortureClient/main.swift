@@ -145,10 +145,17 @@ func run(_ command: Command) async -> Answer {
 }
 
 await withTaskGroup(of: Void.self) { group in
+    var quit = false
     while let line = readLine() {
         guard let command = try? JSONDecoder().decode(Command.self, from: Data(line.utf8)) else { continue }
-        if command.op == "quit" { break }
+        if command.op == "quit" {
+            quit = true
+            break
+        }
         group.addTask { output.send(await run(command)) }
     }
+    // Standard input closed without `quit`: the harness is gone (a test process killed), and nobody will read an
+    // answer. Stop at once rather than finish work for no one (orphans of a killed run once kept running for an hour).
+    if !quit { group.cancelAll() }
     await group.waitForAll()
 }

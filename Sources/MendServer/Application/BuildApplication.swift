@@ -35,7 +35,8 @@ public func buildApplication(
     router.add(
         middleware: OperationsMiddleware(
             metrics: backend.metrics, redactor: backend.redactor,
-            adminAPI: configuration.admin.isEnabled))
+            adminAPI: configuration.admin.isEnabled,
+            dpopNonce: configuration.sessions.dpopRequiresNonce ? backend.sessions.currentDPoPNonce : nil))
     ServerRoutes.register(on: router, backend: backend)
     return Application(
         router: router,

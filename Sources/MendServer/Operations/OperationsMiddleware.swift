@@ -21,6 +21,9 @@ struct OperationsMiddleware: RouterMiddleware {
     /// Whether the admin API is on: when it is off, its paths are unknown for every method (404, never a 405 that
     /// lists what they would answer).
     var adminAPI = false
+    /// The `DPoP-Nonce` every answer to a proved request carries when the server requires nonces (RFC 9449 §8.2): a
+    /// client keeps the latest and is never challenged while it lasts; `nil` when nonces are not required.
+    var dpopNonce: (@Sendable () -> String?)? = nil
 
     static let requestIDField = HTTPField.Name.requestID
 
@@ -68,6 +71,9 @@ struct OperationsMiddleware: RouterMiddleware {
             failed = failure
         }
         response.headers[Self.requestIDField] = context.requestID
+        if let dpopNonce, response.headers[.dpopNonce] == nil, request.headers[.dpop] != nil, let nonce = dpopNonce() {
+            response.headers[.dpopNonce] = nonce
+        }
         let duration = ContinuousClock.now - started
         // A route template starts with "/": Hummingbird names a request no route matched "NotFound", which is no
         // template (the conventions set `http.route` only for a matched one, and name such a span `{method}`).

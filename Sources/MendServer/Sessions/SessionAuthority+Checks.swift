@@ -59,6 +59,11 @@ extension SessionAuthority {
         return claims
     }
 
+    /// The nonce the server issues now (`nil` when it requires none).
+    @Sendable func currentDPoPNonce() -> String? {
+        dpop.currentNonce(now: Int64(clock.now().timeIntervalSince1970))
+    }
+
     /// A bound token only with `DPoP` and a proof of its key; a bearer token only with `Bearer` (RFC 9449 §7.1) — and,
     /// with `MEND_DPOP=required`, none. With `MEND_DPOP=off` a bound token is taken as a bearer one.
     private func checkBinding(
