@@ -361,7 +361,7 @@ let package = Package(
         .executableTarget(
             name: "MendServerBenchmark",
             dependencies: [
-                "MendServer", "MendTesting", "MendEmulator", "MendServing",
+                "MendServer", "MendTesting", "MendEmulator", "MendServing", "MendLogin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -390,7 +390,10 @@ func withFreshEmulator<T>(_ body: (RunningEmulator) async throws -> T) async thr
 /// The benchmark, outside the main actor (top-level code is main-actor isolated; the harnesses are not).
 func runBenchmark() async throws {
     var medians: [String] = []
+    var dpop: [String] = []
     try await withHelloServer { helloPort in
+        dpop = try await benchmarkDPoP(helloPort: helloPort)
+        if ProcessInfo.processInfo.environment["MEND_BENCH_DPOP_ONLY"] != nil { return }
         for database in databases {
             for algorithm in [SigningKeyConfiguration.Algorithm.eddsa, .es256] {
                 let median = try await benchmarkSessionChecks(
@@ -401,6 +404,9 @@ func runBenchmark() async throws {
             }
         }
     }
+    print("\nDPoP, median throughput ratio against bare Hummingbird (the same rounds):")
+    for line in dpop { print(line) }
+    if ProcessInfo.processInfo.environment["MEND_BENCH_DPOP_ONLY"] != nil { return }
     for database in databases { try await benchmarkLoginAndRefresh(database: database) }
     try await benchmarkVerification()
     print("\nGET /v1/session, median throughput ratio against bare Hummingbird:")

@@ -8,13 +8,19 @@ import MendLogin
 extension LoginBackend {
     /// Opens `count` sessions for the user of `accessToken` (a valid session's token) and returns their access
     /// tokens: distinct sessions without as many provider logins.
-    package func openSessions(count: Int, asUserOf accessToken: String) async throws -> [String] {
+    package func openSessions(
+        count: Int, asUserOf accessToken: String, proofKey: String? = nil
+    ) async throws -> [String] {
         guard case .success(let claims) = sessions.signer.verify(accessToken, now: configuration.clock.now()),
             let user = try await store.identities.user(id: claims.subject)
         else { throw ServerFailure.session(.Session.accessTokenInvalid, "not a valid access token") }
         var tokens: [String] = []
         tokens.reserveCapacity(count)
-        for _ in 0..<count { tokens.append(try await sessions.openSession(for: user, client: nil).accessToken.token) }
+        // With `proofKey`: sessions bound to that key (DPoP), as a login with a proof of it opens.
+        let client = proofKey.map { SessionClient(address: "benchmark", header: nil, proofKey: $0) }
+        for _ in 0..<count {
+            tokens.append(try await sessions.openSession(for: user, client: client).accessToken.token)
+        }
         return tokens
     }
 

@@ -1,0 +1,156 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import JWTKit
+import Logging
+import MendCore
+import MendEmulator
+import MendLogin
+import MendServer
+import MendServing
+import MendTesting
+import NIOHTTP1
+
+// Issue 42: mend-server's session check of DPoP-bound sessions against the peer a user would write instead — a
+// Hummingbird route that verifies one ES256 JWT per request with jwt-kit and nothing else (no proof, no replay check,
+// no revocation) — each as a ratio of a bare Hummingbird route measured in the same round.
+
+/// The claims the peer's route verifies: a subject and an expiry (checked).
+struct PeerClaims: JWTPayload {
+    var sub: SubjectClaim
+    var exp: ExpirationClaim
+    func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
+}
+
+/// The peer: one route that verifies `Authorization: Bearer <ES256 JWT>` with a jwt-kit key collection.
+func withJWTKitPeer<T>(keys: JWTKeyCollection, _ body: (Int) async throws -> T) async throws -> T {
+    guard #available(macOS 14, iOS 17, tvOS 17, *) else { throw ServerRequiresNewerSystem(serverName: "the peer") }
+    let router = Router()
+    router.get("/check") { request, _ -> String in
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw HTTPError(.unauthorized)
+        }
+        do {
+            _ = try await keys.verify(String(authorization.dropFirst(7)), as: PeerClaims.self)
+        } catch {
+            throw HTTPError(.unauthorized)
+        }
+        return "ok"
+    }
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        logger: Logger(label: "peer", factory: { _ in SwiftLogNoOpLogHandler() }))
+    return try await ServerRunLoop.withRunning(app) { server in try await body(server.port) }
+}
+
+/// Each request takes the next header set of `sets` (warm-up and measured requests alike): a proof is never sent twice.
+func measureOnce(url: String, sets: [HTTPHeaders], total: Int) async throws -> Figures {
+    let next = Locked(0)
+    return try await measure(client: client, url: url, total: total) { _ in
+        sets[
+            next.withLock { index in
+                defer { index += 1 }
+                return index
+            }]
+    }
+}
+
+/// The DPoP session check (10,000 bound sessions presented in turn, a new proof per request), Mend's bearer check of
+/// the same kind of load, and the jwt-kit peer (10,000 tokens in turn), each against hello in the same round.
+func benchmarkDPoP(helloPort: Int) async throws -> [String] {
+    try await withFreshEmulator { emulator in
+        var configuration = ServerConfiguration.forEmulator(emulator)
+        configuration.storage.databaseURL = "sqlite::memory:"
+        configuration.sessions.rateLimits = .unlimited
+        configuration.sessions.signingKeys = [.generate(keyID: "bench-dpop", algorithm: .es256)]
+        // The cache holds the working set — the 10,000 bound and the 10,000 bearer sessions — as docs/server.md says
+        // to size it (a quarter above the sessions in use): the check verifies each token's signature once, and each
+        // proof's on every request.
+        configuration.sessions.verifiedTokenCacheSize = 25_000
+        return try await withMendServer(configuration: configuration) { server in
+            let login = try await postJSON(
+                server.url("/v1/login/code").absoluteString, try await emulator.loginCodeBody().jsonText())
+            guard let access = login["access_token"] as? String else { throw BenchmarkFailure(description: "login") }
+            let key = try SoftwareProofKeys().makeKey()
+            let signer = try ProofKeyring.signer(for: key)
+            let bound = try await server.backend.openSessions(
+                count: distinctSessions, asUserOf: access, proofKey: key.thumbprint)
+            let bearer = try await server.backend.openSessions(count: distinctSessions, asUserOf: access)
+            let sessionURL = server.url("/v1/session")
+            let peerKeys = JWTKeyCollection()
+            await peerKeys.add(ecdsa: ES256PrivateKey())
+            var peerTokens: [String] = []
+            for index in 0..<distinctSessions {
+                peerTokens.append(
+                    try await peerKeys.sign(
+                        PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
+            }
+            let total = requestsPerRound
+            let needed = total + connections * 20
+            func proved(_ offset: Int) throws -> [HTTPHeaders] {
+                try (0..<needed).map { index in
+                    let token = bound[(offset + index) % bound.count]
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Authorization", value: "DPoP \(token)")
+                    headers.add(
+                        name: "DPoP",
+                        value: try DPoPProof(
+                            signer: signer, method: "GET", url: sessionURL, accessToken: token, nonce: nil,
+                            issuedAt: Date()
+                        ).jwt)
+                    return headers
+                }
+            }
+            func bearers(_ tokens: [String], offset: Int) -> [HTTPHeaders] {
+                (0..<needed).map { index in
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Authorization", value: "Bearer \(tokens[(offset + index) % tokens.count])")
+                    return headers
+                }
+            }
+            print("\nDPoP (issue 42): SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request")
+            // Warm: every token once, as in (a) above.
+            _ = try await measureOnce(url: sessionURL.absoluteString, sets: try proved(0), total: distinctSessions)
+            var dpopRatios: [Double] = []
+            var peerRatios: [Double] = []
+            var bearerRatios: [Double] = []
+            try await withJWTKitPeer(keys: peerKeys) { peerPort in
+                _ = try await measureOnce(
+                    url: "http://127.0.0.1:\(peerPort)/check", sets: bearers(peerTokens, offset: 0),
+                    total: distinctSessions)
+                _ = try await measureOnce(
+                    url: sessionURL.absoluteString, sets: bearers(bearer, offset: 0), total: distinctSessions)
+                for round in 1...rounds {
+                    let offset = round * total
+                    let proofs = try proved(offset)
+                    let peerSets = bearers(peerTokens, offset: offset)
+                    let bearerSets = bearers(bearer, offset: offset)
+                    let hello = try await measure(
+                        client: client, url: "http://127.0.0.1:\(helloPort)/hello", total: total)
+                    let dpop = try await measureOnce(url: sessionURL.absoluteString, sets: proofs, total: total)
+                    let peer = try await measureOnce(
+                        url: "http://127.0.0.1:\(peerPort)/check", sets: peerSets, total: total)
+                    let plain = try await measureOnce(url: sessionURL.absoluteString, sets: bearerSets, total: total)
+                    dpopRatios.append(dpop.requestsPerSecond / hello.requestsPerSecond)
+                    peerRatios.append(peer.requestsPerSecond / hello.requestsPerSecond)
+                    bearerRatios.append(plain.requestsPerSecond / hello.requestsPerSecond)
+                    print("round \(round)")
+                    print("  hello                                   \(format(hello))")
+                    print("  GET /v1/session, DPoP-bound             \(format(dpop))")
+                    print("  GET /v1/session, bearer                 \(format(plain))")
+                    print("  jwt-kit ES256 route (stateless peer)    \(format(peer))")
+                    print(
+                        String(
+                            format: "  ratios: DPoP %.2f, bearer %.2f, jwt-kit peer %.2f", dpopRatios.last!,
+                            bearerRatios.last!, peerRatios.last!))
+                }
+            }
+            func median(_ values: [Double]) -> String { String(format: "%.2f", values.sorted()[values.count / 2]) }
+            return [
+                "  DPoP-bound session check (SQLite, ES256)  \(median(dpopRatios))",
+                "  bearer session check, same run            \(median(bearerRatios))",
+                "  jwt-kit ES256 stateless route (peer)      \(median(peerRatios))",
+            ]
+        }
+    }
+}
