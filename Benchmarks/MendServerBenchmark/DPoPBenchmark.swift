@@ -108,7 +108,9 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
                     return headers
                 }
             }
-            print("\nDPoP (issue 42): SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request")
+            print(
+                "\nDPoP (issue 42): SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request"
+            )
             // Warm: every token once, as in (a) above.
             _ = try await measureOnce(url: sessionURL.absoluteString, sets: try proved(0), total: distinctSessions)
             var dpopRatios: [Double] = []

@@ -117,7 +117,8 @@ public final class FaultProxy: Sendable {
         outgoing.method = HTTPMethod(rawValue: request.method)
         // The client's Host goes on (a reverse proxy's `proxy_set_header Host $host`): the server sees the URL the
         // client sent to, which a DPoP proof names.
-        for (name, value) in request.headers where !hopByHop.contains(name.lowercased()) || name.lowercased() == "host" {
+        for (name, value) in request.headers where !hopByHop.contains(name.lowercased()) || name.lowercased() == "host"
+        {
             outgoing.headers.add(name: name, value: value)
         }
         if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }

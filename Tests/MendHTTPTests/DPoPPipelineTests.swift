@@ -97,7 +97,8 @@ struct DPoPPipelineTests {
             return .json(200, "{}", headers: [("DPoP-Nonce", "from-\(request.authority ?? "")")])
         }
         let client = makeClient(transport, provider: BoundProvider())
-        let other = try #require(URL(string: "https://other-\(UUID().uuidString.prefix(8).lowercased()).example/v1/items"))
+        let other = try #require(
+            URL(string: "https://other-\(UUID().uuidString.prefix(8).lowercased()).example/v1/items"))
         _ = try await client.send(APIRequest(method: .get, url: apiURL))
         _ = try await client.send(APIRequest(method: .get, url: apiURL))
         _ = try await client.send(APIRequest(method: .get, url: other))

@@ -170,8 +170,10 @@ struct CredentialsManagerTests {
 
         let other = try SoftwareProofKeys().makeKey()
         switch damage {
-        case "enclave": bound.proofKey = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
-        case "not a key": bound.proofKey = ProofKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint)
+        case "enclave":
+            bound.proofKey = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
+        case "not a key":
+            bound.proofKey = ProofKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint)
         default: bound.proofKey = ProofKey(kind: .software, material: other.material, thumbprint: key.thumbprint)
         }
         let store = InMemoryTokenStore()

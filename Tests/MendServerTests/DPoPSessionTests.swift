@@ -44,8 +44,7 @@ struct ProvingClient: Sendable {
     }
 
     /// `POST path` with `json` and the `DPoP` header `proof` (none when `nil`).
-    func post(_ path: String, json: JSONValue, proof: String?, authorization: String? = nil) async throws -> JSONValue
-    {
+    func post(_ path: String, json: JSONValue, proof: String?, authorization: String? = nil) async throws -> JSONValue {
         var headers = HTTPFields()
         if let proof { headers[.dpop] = proof }
         if let authorization { headers[.authorization] = authorization }
@@ -105,22 +104,34 @@ struct DPoPSessionTests {
             let refusals: [(String, () async throws -> JSONValue)] = [
                 ("as a bearer token", { try await client.get("/v1/me", token: access, scheme: "Bearer", proof: nil) }),
                 ("without a proof", { try await client.get("/v1/me", token: access, proof: nil) }),
-                ("with another key's proof", {
-                    try await client.get(
-                        "/v1/me", token: access, proof: try other.proof("GET", "/v1/me", accessToken: access))
-                }),
-                ("with a proof for another URL", {
-                    try await client.get(
-                        "/v1/me", token: access, proof: try client.proof("GET", "/v1/session", accessToken: access))
-                }),
-                ("with a proof for another method", {
-                    try await client.get(
-                        "/v1/me", token: access, proof: try client.proof("POST", "/v1/me", accessToken: access))
-                }),
-                ("with a proof for another token", {
-                    try await client.get(
-                        "/v1/me", token: access, proof: try client.proof("GET", "/v1/me", accessToken: "other"))
-                }),
+                (
+                    "with another key's proof",
+                    {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try other.proof("GET", "/v1/me", accessToken: access))
+                    }
+                ),
+                (
+                    "with a proof for another URL",
+                    {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try client.proof("GET", "/v1/session", accessToken: access))
+                    }
+                ),
+                (
+                    "with a proof for another method",
+                    {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try client.proof("POST", "/v1/me", accessToken: access))
+                    }
+                ),
+                (
+                    "with a proof for another token",
+                    {
+                        try await client.get(
+                            "/v1/me", token: access, proof: try client.proof("GET", "/v1/me", accessToken: "other"))
+                    }
+                ),
                 ("with a proof used before", { try await client.get("/v1/me", token: access, proof: good) }),
             ]
             for (what, call) in refusals {
@@ -174,7 +185,8 @@ struct DPoPSessionTests {
             // A bearer token presented as a DPoP one is not valid.
             let client = try ProvingClient(stack.server.baseURL)
             let misnamed = await stack.client.failure {
-                try await client.get("/v1/me", token: access, proof: try client.proof("GET", "/v1/me", accessToken: access))
+                try await client.get(
+                    "/v1/me", token: access, proof: try client.proof("GET", "/v1/me", accessToken: access))
             }
             #expect(misnamed?.code == .Session.accessTokenInvalid)
         }

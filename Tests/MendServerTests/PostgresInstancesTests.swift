@@ -108,26 +108,40 @@ struct PostgresDPoPTests {
                 let refusals: [(String, () async throws -> JSONValue)] = [
                     ("bearer", { try await client.get("/v1/me", token: access, scheme: "Bearer", proof: nil) }),
                     ("no proof", { try await client.get("/v1/me", token: access, proof: nil) }),
-                    ("another key", {
-                        try await client.get(
-                            "/v1/me", token: access,
-                            proof: try client.proof("GET", "/v1/me", accessToken: access, signer: stranger.signer))
-                    }),
-                    ("another URL", {
-                        try await client.get(
-                            "/v1/me", token: access, proof: try client.proof("GET", "/v1/session", accessToken: access))
-                    }),
-                    ("another method", {
-                        try await client.get(
-                            "/v1/me", token: access, proof: try client.proof("DELETE", "/v1/me", accessToken: access))
-                    }),
+                    (
+                        "another key",
+                        {
+                            try await client.get(
+                                "/v1/me", token: access,
+                                proof: try client.proof("GET", "/v1/me", accessToken: access, signer: stranger.signer))
+                        }
+                    ),
+                    (
+                        "another URL",
+                        {
+                            try await client.get(
+                                "/v1/me", token: access,
+                                proof: try client.proof("GET", "/v1/session", accessToken: access))
+                        }
+                    ),
+                    (
+                        "another method",
+                        {
+                            try await client.get(
+                                "/v1/me", token: access,
+                                proof: try client.proof("DELETE", "/v1/me", accessToken: access))
+                        }
+                    ),
                     // The proof this instance accepted, replayed to the other: the shared table refuses it there.
-                    ("replayed on the other instance", {
-                        let other = ServerClient([first.baseURL, second.baseURL][1 - index])
-                        var headers: HTTPFields = [.authorization: "DPoP \(access)"]
-                        headers[.dpop] = good
-                        return try await other.get("/v1/me", headers: headers).json()
-                    }),
+                    (
+                        "replayed on the other instance",
+                        {
+                            let other = ServerClient([first.baseURL, second.baseURL][1 - index])
+                            var headers: HTTPFields = [.authorization: "DPoP \(access)"]
+                            headers[.dpop] = good
+                            return try await other.get("/v1/me", headers: headers).json()
+                        }
+                    ),
                 ]
                 for (what, call) in refusals {
                     let refused = await client.server.failure(call)

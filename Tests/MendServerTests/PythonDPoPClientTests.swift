@@ -78,7 +78,9 @@ struct PythonDPoPClientTests {
             #expect(process.terminationStatus == 0)
             let result = try JSONValue.parse(data).get()
             #expect(result["login_challenge"]?.arrayValue?.first == .int(401))
-            #expect(result["login_challenge"]?.arrayValue?.last?.stringValue?.hasPrefix(#"DPoP error="use_dpop_nonce""#) == true)
+            #expect(
+                result["login_challenge"]?.arrayValue?.last?.stringValue?.hasPrefix(#"DPoP error="use_dpop_nonce""#)
+                    == true)
             #expect(result["login"] == .array([.int(200), .string("DPoP")]), "one retry with the nonce")
             let access = try #require(result["access_token"]?.stringValue)
             #expect(confirmationKey(of: access) == result["jkt"]?.stringValue, "bound to pydpop's key")

@@ -221,7 +221,8 @@ struct RevocationFeedTests {
             // meanwhile, this check comes right after the view was marked stale).
             second.backend.sessions.revocations.markStale()
             await #expect(throws: ServerFailure.self) {
-                _ = try await second.backend.sessions.authenticate(PresentedRequest(headers: [.authorization: "Bearer \(access)"]))
+                _ = try await second.backend.sessions.authenticate(
+                    PresentedRequest(headers: [.authorization: "Bearer \(access)"]))
             }
             #expect(sessionChecks(second, source: "database") > 0)
             // The feed reconnects and its catch-up read brings the revocation it missed into the view.

@@ -15,7 +15,8 @@ struct WhoAmICommand: AsyncParsableCommand {
         name: .long,
         help: ArgumentHelp(
             "Print JSON: {\"loggedIn\", \"user\": {\"id\", \"name\", \"email\"}, \"binding\", \"reason\"}.",
-            discussion: "`binding` is {\"scheme\": \"DPoP\", \"keyThumbprint\", \"accessTokenJKT\"} for a session bound to "
+            discussion:
+                "`binding` is {\"scheme\": \"DPoP\", \"keyThumbprint\", \"accessTokenJKT\"} for a session bound to "
                 + "its key (the key's RFC 7638 thumbprint, and the stored access token's cnf.jkt: equal), or "
                 + "{\"scheme\": \"Bearer\"}."))
     var json = false

@@ -397,9 +397,12 @@ enum ServerEnvironment {
         ] {
             if let rule = try variables.rateLimit(name) { configuration.sessions.rateLimits[keyPath: limit] = rule }
         }
-        if let mode = try variables.value("MEND_DPOP", as: ServerConfiguration.DPoPMode.self, failure: { text in
-            ConfigurationError("MEND_DPOP '\(text)' must be off, allowed or required")
-        }) {
+        if let mode = try variables.value(
+            "MEND_DPOP", as: ServerConfiguration.DPoPMode.self,
+            failure: { text in
+                ConfigurationError("MEND_DPOP '\(text)' must be off, allowed or required")
+            })
+        {
             configuration.sessions.dpop = mode
         }
         if let requires = try flag("MEND_DPOP_NONCE") { configuration.sessions.dpopRequiresNonce = requires }

@@ -119,7 +119,9 @@ struct DPoPCheck: Sendable {
         return values.first
     }
 
-    private func verify(_ proof: String, _ request: PresentedRequest, accessToken: String?, now: Int64) async throws
+    private func verify(
+        _ proof: String, _ request: PresentedRequest, accessToken: String?, now: Int64
+    ) async throws
         -> String
     {
         let verified: DPoPVerifier.Verified
@@ -172,7 +174,8 @@ extension ServerFailure {
         case .nonceRequired:
             code = .Session.dpopNonceRequired
             message = "The request's DPoP proof must carry the server's nonce (DPoP-Nonce); send it again with it."
-            headers[.wwwAuthenticate] = #"DPoP error="use_dpop_nonce", error_description="a nonce is required", algs="ES256""#
+            headers[.wwwAuthenticate] =
+                #"DPoP error="use_dpop_nonce", error_description="a nonce is required", algs="ES256""#
         }
         if let nonce { headers[.dpopNonce] = nonce }
         return ServerFailure(MendError(code: code, developerMessage: message, catalog: .server), headers: headers)

@@ -80,7 +80,8 @@ extension SessionAuthority {
             try await dpop.requireProof(request, accessToken: token, boundTo: jkt, now: now)
         } else if presentedAsDPoP {
             throw ServerFailure.session(
-                .Session.accessTokenInvalid, "The access token is not bound to a key: send it as Authorization: Bearer.")
+                .Session.accessTokenInvalid, "The access token is not bound to a key: send it as Authorization: Bearer."
+            )
         } else if dpop.mode == .required {
             throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
         }
