@@ -107,6 +107,23 @@ struct DPoPCheck: Sendable {
         }
     }
 
+    /// Refuses a token request for `session` whose proof did not prove the key it is bound to (RFC 9449 §5: a bound
+    /// refresh token is used with a proof of its key), or — with `MEND_DPOP=required` — a bearer session's.
+    func requireKey(of session: SessionRecord, presented: String?) throws {
+        guard mode != .off else { return }
+        if let bound = session.proofKey {
+            guard let presented, ConstantTime.equal(presented, bound) else {
+                throw ServerFailure.dpop(
+                    .invalid(
+                        presented == nil
+                            ? "the session is bound to a key: the request must carry a DPoP proof"
+                            : "the proof's key is not the one the session is bound to"), nonce: nil)
+            }
+        } else if mode == .required {
+            throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
+        }
+    }
+
     /// The nonce answers carry when nonces are required.
     func currentNonce(now: Int64) -> String? { requiresNonce ? nonces.current(now: now) : nil }
 

@@ -52,7 +52,7 @@ extension SessionAuthority {
                 if session.proofKey != nil {
                     let presented = try await dpop.tokenRequestKey(
                         request, now: Int64(clock.now().timeIntervalSince1970))
-                    try requireKey(of: session, presented: presented)
+                    try dpop.requireKey(of: session, presented: presented)
                 }
                 caller = (session.userID, session.id)
             default:

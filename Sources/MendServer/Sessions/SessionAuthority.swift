@@ -169,7 +169,7 @@ struct SessionAuthority: BackendPart {
                 guard let token = state.token, let successor = state.successor, let session = state.session else {
                     continue
                 }
-                try requireKey(of: session, presented: client.proofKey)
+                try dpop.requireKey(of: session, presented: client.proofKey)
                 guard let sealed = token.successorSealed,
                     let successorToken = SuccessorSeal.open(sealed, with: body.refreshToken),
                     OpaqueToken.hash(successorToken) == successor.tokenHash
@@ -186,7 +186,7 @@ struct SessionAuthority: BackendPart {
                 return sessionBody(issued, providerToken: nil)
             case .rotate:
                 guard let token = state.token, let session = state.session else { continue }
-                try requireKey(of: session, presented: client.proofKey)
+                try dpop.requireKey(of: session, presented: client.proofKey)
                 let owner: UserRecord
                 if let user { owner = user } else { owner = try await refreshingUser(of: session) }
                 user = owner
@@ -201,23 +201,6 @@ struct SessionAuthority: BackendPart {
         }
         metrics.refresh(outcome: "failed")
         throw ServerFailure.internalFailure("The refresh token could not be rotated; try again.")
-    }
-
-    /// Refuses a token request for `session` whose proof did not prove the key it is bound to (RFC 9449 §5: a bound
-    /// refresh token is used with a proof of its key), or — with `MEND_DPOP=required` — a bearer session's.
-    func requireKey(of session: SessionRecord, presented: String?) throws {
-        guard dpop.mode != .off else { return }
-        if let bound = session.proofKey {
-            guard let presented, ConstantTime.equal(presented, bound) else {
-                throw ServerFailure.dpop(
-                    .invalid(
-                        presented == nil
-                            ? "the session is bound to a key: the request must carry a DPoP proof"
-                            : "the proof's key is not the one the session is bound to"), nonce: nil)
-            }
-        } else if dpop.mode == .required {
-            throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
-        }
     }
 
     /// session/15 for the lifetime that ended, saying which and how long it is.
