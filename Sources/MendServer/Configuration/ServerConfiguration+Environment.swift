@@ -133,7 +133,10 @@ enum ServerEnvironment {
                 "MEND_TRUST_FORWARDED_FOR", default: value(false),
                 "`true` is `MEND_TRUSTED_PROXIES=1` (kept for existing deployments; before, it took the *first* "
                     + "entry, which the client controls)"),
-            Variable("MEND_PUBLIC_URL", default: "from the request", "base URL of the data-deletion status link"),
+            Variable(
+                "MEND_PUBLIC_URL", default: "from the request",
+                "the server's public base URL: the data-deletion status link and the URL DPoP proofs name (`htu`); "
+                    + "set it behind a proxy that does not forward the scheme and host"),
             Variable(
                 "MEND_VALIDITY_CHECK_INTERVAL", default: duration(facebook.validityCheckInterval),
                 "how often stored Facebook tokens are re-checked with `debug_token` (`0`: never)"),
