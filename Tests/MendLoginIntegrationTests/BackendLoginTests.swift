@@ -149,6 +149,50 @@ struct BackendLoginTests {
             }
         }
     }
+
+    @Test("A bearer session that a server binding every session finds (MEND_DPOP=required): its refresh ends it")
+    func bearerSessionUnderRequiredBinding() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mend-binding-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withEmulator { emulator in
+            var configuration = ServerConfiguration.forEmulator(emulator)
+            configuration.storage.databaseURL = "sqlite://" + directory.appendingPathComponent("mend.sqlite").path
+            configuration.sessions.signingKeys = [.generate(keyID: "kept")]
+            let store = InMemoryTokenStore()
+            let provider = LoginProvider.emulator(
+                baseURL: emulator.baseURL, appID: emulator.emulator.configuration.defaultApp.id,
+                version: emulator.emulator.configuration.graphVersion)
+            // An app of the landed version: a bearer session, on a server that allows one.
+            try await withMendServer(configuration: configuration) { server in
+                var backend = BackendSessionClient(baseURL: server.baseURL, transport: AsyncHTTPClientTransport())
+                backend.binding = .bearer
+                let credentials = CredentialsManager(store: store, authority: backend)
+                _ = try await LoginManager(provider: provider, credentials: credentials)
+                    .logIn(presenter: presenter(.grantAll))
+                #expect(try await store.read()?.proofKey == nil)
+            }
+            // The server now binds every session: the bearer session's refresh ends it (session/10, once), the app
+            // signs out instead of retrying a refusal it cannot answer, and its next login is bound.
+            configuration.sessions.dpop = .required
+            try await withMendServer(configuration: configuration) { server in
+                let backend = BackendSessionClient(baseURL: server.baseURL, transport: AsyncHTTPClientTransport())
+                let credentials = CredentialsManager(store: store, authority: backend)
+                let stale = try #require(try await store.read())
+                let ended = try await #require(throws: MendError.self) { try await credentials.refresh() }
+                #expect(ended.code == .Session.sessionEnded, "\(ended)")
+                #expect(ended.developerMessage.contains("binds every session"), "\(ended.developerMessage)")
+                #expect(await credentials.lastSignOut?.error?.code == .Session.sessionEnded)
+                #expect(try await store.read() == nil)
+                // Ended at the server too: its refresh token is an ended session's from now on.
+                let again = try await #require(throws: MendError.self) { try await backend.refresh(stale) }
+                #expect(again.code == .Session.sessionEnded)
+                _ = try await LoginManager(provider: provider, credentials: credentials)
+                    .logIn(presenter: presenter(.grantAll))
+                #expect(try await store.read()?.proofKey != nil)
+            }
+        }
+    }
 }
 
 /// The backend, remembering the last code it exchanged with its transaction.

@@ -108,21 +108,23 @@ struct DPoPCheck: Sendable {
     }
 
     /// Refuses a token request for `session` whose proof did not prove the key it is bound to (RFC 9449 §5: a bound
-    /// refresh token is used with a proof of its key), or — with `MEND_DPOP=required` — a bearer session's.
+    /// refresh token is used with a proof of its key). A bearer session under `MEND_DPOP=required` is the caller's to
+    /// end (``endsUnbound(_:)``): no proof can save it.
     func requireKey(of session: SessionRecord, presented: String?) throws {
-        guard mode != .off else { return }
-        if let bound = session.proofKey {
-            guard let presented, ConstantTime.equal(presented, bound) else {
-                throw ServerFailure.dpop(
-                    .invalid(
-                        presented == nil
-                            ? "the session is bound to a key: the request must carry a DPoP proof"
-                            : "the proof's key is not the one the session is bound to"), nonce: nil)
-            }
-        } else if mode == .required {
-            throw ServerFailure.dpop(.invalid("this server binds every session; log in again with DPoP"), nonce: nil)
+        guard mode != .off, let bound = session.proofKey else { return }
+        guard let presented, ConstantTime.equal(presented, bound) else {
+            throw ServerFailure.dpop(
+                .invalid(
+                    presented == nil
+                        ? "the session is bound to a key: the request must carry a DPoP proof"
+                        : "the proof's key is not the one the session is bound to"), nonce: nil)
         }
     }
+
+    /// Whether `session` is a bearer session that this server no longer lets live (`MEND_DPOP=required`, set after it
+    /// began): its refresh ends it with session/10, so that its client signs in again — with a key — instead of
+    /// retrying a refusal it cannot answer.
+    func endsUnbound(_ session: SessionRecord) -> Bool { mode == .required && session.proofKey == nil }
 
     /// The nonce answers carry when nonces are required.
     func currentNonce(now: Int64) -> String? { requiresNonce ? nonces.current(now: now) : nil }

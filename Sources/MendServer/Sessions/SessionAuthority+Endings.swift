@@ -85,6 +85,16 @@ extension SessionAuthority {
         return caller.userID
     }
 
+    /// Lets a refresh of `session` go on only with a proof of the key it is bound to; a bearer session under
+    /// `MEND_DPOP=required` ends here (session/10, `binding_required`).
+    func requireBinding(of session: SessionRecord, presented: String?) async throws {
+        if dpop.endsUnbound(session) {
+            try await end(session.id, reason: .bindingRequired, detail: nil)
+            throw ServerFailure.sessionEnded(.bindingRequired)
+        }
+        try dpop.requireKey(of: session, presented: presented)
+    }
+
     /// Ends one session for `reason`, counting it if it was active.
     private func end(_ sessionID: String, reason: SessionEndReason, detail: String?) async throws {
         if try await records.revokeSession(id: sessionID, reason: reason, detail: detail, now: now) {

@@ -169,7 +169,7 @@ struct SessionAuthority: BackendPart {
                 guard let token = state.token, let successor = state.successor, let session = state.session else {
                     continue
                 }
-                try dpop.requireKey(of: session, presented: client.proofKey)
+                try await requireBinding(of: session, presented: client.proofKey)
                 guard let sealed = token.successorSealed,
                     let successorToken = SuccessorSeal.open(sealed, with: body.refreshToken),
                     OpaqueToken.hash(successorToken) == successor.tokenHash
@@ -186,7 +186,7 @@ struct SessionAuthority: BackendPart {
                 return sessionBody(issued, providerToken: nil)
             case .rotate:
                 guard let token = state.token, let session = state.session else { continue }
-                try dpop.requireKey(of: session, presented: client.proofKey)
+                try await requireBinding(of: session, presented: client.proofKey)
                 let owner: UserRecord
                 if let user { owner = user } else { owner = try await refreshingUser(of: session) }
                 user = owner

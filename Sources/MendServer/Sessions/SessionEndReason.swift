@@ -14,6 +14,7 @@ import MendLogin
 /// user_deleted                 → session/14 userDeleted            (the data-deletion callback)
 /// authorization_code_replayed  → session/17 revoked                (RFC 9700 §4.2.4)
 /// revoked                      → session/17                        (an operator)
+/// binding_required             → session/10 sessionEnded           (a bearer session's refresh, MEND_DPOP=required)
 /// anything else, or none       → session/10 sessionEnded           (rows written before these reasons existed)
 /// ```
 enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
@@ -25,6 +26,7 @@ enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
     case userDeleted = "user_deleted"
     case codeReplayed = "authorization_code_replayed"
     case revoked = "revoked"
+    case bindingRequired = "binding_required"
 
     /// The reason a stored `revoked_reason` names; `nil` for a legacy or unknown value.
     init?(stored: String?) {
@@ -40,6 +42,7 @@ enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
         case .deauthorized, .permissionsRevoked, .providerTokenInvalid: .Session.providerAccessRevoked
         case .userDeleted: .Session.userDeleted
         case .codeReplayed, .revoked: .Session.revoked
+        case .bindingRequired: .Session.sessionEnded
         }
     }
 
@@ -59,6 +62,7 @@ enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
         case .userDeleted: "the user's data was deleted"
         case .codeReplayed: "the authorization code that opened it was replayed"
         case .revoked: "it was revoked"
+        case .bindingRequired: "this server now binds every session to a key of its client (DPoP), and this one is not"
         }
     }
 
@@ -73,6 +77,7 @@ enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
         case .userDeleted: "data_deletion"
         case .codeReplayed: "code_replayed"
         case .revoked: "revoked"
+        case .bindingRequired: "binding_required"
         }
     }
 }
