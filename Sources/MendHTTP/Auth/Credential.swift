@@ -24,7 +24,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// An identifier of the credential that is safe to log and compare (not the token), if the issuer gave one.
     var identifier: String?
     /// Proves possession of the key the token is bound to (DPoP), or `nil` for a bearer token.
-    public let prover: (any RequestProver)?
+    package let prover: (any RequestProver)?
 
     /// Creates a credential.
     public init(token: String, placement: Placement = .bearerHeader, identifier: String? = nil) {
