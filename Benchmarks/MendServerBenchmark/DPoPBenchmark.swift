@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Hummingbird
 import JWTKit
@@ -155,4 +156,61 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             ]
         }
     }
+}
+
+/// In process, one task, no network: one DPoP proof's check (``DPoPVerifier``, what a bound session's check adds to
+/// the bearer check) against one jwt-kit ES256 verification (the peer's whole work), and the parts of the proof's
+/// check. `MEND_BENCH_DPOP_VERIFY=<count>` runs it alone (under `valgrind --tool=callgrind` for instruction counts).
+func benchmarkProofCosts(count: Int) async throws {
+    let key = try SoftwareProofKeys().makeKey()
+    let signer = try ProofKeyring.signer(for: key)
+    let url = URL(string: "http://127.0.0.1:8080/v1/session")!
+    let token = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 16)
+    let now = Date()
+    let proofs = try (0..<count).map { _ in
+        try DPoPProof(signer: signer, method: "GET", url: url, accessToken: token, nonce: nil, issuedAt: now).jwt
+    }
+    let verifier = DPoPVerifier(maximumAge: 60, skew: 60)
+    let seconds = Int64(now.timeIntervalSince1970)
+    func perOperation(_ start: ContinuousClock.Instant) -> String {
+        String(format: "%8.1f µs", micros(ContinuousClock.now - start) / Double(count))
+    }
+    print("\nOne check, in process, one task (\(count) each):")
+    var start = ContinuousClock.now
+    for proof in proofs {
+        _ = try verifier.verify(
+            proof, method: "GET", url: url, accessToken: token, now: seconds, nonceIsValid: { _ in false },
+            requiresNonce: false)
+    }
+    print("  DPoP proof (DPoPVerifier.verify)                  \(perOperation(start))")
+    let parts = proofs.map { $0.split(separator: ".").map(String.init) }
+    start = ContinuousClock.now
+    for part in parts {
+        let header = try JSONValue.parse(Base64URL.decode(part[0])!).get()
+        _ = try JSONValue.parse(Base64URL.decode(part[1])!).get()
+        _ = header["jwk"]
+    }
+    print("    of which: base64url and JSON of both parts      \(perOperation(start))")
+    let publicKey = try P256.Signing.PrivateKey(rawRepresentation: key.material).publicKey
+    let raw = publicKey.rawRepresentation
+    start = ContinuousClock.now
+    for part in parts {
+        let key = try P256.Signing.PublicKey(rawRepresentation: raw)
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: Base64URL.decode(part[2])!)
+        _ = key.isValidSignature(signature, for: Data((part[0] + "." + part[1]).utf8))
+    }
+    print("    of which: the key from jwk, ECDSA verification  \(perOperation(start))")
+    start = ContinuousClock.now
+    for _ in 0..<count { _ = DPoPProof.htu(url) }
+    print("    of which: htu normalisation (once)              \(perOperation(start))")
+    let peerKeys = JWTKeyCollection()
+    await peerKeys.add(ecdsa: ES256PrivateKey())
+    var peerTokens: [String] = []
+    for index in 0..<count {
+        peerTokens.append(
+            try await peerKeys.sign(PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: now + 3600))))
+    }
+    start = ContinuousClock.now
+    for peerToken in peerTokens { _ = try await peerKeys.verify(peerToken, as: PeerClaims.self) }
+    print("  jwt-kit ES256 verification (the peer's route)     \(perOperation(start))")
 }

@@ -389,6 +389,10 @@ func withFreshEmulator<T>(_ body: (RunningEmulator) async throws -> T) async thr
 
 /// The benchmark, outside the main actor (top-level code is main-actor isolated; the harnesses are not).
 func runBenchmark() async throws {
+    if let count = ProcessInfo.processInfo.environment["MEND_BENCH_DPOP_VERIFY"].flatMap(Int.init) {
+        try await benchmarkProofCosts(count: count)
+        return
+    }
     var medians: [String] = []
     var dpop: [String] = []
     try await withHelloServer { helloPort in

@@ -58,6 +58,10 @@ public struct EmulatorConfiguration: Sendable, Codable {
     /// The polling interval that device login announces, in seconds (the provider's 5); a poll sooner than the
     /// interval is answered "slow down", and the interval grows by 5 seconds (RFC 8628 §3.5).
     public var deviceLoginInterval: Int
+    /// Whether the emulated OpenID Connect issuers speak DPoP (RFC 9449) from the start: discovery advertises ES256,
+    /// a proved token request gets bound tokens, userinfo checks proofs. Off by default, as at Apple and Google;
+    /// `POST /_emulator/issuers/dpop` turns it on and off, requires nonces and rotates them while running.
+    public var issuerDPoP: Bool = false
 
     /// Creates a configuration.
     public init(
@@ -122,6 +126,7 @@ public struct EmulatorConfiguration: Sendable, Codable {
             issuerClients: try value(.issuerClients, defaults.issuerClients),
             deviceCodeLifetime: try value(.deviceCodeLifetime, defaults.deviceCodeLifetime),
             deviceLoginInterval: try value(.deviceLoginInterval, defaults.deviceLoginInterval))
+        self.issuerDPoP = try value(.issuerDPoP, defaults.issuerDPoP)
     }
 
     /// Reads a configuration file (JSON, every key optional; dates in ISO 8601).

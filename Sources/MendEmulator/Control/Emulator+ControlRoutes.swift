@@ -62,6 +62,13 @@ extension Emulator {
             return Self.encode(issuerSummary(baseURL: request.baseURL))
         case (.get, ["issuers", "revocations"]):
             return Self.encode(revocations())
+        case (.get, ["issuers", "dpop"]):
+            return Self.encode(setIssuerDPoP())
+        case (.post, ["issuers", "dpop"]):
+            let body = try Self.decode(IssuerDPoPBody.self, from: request.body)
+            return Self.encode(
+                setIssuerDPoP(
+                    enabled: body.enabled, requireNonce: body.requireNonce, rotateNonce: body.rotateNonce ?? false))
         case (.post, let parts)
         where parts.count == 3 && parts[0] == "issuers" && parts[2] == "native"
             && EmulatedIssuerKind(rawValue: parts[1]) != nil:

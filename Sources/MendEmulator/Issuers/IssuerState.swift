@@ -1,6 +1,7 @@
 public import Foundation
 import HTTPTypes
 import MendCore
+import MendLogin
 
 /// The emulated OpenID Connect issuers (Apple, Google): their keys, the consents waiting for a user, their codes,
 /// tokens and revocations, and the routing of a request to the endpoint that answers it. Paths are relative to the
@@ -19,9 +20,12 @@ struct IssuerState: Sendable {
     var keys: IssuerKeys
     var consents = IssuerConsents()
     var tokens = IssuerTokens()
+    /// DPoP at the token endpoints and userinfo (off unless the configuration or the control API turns it on).
+    var dpop: IssuerDPoP
 
-    init(seed: UInt64) {
+    init(seed: UInt64, dpop: Bool = false) {
         keys = IssuerKeys(seed: seed)
+        self.dpop = IssuerDPoP(enabled: dpop, seed: seed)
     }
 
     /// One request to an issuer; `segments` are the path's segments after the issuer's.
@@ -33,7 +37,7 @@ struct IssuerState: Sendable {
         let path = "/" + segments.joined(separator: "/")
         switch (kind, path) {
         case (_, "/.well-known/openid-configuration"):
-            return .json(IssuerWire.discoveryDocument(kind: kind, issuer: issuer))
+            return .json(IssuerWire.discoveryDocument(kind: kind, issuer: issuer, dpop: dpop.enabled))
         case (.apple, "/auth/keys"), (.google, "/oauth2/v3/certs"):
             return .json(keys.jwks(kind, random: &context.random))
         case (.apple, "/auth/authorize"), (.google, "/o/oauth2/v2/auth"):
@@ -44,13 +48,15 @@ struct IssuerState: Sendable {
                 request, kind: kind, issuer: issuer, tokens: &tokens, keys: &keys, users: users, context: &context)
         case (.apple, "/auth/token"), (.google, "/token"):
             guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
+            let endpoint = issuer + path
             return token(
-                request, kind: kind, issuer: issuer, users: &users, deviceLogins: &deviceLogins, context: &context)
+                request, kind: kind, issuer: issuer, endpoint: endpoint, users: &users, deviceLogins: &deviceLogins,
+                context: &context)
         case (.apple, "/auth/revoke"), (.google, "/revoke"):
             guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
             return tokens.revoke(request, kind: kind, issuer: issuer, keys: keys, context: context)
         case (.google, "/v1/userinfo"):
-            return tokens.userinfo(request, users: users, context: context)
+            return userinfo(request, endpoint: issuer + path, users: users, context: context)
         case (.google, "/device/code"):
             guard request.method == .post else { return IssuerWire.oauthError(kind, "invalid_request", "Use POST.") }
             return deviceAuthorization(
@@ -60,33 +66,77 @@ struct IssuerState: Sendable {
         }
     }
 
-    /// The token endpoint: client authentication, then the code (with PKCE), a refresh token or (Google) a device
-    /// code.
+    /// The token endpoint (`endpoint`, its public URL): client authentication, the DPoP proof if there is one, then
+    /// the code (with PKCE), a refresh token or (Google) a device code.
     mutating func token(
-        _ request: EmulatorRequest, kind: EmulatedIssuerKind, issuer: String, users: inout UserDirectory,
-        deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
+        _ request: EmulatorRequest, kind: EmulatedIssuerKind, issuer: String, endpoint: String,
+        users: inout UserDirectory, deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
     ) -> EmulatorResponse {
         let client: EmulatedIssuerClient
         switch IssuerTokens.authenticateClient(request, kind: kind, issuer: issuer, keys: keys, context: context) {
         case .failure(let refusal): return refusal.response
         case .success(let authenticated): client = authenticated
         }
+        let jkt: String?
+        switch dpop.check(request, url: endpoint, accessToken: nil, now: context.now) {
+        case .failure(let refusal): return dpop.tokenEndpointRefusal(refusal)
+        case .success(let key): jkt = key
+        }
+        return dpop.answer(
+            grant(
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, users: &users,
+                deviceLogins: &deviceLogins, context: &context))
+    }
+
+    /// The grant a token request names, its tokens bound to `jkt` when the request proved that key.
+    private mutating func grant(
+        _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
+        jkt: String?, users: inout UserDirectory, deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
+    ) -> EmulatorResponse {
         switch request.form["grant_type"] {
         case "authorization_code":
             return tokens.exchange(
-                request, kind: kind, client: client, issuer: issuer, keys: &keys, users: users, context: &context)
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, keys: &keys, users: users,
+                context: &context)
         case Self.deviceCodeGrant where kind == .google:
             return pollDeviceLogin(
                 request, kind: kind, client: client, issuer: issuer, users: &users, deviceLogins: &deviceLogins,
                 context: &context)
         case "refresh_token":
             return tokens.refresh(
-                request, kind: kind, client: client, issuer: issuer, keys: &keys, users: users, context: &context)
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, keys: &keys, users: users,
+                context: &context)
         case nil:
             return IssuerWire.oauthError(kind, "invalid_request", "grant_type is required.")
         case let other?:
             return IssuerWire.oauthError(kind, "unsupported_grant_type", "grant_type '\(other)' is not supported.")
         }
+    }
+
+    /// Google's userinfo endpoint (`endpoint`, its public URL): a bound access token only as `Authorization: DPoP`
+    /// with a proof of its key; a bearer one only as `Bearer` (with DPoP turned off, a bound one is taken as bearer).
+    mutating func userinfo(
+        _ request: EmulatorRequest, endpoint: String, users: UserDirectory, context: EmulatorContext
+    ) -> EmulatorResponse {
+        guard let (value, presentedAsDPoP) = request.presentedAccessToken, let token = tokens.tokens[value] else {
+            return tokens.userinfo(nil, users: users, context: context)
+        }
+        if dpop.enabled, let bound = token.jkt {
+            guard presentedAsDPoP else {
+                return dpop.resourceRefusal(.invalid("the access token is bound to a key: send it as DPoP"))
+            }
+            switch dpop.check(request, url: endpoint, accessToken: value, now: context.now) {
+            case .failure(let refusal): return dpop.resourceRefusal(refusal)
+            case .success(let key):
+                guard key.map({ ConstantTime.equal($0, bound) }) == true else {
+                    return dpop.resourceRefusal(
+                        .invalid(key == nil ? "a bound access token needs a proof" : "the proof is of another key"))
+                }
+            }
+        } else if presentedAsDPoP, token.jkt == nil {
+            return tokens.userinfo(nil, users: users, context: context)
+        }
+        return dpop.answer(tokens.userinfo(value, users: users, context: context))
     }
 
     // MARK: Native sign-in (what a native SDK hands the app)

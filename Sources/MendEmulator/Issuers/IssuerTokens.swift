@@ -35,6 +35,8 @@ struct IssuerTokens: Sendable {
         /// The refresh token an access token came from (revoking it revokes them).
         var refreshToken: String?
         var revoked = false
+        /// The thumbprint of the key the token is bound to (DPoP), or `nil` for a bearer token.
+        var jkt: String?
     }
 
     var codes: [String: Code] = [:]
@@ -42,21 +44,29 @@ struct IssuerTokens: Sendable {
     /// Every revocation, in order (`GET /_emulator/issuers/revocations`); Facebook's `DELETE /me/permissions` too.
     var revocations: [IssuerRevocation] = []
 
-    /// The refresh-token grant: a new access token (and an id_token for Apple, or Google with `openid`).
+    /// The refresh-token grant: a new access token (and an id_token for Apple, or Google with `openid`), bound to
+    /// `jkt` when the request proved that key; a bound refresh token only with a proof of its own key.
     mutating func refresh(
         _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
-        keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
+        jkt: String?, keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
     ) -> EmulatorResponse {
         guard let value = request.form["refresh_token"], let token = tokens[value], token.kind == .refresh,
             token.issuer == kind, token.clientID == client.id, !token.revoked
         else {
             return IssuerWire.oauthError(kind, "invalid_grant", "The refresh token is invalid, expired or revoked.")
         }
+        if let bound = token.jkt, jkt.map({ ConstantTime.equal($0, bound) }) != true {
+            return .json(
+                .object([
+                    "error": .string("invalid_dpop_proof"),
+                    "error_description": .string("The refresh token is bound to a key: prove it (RFC 9449 §5)."),
+                ]), status: .badRequest, headers: [.cacheControl: "no-store"])
+        }
         let access = issueAccessToken(
             kind: kind, clientID: client.id, userID: token.userID, scopes: token.scopes, refreshToken: value,
-            context: &context)
+            jkt: jkt, context: &context)
         var body: [(String, JSONValue?)] = [
-            ("access_token", .string(access)), ("token_type", .string("Bearer")),
+            ("access_token", .string(access)), ("token_type", .string(jkt == nil ? "Bearer" : "DPoP")),
             ("expires_in", .int(kind == .apple ? 3600 : 3599)),
         ]
         if kind == .google { body.append(("scope", .string(IssuerWire.googleScopeText(token.scopes)))) }
@@ -71,10 +81,12 @@ struct IssuerTokens: Sendable {
     }
 
     /// The authorization-code grant: the code (with PKCE) for an access token, a refresh token (Apple, or Google
-    /// with offline access) and an id_token; a replayed code revokes what it issued.
+    /// with offline access) and an id_token; a replayed code revokes what it issued. With `jkt` (the request proved
+    /// a key) the access token is bound to it, and so is a public client's refresh token (RFC 9449 §5; a
+    /// confidential client's is bound by its authentication already).
     mutating func exchange(
         _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
-        keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
+        jkt: String?, keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
     ) -> EmulatorResponse {
         guard let value = request.form["code"], var code = codes[value], code.kind == kind,
             code.clientID == client.id
@@ -103,13 +115,14 @@ struct IssuerTokens: Sendable {
         code.used = true
         let refresh: String? =
             kind == .apple || code.offline ? issueRefreshToken(kind: kind, code: code, context: &context) : nil
+        if let refresh, client.secret == nil, kind == .google { tokens[refresh]?.jkt = jkt }
         let access = issueAccessToken(
             kind: kind, clientID: client.id, userID: code.userID, scopes: code.scopes, refreshToken: refresh,
-            context: &context)
+            jkt: jkt, context: &context)
         code.issuedTokens = [access] + (refresh.map { [$0] } ?? [])
         codes[value] = code
         var body: [(String, JSONValue?)] = [
-            ("access_token", .string(access)), ("token_type", .string("Bearer")),
+            ("access_token", .string(access)), ("token_type", .string(jkt == nil ? "Bearer" : "DPoP")),
             ("expires_in", .int(kind == .apple ? 3600 : 3599)), ("refresh_token", .string(refresh)),
         ]
         if kind == .google { body.append(("scope", .string(IssuerWire.googleScopeText(code.scopes)))) }
@@ -126,14 +139,14 @@ struct IssuerTokens: Sendable {
 
     mutating func issueAccessToken(
         kind: EmulatedIssuerKind, clientID: String, userID: String, scopes: [String], refreshToken: String?,
-        context: inout EmulatorContext
+        jkt: String? = nil, context: inout EmulatorContext
     ) -> String {
         let value =
             kind == .apple
             ? "a" + context.random.alphanumeric(31).lowercased() + ".0.mend" : "ya29." + context.random.alphanumeric(60)
         tokens[value] = Token(
             kind: .access, issuer: kind, clientID: clientID, userID: userID, scopes: scopes,
-            expiresAt: context.now.addingTimeInterval(3600), refreshToken: refreshToken)
+            expiresAt: context.now.addingTimeInterval(3600), refreshToken: refreshToken, jkt: jkt)
         return value
     }
 
@@ -239,9 +252,9 @@ struct IssuerTokens: Sendable {
         return kind == .apple ? EmulatorResponse(status: .ok) : .json(.object([:]))
     }
 
-    /// Google's userinfo endpoint, with the access token.
-    func userinfo(_ request: EmulatorRequest, users: UserDirectory, context: EmulatorContext) -> EmulatorResponse {
-        guard let value = request.accessToken, let token = tokens[value], token.kind == .access,
+    /// Google's userinfo endpoint, with the access token `value` (its binding already checked).
+    func userinfo(_ value: String?, users: UserDirectory, context: EmulatorContext) -> EmulatorResponse {
+        guard let value, let token = tokens[value], token.kind == .access,
             token.issuer == .google, !token.revoked, (token.expiresAt ?? .distantFuture) > context.now,
             let user = users[token.userID]?.profile
         else {

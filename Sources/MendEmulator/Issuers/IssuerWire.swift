@@ -5,7 +5,15 @@ import MendCore
 /// The emulated issuers' wire shapes: the discovery documents, the OAuth error and token bodies, the `form_post`
 /// page, Apple's redirect rule and Google's scope names. Pure functions of their inputs.
 enum IssuerWire {
-    static func discoveryDocument(kind: EmulatedIssuerKind, issuer: String) -> JSONValue {
+    /// The discovery document of `kind` at `issuer`; with `dpop`, `dpop_signing_alg_values_supported` too.
+    static func discoveryDocument(kind: EmulatedIssuerKind, issuer: String, dpop: Bool = false) -> JSONValue {
+        let document = baseDocument(kind: kind, issuer: issuer)
+        guard dpop, case .object(var fields) = document else { return document }
+        fields["dpop_signing_alg_values_supported"] = .array([.string("ES256")])
+        return .object(fields)
+    }
+
+    private static func baseDocument(kind: EmulatedIssuerKind, issuer: String) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         switch kind {
         case .apple:

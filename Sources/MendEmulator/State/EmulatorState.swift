@@ -28,7 +28,7 @@ struct EmulatorState: Sendable {
         context = EmulatorContext(configuration: configuration, clock: clock)
         users = UserDirectory(configuration: configuration)
         graph = GraphObjects(configuration: configuration, start: context.clock.start)
-        issuers = IssuerState(seed: configuration.seed)
+        issuers = IssuerState(seed: configuration.seed, dpop: configuration.issuerDPoP)
     }
 
     var now: Date { context.now }

@@ -64,6 +64,18 @@ public struct EmulatorRequest: Sendable {
         return nil
     }
 
+    /// The access token of the `Authorization` header, and whether its scheme is `DPoP` (RFC 9449 §7.1) rather than
+    /// `Bearer`; else ``accessToken``'s other places (the `access_token` parameter, `OAuth`).
+    var presentedAccessToken: (token: String, isDPoP: Bool)? {
+        if let authorization = headers[.authorization], authorization.count > 5,
+            authorization.prefix(5).lowercased() == "dpop "
+        {
+            let token = authorization.dropFirst(5).trimmingCharacters(in: .whitespaces)
+            return token.isEmpty ? nil : (token, true)
+        }
+        return accessToken.map { ($0, false) }
+    }
+
     /// HTTP Basic client credentials (RFC 6749 §2.3.1), when the `Authorization` header uses the Basic scheme.
     enum BasicCredentials: Sendable, Hashable {
         /// The client id and secret, form-decoded.

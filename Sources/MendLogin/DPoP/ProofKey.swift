@@ -93,6 +93,15 @@ package protocol ProofKeyFactory: Sendable {
     func signer(for key: ProofKey) throws -> any ProofSigner
 }
 
+extension ProofKeyFactory {
+    /// A new login's key. A key store that fails (a Secure Enclave that refuses) falls back to a software key: the
+    /// session is still bound.
+    package func makeSessionKey() throws -> ProofKey {
+        if let key = try? makeKey() { return key }
+        return try SoftwareProofKeys().makeKey()
+    }
+}
+
 /// A stored key cannot sign: it is of a kind this device cannot use, or its material is not a key.
 package struct ProofKeyUnavailable: Error, Sendable, CustomStringConvertible {
     /// Why, with no secret.

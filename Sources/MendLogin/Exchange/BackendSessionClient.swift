@@ -153,13 +153,8 @@ public struct BackendSessionClient: Sendable {
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0, key: key)
     }
 
-    /// A new login's key, or `nil` for a bearer session. A key store that fails (a Secure Enclave that refuses)
-    /// falls back to a software key: the session is still bound.
-    private func newKey() throws -> ProofKey? {
-        guard let proofKeys else { return nil }
-        if let key = try? proofKeys.makeKey() { return key }
-        return try SoftwareProofKeys().makeKey()
-    }
+    /// A new login's key, or `nil` for a bearer session.
+    private func newKey() throws -> ProofKey? { try proofKeys?.makeSessionKey() }
 
     /// `POST /v1/login/provider-token`: the backend checks a provider access token the app got by itself (a device
     /// login's) with `debug_token` — this app's, valid, a user's — and opens the same session as a code login. Never

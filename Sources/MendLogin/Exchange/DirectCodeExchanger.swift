@@ -23,17 +23,22 @@ package struct DirectCodeExchanger: Sendable {
     /// Validates the id_token (OpenID Connect). When set, the token response must carry an id_token (ask for the
     /// `openid` scope) and the id_token must pass; when `nil`, an id_token in the response is ignored and not kept.
     var idTokenValidator: IDTokenValidator?
+    /// Where a login's DPoP key is made when the provider speaks DPoP (``LoginProvider/dpopSigningAlgorithms`` lists
+    /// `ES256`); `nil`: bearer sessions.
+    var proofKeys: (any ProofKeyFactory)?
 
     /// Creates an exchanger that sends through `client` (the authority's one pipeline to the provider, which decodes
     /// errors with the dialect's decoder) and reads the time on its clock.
     package init(
-        provider: LoginProvider, transport: any HTTPTransport, client: APIClient, idTokenValidator: IDTokenValidator?
+        provider: LoginProvider, transport: any HTTPTransport, client: APIClient, idTokenValidator: IDTokenValidator?,
+        proofKeys: (any ProofKeyFactory)? = nil
     ) {
         self.provider = provider
         self.transport = transport
         self.client = client
         self.clock = client.configuration.clock
         self.idTokenValidator = idTokenValidator
+        self.proofKeys = proofKeys
     }
 
     /// Exchanges the code at the provider's token endpoint.
@@ -50,12 +55,17 @@ package struct DirectCodeExchanger: Sendable {
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.accept] = "application/json"
         let body = FormEncoding.encode(form)
-        let response = try await client.send(
-            APIRequest(
-                method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
-                options: RequestOptions(allowsRetry: false, attachesCredential: false)))
-        return try await ProviderTokenAnswer(try response.json()).login(
+        var request = APIRequest(
+            method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
+            options: RequestOptions(allowsRetry: false, attachesCredential: false))
+        // A provider that speaks DPoP binds the tokens to the key this request proves (RFC 9449 §5).
+        let key = provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
+        request.tokenlessProver = try key.map(SessionProver.init(key:))
+        let answer = try ProviderTokenAnswer(try await client.send(request).json())
+        var session = try await answer.login(
             at: provider, transport: transport, issuedAt: clock.now(), asked: transaction.scopes, granted: granted,
             denied: denied, idTokenValidator: idTokenValidator, nonce: transaction.nonce, what: "the token response")
+        if answer.isProofBound { session.proofKey = key }
+        return session
     }
 }

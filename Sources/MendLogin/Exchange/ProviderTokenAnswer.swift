@@ -16,6 +16,8 @@ struct ProviderTokenAnswer: Sendable {
     var idToken: String?
     var refreshToken: String?
     var scope: String?
+    /// `token_type`: `DPoP` when the provider bound the token to the proof's key (RFC 9449 §5).
+    var tokenType: String?
     /// Facebook's `data_access_expiration_time` (seconds since 1970), when the answer carries one.
     var dataAccessExpiration: Date?
 
@@ -33,10 +35,14 @@ struct ProviderTokenAnswer: Sendable {
         self.idToken = answer["id_token"]?.stringValue
         self.refreshToken = answer["refresh_token"]?.stringValue
         self.scope = answer["scope"]?.stringValue
+        self.tokenType = answer["token_type"]?.stringValue
         self.dataAccessExpiration = answer["data_access_expiration_time"]?.intValue.flatMap {
             $0 > 0 ? Date(timeIntervalSince1970: TimeInterval($0)) : nil
         }
     }
+
+    /// Whether the provider bound the tokens to the key the request proved (`token_type: DPoP`).
+    var isProofBound: Bool { tokenType?.caseInsensitiveCompare("DPoP") == .orderedSame }
 
     /// The scopes the answer names, if it names any.
     private var scopes: [String]? { scope.map { $0.split(separator: " ").map(String.init) } }
@@ -109,9 +115,12 @@ struct ProviderTokenAnswer: Sendable {
             tokenString: accessToken, userID: previous.accessToken.userID ?? user?.id, appID: provider.clientID,
             permissions: scopes.map(Set.init) ?? previous.accessToken.permissions,
             expirationDate: expiresIn.map { issuedAt.addingTimeInterval($0) }, refreshDate: issuedAt)
-        return Session(
+        var session = Session(
             issuer: .provider, accessToken: token, refreshToken: refreshToken ?? previous.refreshToken,
             refreshExpirationDate: previous.refreshExpirationDate, user: user, idToken: keptIDToken,
             generation: previous.generation + 1, familyID: previous.familyID)
+        // A bound session stays bound while the provider binds its tokens; a bearer answer makes it a bearer session.
+        session.proofKey = isProofBound ? previous.proofKey : nil
+        return session
     }
 }

@@ -19,6 +19,11 @@ public import MendHTTP
 /// - Revocation: the refresh token (else the access token) at ``LoginProvider/revocationEndpoint``; a token the
 ///   provider calls invalid (`invalid_token`) is already dead, which counts as revoked. Without an endpoint,
 ///   `revoke` throws and the manager removes the session locally only.
+/// - DPoP (RFC 9449): when the provider speaks it (``LoginProvider/dpopSigningAlgorithms`` lists `ES256`, as
+///   discovery reads it), a login makes a key (the Secure Enclave where there is one) and proves the code exchange;
+///   a provider that answers `token_type: DPoP` has bound the tokens to it, and the session keeps the key. Its
+///   refreshes, validity checks and the app's requests with ``CredentialsManager/currentCredential()`` then carry a
+///   proof; a `use_dpop_nonce` challenge is answered by one more request. ``binding`` `= .bearer` opts out.
 public struct OIDCSessionAuthority: SessionAuthority {
     /// The provider.
     package let provider: LoginProvider
@@ -28,7 +33,13 @@ public struct OIDCSessionAuthority: SessionAuthority {
     let client: APIClient
     let clock: PipelineClock
     /// The code exchange, through the same pipeline (a code is never retried).
-    let exchanger: DirectCodeExchanger
+    var exchanger: DirectCodeExchanger
+    /// Whether a login at a provider that speaks DPoP binds the session to a key (``SessionBinding/dpop``, the
+    /// default) or opens a bearer session. A provider that does not speak DPoP gives bearer sessions either way.
+    public var binding: SessionBinding {
+        get { exchanger.proofKeys == nil ? .bearer : .dpop }
+        set { exchanger.proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+    }
 
     /// Creates an authority.
     ///
@@ -50,7 +61,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
                 errorDecoder: provider.dialect.errorDecoder(), catalog: .login, clock: clock, isThirdParty: true),
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         exchanger = DirectCodeExchanger(
-            provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator)
+            provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator,
+            proofKeys: ProofKeyring.preferred)
     }
 
     /// Exchanges the code at the token endpoint as a public client (the PKCE verifier, no secret). With an
@@ -76,17 +88,14 @@ public struct OIDCSessionAuthority: SessionAuthority {
                 developerMessage: "The provider gave no refresh token (ask for offline access): log in again.",
                 catalog: .login)
         }
+        var request = Self.form(
+            provider.tokenEndpoint,
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", provider.clientID)])
+        // A bound refresh token is used with a proof of its key (RFC 9449 §5); a key gone is session/19.
+        request.tokenlessProver = try session.proofKey.map(SessionProver.init(key:))
         let answer: ProviderTokenAnswer
         do {
-            answer = try ProviderTokenAnswer(
-                try await client.send(
-                    Self.form(
-                        provider.tokenEndpoint,
-                        [
-                            ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
-                            ("client_id", provider.clientID),
-                        ])
-                ).json())
+            answer = try ProviderTokenAnswer(try await client.send(request).json())
         } catch let error as MendError where error.httpStatus == 400 || error.httpStatus == 401 {
             guard OAuthErrorBody.code(of: error) == "invalid_grant" else { throw error }
             var ended = MendError(
@@ -115,8 +124,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
                 APIRequest(
                     method: .get, url: userinfo,
                     options: RequestOptions(
-                        credentialRejection: .keep,
-                        credentialOverride: Credential(token: session.accessToken.tokenString))))
+                        credentialRejection: .keep, credentialOverride: try session.credential())))
         } catch let error as MendError where error.httpStatus == 401 {
             var refresh = MendError(
                 code: .Session.accessTokenInvalid,
@@ -134,10 +142,12 @@ public struct OIDCSessionAuthority: SessionAuthority {
         }
         let (token, hint) =
             session.refreshToken.map { ($0, "refresh_token") } ?? (session.accessToken.tokenString, "access_token")
+        var request = Self.form(
+            endpoint, [("token", token), ("token_type_hint", hint), ("client_id", provider.clientID)])
+        // A proof of the session's key where it can still sign: a provider that binds refresh tokens may ask for it.
+        request.tokenlessProver = session.proofKey.flatMap { try? SessionProver(key: $0) }
         do {
-            _ = try await client.send(
-                Self.form(
-                    endpoint, [("token", token), ("token_type_hint", hint), ("client_id", provider.clientID)]))
+            _ = try await client.send(request)
         } catch let error as MendError where OAuthErrorBody.code(of: error) == "invalid_token" {
             return  // already dead: what a logout wants
         }

@@ -15,7 +15,8 @@ extension LoginProvider {
     ///   decides where it goes), so it needs `https` too.
     ///
     /// The provider's ``requiresAuthorizationResponseIssuer`` follows the document's
-    /// `authorization_response_iss_parameter_supported` (RFC 9207).
+    /// `authorization_response_iss_parameter_supported` (RFC 9207); its ``dpopSigningAlgorithms``, the document's
+    /// `dpop_signing_alg_values_supported` (RFC 9449).
     ///
     /// - Throws: `transport/11` when the URL is not `https`; the fetch's classified error when the document cannot be
     ///   fetched or is not JSON; `login/323` when the document names no issuer or another one than asked for, lacks
@@ -86,6 +87,9 @@ extension LoginProvider {
         provider.deviceAuthorizationEndpoint = device
         provider.requiresAuthorizationResponseIssuer =
             document["authorization_response_iss_parameter_supported"] == .bool(true)
+        if case .array(let algorithms)? = document["dpop_signing_alg_values_supported"] {
+            provider.dpopSigningAlgorithms = algorithms.compactMap(\.stringValue)
+        }
         return provider
     }
 

@@ -29,6 +29,12 @@ public struct LoginProvider: Sendable, Hashable {
     /// ``DeviceLogin`` with an OAuth 2.0 provider; a Facebook-compatible provider's device login is on its Graph API
     /// (`device/login`, its dialect's) instead.
     public var deviceAuthorizationEndpoint: URL?
+    /// The JWS algorithms the provider accepts in DPoP proofs (RFC 9449 §5.1, the discovery document's
+    /// `dpop_signing_alg_values_supported`); empty when it does not speak DPoP. When it lists `ES256`,
+    /// ``OIDCSessionAuthority`` binds the sessions it opens to a key of the device (see ``OIDCSessionAuthority/binding``).
+    public var dpopSigningAlgorithms: [String] = []
+    /// Whether the provider takes the proofs Mend signs (ES256).
+    package var speaksDPoP: Bool { dpopSigningAlgorithms.contains("ES256") }
     /// The app's client id (the Facebook app id).
     public var clientID: String
     /// Parameters every authorization request to this provider carries beside the standard ones (Google's

@@ -49,7 +49,8 @@ enum ServerRoutes {
             let values = try await RequestBody.read(.refresh, from: request, limit: limit)
             let session = try await backend.sessions.refresh(
                 RefreshRequestBody(refreshToken: values["refresh_token"]!),
-                client: try await provingClient(request, context, backend), logger: context.logger)
+                client: try await provingClient(request, context, backend, opensSession: false),
+                logger: context.logger)
             return try WireResponse.json(session)
         }
         router.on(RouterPath(RouteTable.logout.path), method: .post) { request, context in
@@ -243,15 +244,17 @@ enum ServerRoutes {
     }
 
     /// The client of a login or refresh, with the key its DPoP proof proved (refused here when the proof is not
-    /// valid, or when `MEND_DPOP=required` and there is none).
+    /// valid, or when a login — `opensSession` — carries none under `MEND_DPOP=required`; a refresh without one is
+    /// the session's to judge).
     static func provingClient(
         _ request: Request, _ context: ServerRequestContext, _ backend: LoginBackend,
-        presented: PresentedRequest? = nil
+        presented: PresentedRequest? = nil, opensSession: Bool = true
     ) async throws -> SessionClient {
         var client = sessionClient(request, context, backend)
         let sessions = backend.sessions
         client.proofKey = try await sessions.dpop.tokenRequestKey(
-            presented ?? Self.presented(request, backend), now: Int64(sessions.clock.now().timeIntervalSince1970))
+            presented ?? Self.presented(request, backend), now: Int64(sessions.clock.now().timeIntervalSince1970),
+            opensSession: opensSession)
         return client
     }
 }

@@ -84,11 +84,13 @@ struct DPoPCheck: Sendable {
 
     /// The key (its RFC 7638 thumbprint) that the proof of a token request — a login, a refresh, a logout with the
     /// refresh token alone — proves; `nil` when the request carries none and none is required (`mode` is not
-    /// `required`, or the session is not bound: the caller decides that).
-    func tokenRequestKey(_ request: PresentedRequest, now: Int64) async throws -> String? {
+    /// `required`, or the session is not bound: the caller decides that). Under `required`, a request that opens a
+    /// session (a login) without a proof is refused here; one that continues a session (a refresh) is left to the
+    /// session's rules: a bound one refuses it, a bearer one ends.
+    func tokenRequestKey(_ request: PresentedRequest, now: Int64, opensSession: Bool = true) async throws -> String? {
         guard mode != .off else { return nil }
         guard let proof = try Self.proofHeader(request.headers) else {
-            if mode == .required {
+            if mode == .required, opensSession {
                 throw refusal(.invalid("this server binds every session: the request must carry a DPoP proof"), now)
             }
             return nil

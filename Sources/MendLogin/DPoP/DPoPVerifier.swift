@@ -1,7 +1,6 @@
 import Crypto
-import Foundation
+package import Foundation
 import MendCore
-import MendLogin
 
 /// Verifies a DPoP proof (RFC 9449 §4.3) for one request: what a bound session's every use must carry.
 ///
@@ -10,31 +9,37 @@ import MendLogin
 /// (the request's method), `htu` (the request's public URL, both normalised alike: see `DPoPProof.htu`), `iat` within
 /// the window (`maximumAge` back, `skew` ahead), `jti` (present, at most 128 characters), `ath` (the access token's
 /// SHA-256, when the request presents one) and `nonce` (when one is expected). The replay check of `jti` is the
-/// caller's: it needs a store.
-struct DPoPVerifier: Sendable {
+/// caller's: it needs a store. mend-server's session check and the emulator's issuers both verify with it.
+package struct DPoPVerifier: Sendable {
     /// How old a proof may be (`iat` in the past).
-    var maximumAge: Int64 = 300
+    package var maximumAge: Int64 = 300
     /// How far ahead of the server's clock a proof's `iat` may be.
-    var skew: Int64 = 60
+    package var skew: Int64 = 60
     /// The largest proof accepted, in bytes: a proof is a header, small claims and a 64-byte signature.
-    static let maximumLength = 4096
+    package static let maximumLength = 4096
+
+    /// A verifier whose window is `maximumAge` back and `skew` ahead.
+    package init(maximumAge: Int64 = 300, skew: Int64 = 60) {
+        self.maximumAge = maximumAge
+        self.skew = skew
+    }
 
     /// A verified proof: the thumbprint of its key, its `jti`, its `iat`, and whether a fresh nonce of this server
     /// vouched for its time.
-    struct Verified: Sendable, Hashable {
-        var thumbprint: String
-        var jti: String
-        var issuedAt: Int64
-        var hasNonce = false
+    package struct Verified: Sendable, Hashable {
+        package var thumbprint: String
+        package var jti: String
+        package var issuedAt: Int64
+        package var hasNonce = false
     }
 
     /// Why a proof was refused (the `error_description` of a 401 with `error="invalid_dpop_proof"`), or that a nonce
     /// is needed (`error="use_dpop_nonce"`).
-    enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Hashable, CustomStringConvertible {
         case invalid(String)
         case nonceRequired
 
-        var description: String {
+        package var description: String {
             switch self {
             case .invalid(let reason): "invalid DPoP proof: \(reason)"
             case .nonceRequired: "a DPoP nonce is required"
@@ -49,7 +54,7 @@ struct DPoPVerifier: Sendable {
     /// whose `iat` is outside the window is asked for a nonce (`use_dpop_nonce`), and one with a valid nonce is
     /// accepted whatever its `iat`: the nonce is the server's own timestamp of the proof (RFC 9449 §4.3, step 11), so
     /// a client whose clock is off gets one nonce challenge, never a refusal.
-    func verify(
+    package func verify(
         _ proof: String, method: String, url: URL, accessToken: String?, now: Int64,
         nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
     ) throws(Refusal) -> Verified {

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import MendCore
+import MendEmulator
+import MendHTTP
+import MendHTTPAsyncHTTPClient
+import MendLogin
+import MendTesting
+import Testing
+
+/// MendLogin's DPoP path against a provider: the emulator's Google issuer with DPoP turned on, through
+/// `OIDCSessionAuthority` — discovery, a bound login, userinfo and refresh with proofs, nonce challenges on command,
+/// a provider clock that is off — and the issuer's refusals of proofs that are wrong.
+@Suite("DPoP against an OIDC provider (the emulator's Google issuer)")
+struct EmulatedIssuerDPoPTests {
+    static let client = "mend-ios.apps.googleusercontent.com"
+
+    /// A direct login stack at the emulator's Google issuer, on `clock`.
+    struct Stack {
+        let provider: LoginProvider
+        let credentials: CredentialsManager
+        let login: LoginManager
+    }
+
+    static func stack(
+        _ emulator: RunningEmulator, clock: OffsetClock, binding: SessionBinding = .dpop
+    ) async throws -> Stack {
+        let transport = AsyncHTTPClientTransport()
+        var provider = try await LoginProvider.discover(
+            issuer: emulator.url("/google"), clientID: client, transport: transport)
+        provider.authorizationParameters = ["access_type": "offline"]
+        let validator = IDTokenValidator(
+            issuer: try #require(provider.issuer), clientID: client, jwksURI: try #require(provider.jwksURI),
+            transport: transport, clock: clock.pipeline())
+        var authority = OIDCSessionAuthority(
+            provider: provider, transport: transport, idTokenValidator: validator, clock: clock.pipeline())
+        authority.binding = binding
+        let credentials = CredentialsManager(
+            store: InMemoryTokenStore(), authority: authority, clock: clock.pipeline())
+        let login = LoginManager(
+            provider: provider, credentials: credentials, defaultScopes: ["openid", "email", "profile"])
+        return Stack(provider: provider, credentials: credentials, login: login)
+    }
+
+    /// One request to the emulator in-process.
+    static func send(
+        _ emulator: RunningEmulator, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:],
+        form: [(String, String)]? = nil
+    ) async -> EmulatorResponse {
+        var fields = headers
+        var body = Data()
+        if let form {
+            fields[.contentType] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.encode(form).utf8)
+        }
+        return await emulator.emulator.handle(
+            EmulatorRequest(
+                method: method, target: path, headers: fields, body: body, baseURL: emulator.baseURL.absoluteString))
+    }
+
+    static func proof(
+        _ key: ProofKey, _ method: String, _ url: URL, accessToken: String?, nonce: String? = nil
+    ) async throws -> String {
+        try await SessionProver(key: key).proof(
+            method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: Date())
+    }
+
+    static func requests(_ emulator: RunningEmulator, to path: String) async -> Int {
+        await emulator.requestLog().filter { $0.path == path }.count
+    }
+
+    static func dpopEmulator() -> EmulatorConfiguration {
+        var configuration = EmulatorConfiguration()
+        configuration.issuerDPoP = true
+        return configuration
+    }
+
+    @Test("A bound Google session: discovery says DPoP, login, userinfo, refresh and logout prove the session's key")
+    func boundSession() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let clock = OffsetClock()
+            let stack = try await Self.stack(emulator, clock: clock)
+            #expect(stack.provider.dpopSigningAlgorithms == ["ES256"])
+            let first = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            let key = try #require(first.proofKey, "the provider bound the session: it keeps its key")
+            #expect(try await stack.credentials.checkValidity(force: true))
+            #expect(try await stack.credentials.currentCredential()?.description.contains("DPoP") == true)
+
+            // Past the access token's hour, on both clocks: refreshed with a proof, still bound to the same key.
+            clock.advance(by: 4000)
+            await emulator.advanceClock(by: 4000)
+            let token = try await stack.credentials.validToken()
+            #expect(token.tokenString != first.accessToken.tokenString)
+            let refreshed = try #require(try await stack.credentials.currentSession())
+            #expect(refreshed.proofKey == key)
+            #expect(try await stack.credentials.checkValidity(force: true))
+
+            // The bound refresh token alone is refused: a copy of it is useless without the key.
+            let copied = await Self.send(
+                emulator, .post, "/google/token",
+                form: [
+                    ("grant_type", "refresh_token"), ("refresh_token", try #require(refreshed.refreshToken)),
+                    ("client_id", Self.client),
+                ])
+            #expect(copied.status == .badRequest)
+            #expect(String(decoding: copied.body, as: UTF8.self).contains("invalid_dpop_proof"))
+
+            let outcome = try await stack.credentials.logout()
+            #expect(outcome.revoked)
+            #expect(await emulator.emulator.revocations().map(\.tokenKind) == ["refresh"])
+        }
+    }
+
+    @Test(
+        "The issuer refuses a bound token without a proof, as Bearer, with another key's, URL's or method's proof, or a replayed one"
+    )
+    func refusals() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            let key = try #require(session.proofKey)
+            let access = session.accessToken.tokenString
+            let userinfo = emulator.url("/google/v1/userinfo")
+            let other = try SoftwareProofKeys().makeKey()
+
+            func status(_ authorization: String, proof: String?) async -> (HTTPResponse.Status, String?) {
+                var headers: HTTPFields = [.authorization: authorization]
+                if let proof { headers[HTTPField.Name("DPoP")!] = proof }
+                let answer = await Self.send(emulator, .get, "/google/v1/userinfo", headers: headers)
+                return (answer.status, answer.headers[.wwwAuthenticate])
+            }
+            let good = try await Self.proof(key, "GET", userinfo, accessToken: access)
+            let cases: [(String, String, String?)] = [
+                ("as Bearer", "Bearer \(access)", nil),
+                (
+                    "as Bearer with a proof", "Bearer \(access)",
+                    try await Self.proof(key, "GET", userinfo, accessToken: access)
+                ),
+                ("without a proof", "DPoP \(access)", nil),
+                (
+                    "another key's proof", "DPoP \(access)",
+                    try await Self.proof(other, "GET", userinfo, accessToken: access)
+                ),
+                (
+                    "another URL's", "DPoP \(access)",
+                    try await Self.proof(key, "GET", emulator.url("/google/token"), accessToken: access)
+                ),
+                (
+                    "another method's", "DPoP \(access)",
+                    try await Self.proof(key, "POST", userinfo, accessToken: access)
+                ),
+                (
+                    "another token's", "DPoP \(access)",
+                    try await Self.proof(key, "GET", userinfo, accessToken: access + "x")
+                ),
+                (
+                    "a token endpoint's (no ath)", "DPoP \(access)",
+                    try await Self.proof(key, "GET", userinfo, accessToken: nil)
+                ),
+            ]
+            for (what, authorization, proof) in cases {
+                let (code, challenge) = await status(authorization, proof: proof)
+                #expect(code == .unauthorized, "\(what)")
+                #expect(
+                    challenge?.contains(#"DPoP error="invalid_dpop_proof""#) == true, "\(what): \(challenge ?? "-")")
+            }
+            // The right proof passes once; the same proof again is a replay.
+            #expect(await status("DPoP \(access)", proof: good).0 == .ok)
+            let replayed = await status("DPoP \(access)", proof: good)
+            #expect(replayed.0 == .unauthorized)
+            #expect(replayed.1?.contains("used before") == true)
+            // The token endpoint refuses a proof that does not verify (another URL), before it spends the refresh token.
+            let refresh = try #require(session.refreshToken)
+            let wrong = await Self.send(
+                emulator, .post, "/google/token",
+                headers: [HTTPField.Name("DPoP")!: try await Self.proof(key, "POST", userinfo, accessToken: nil)],
+                form: [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.client)])
+            #expect(wrong.status == .badRequest)
+            #expect(String(decoding: wrong.body, as: UTF8.self).contains("invalid_dpop_proof"))
+            #expect(try await stack.credentials.refresh().proofKey == key, "the refresh token was not spent")
+        }
+    }
+
+    @Test("Nonce challenges on command cost one request each; a provider clock an hour off is asked for a nonce once")
+    func nonces() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let clock = OffsetClock()
+            let stack = try await Self.stack(emulator, clock: clock)
+            await emulator.emulator.setIssuerDPoP(requireNonce: true)
+            await emulator.emulator.clearRequestLog()
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(session.proofKey != nil)
+            #expect(await Self.requests(emulator, to: "/google/token") == 2, "the challenge, then the login")
+            // The nonce is known now: a check costs one request, until the nonce rotates.
+            #expect(try await stack.credentials.checkValidity(force: true))
+            #expect(await Self.requests(emulator, to: "/google/v1/userinfo") == 1)
+            await emulator.emulator.setIssuerDPoP(rotateNonce: true)
+            #expect(try await stack.credentials.checkValidity(force: true))
+            #expect(await Self.requests(emulator, to: "/google/v1/userinfo") == 3, "one challenge, one retry")
+            _ = try await stack.credentials.refresh()
+            #expect(await Self.requests(emulator, to: "/google/token") == 3, "the rotated nonce came with the answer")
+
+            // Nonces no longer required, the provider's clock an hour ahead: the proof's iat is outside its window,
+            // the provider asks for a nonce (its own timestamp of the proof), and the retry passes.
+            await emulator.emulator.setIssuerDPoP(requireNonce: false, rotateNonce: true)
+            await emulator.advanceClock(by: 3600)
+            _ = try await stack.credentials.refresh()
+            #expect(await Self.requests(emulator, to: "/google/token") == 5)
+            #expect(try await stack.credentials.currentSession() != nil)
+        }
+    }
+
+    @Test("Bearer sessions: a provider that does not speak DPoP, or an app that opts out")
+    func bearer() async throws {
+        try await withEmulator { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            #expect(stack.provider.dpopSigningAlgorithms.isEmpty)
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(session.proofKey == nil)
+            #expect(try await stack.credentials.checkValidity(force: true))
+        }
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock(), binding: .bearer)
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(session.proofKey == nil)
+            #expect(try await stack.credentials.checkValidity(force: true))
+            _ = try await stack.credentials.refresh()
+        }
+    }
+}
