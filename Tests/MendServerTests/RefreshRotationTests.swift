@@ -132,7 +132,7 @@ import Testing
             .loggedOut: .Session.loggedOut, .refreshTokenReused: .Session.refreshTokenReused,
             .deauthorized: .Session.providerAccessRevoked, .permissionsRevoked: .Session.providerAccessRevoked,
             .providerTokenInvalid: .Session.providerAccessRevoked, .userDeleted: .Session.userDeleted,
-            .codeReplayed: .Session.revoked, .revoked: .Session.revoked,
+            .codeReplayed: .Session.revoked, .revoked: .Session.revoked, .bindingRequired: .Session.sessionEnded,
         ]
         for reason in SessionEndReason.allCases {
             #expect(reason.code == expected[reason], "\(reason)")
