@@ -313,7 +313,16 @@ struct TortureRun {
             uniqueKeysWithValues: forced.enumerated().map { (($0.offset + 1) * steps / (forced.count + 1), $0.element) }
         )
 
+        // The slowest steps, for the summary: a step that waits on a timeout shows here (a CI run once took 397 s
+        // for what usually takes 70).
+        var slowest: [(step: Int, action: String, duration: Duration)] = []
         for step in 1...steps {
+            let stepStarted = ContinuousClock.now
+            var stepAction = "?"
+            defer {
+                slowest.append((step, stepAction, ContinuousClock.now - stepStarted))
+                slowest = Array(slowest.sorted { $0.duration > $1.duration }.prefix(3))
+            }
             let before = try await oracle.snapshot()
             let forcedAction = forcedSteps[step]
             var action = forcedAction ?? draw(&generator, loggedIn: before.stored != nil)
@@ -324,6 +333,8 @@ struct TortureRun {
             {
                 action = .login(viaCLI: false, failing: false)
             }
+            stepAction = "\(action)".replacingOccurrences(
+                of: "MendLoginIntegrationTests.TortureRun.Operation.", with: "")
             switch action {
             case .login(let viaCLI, let failing):
                 // A login, alone: by a client process, or by `mend login`; sometimes the provider fails it.
@@ -481,6 +492,7 @@ struct TortureRun {
               faults: \(coverage.dropFirst(Operation.allCases.count).map { "\($0.0) \($0.1)" }.joined(separator: ", "))
               proxy forwarded \(statistics.forwarded) requests; refresh tokens rotated \(rotations); \
             violations \(oracle.violations.count)
+              slowest steps: \(slowest.map { "\($0.step) \($0.action) \($0.duration)" }.joined(separator: "; "))
             """
         return Report(summary: summary, violations: oracle.violations, coverage: coverage)
     }

@@ -18,10 +18,14 @@ package struct DPoPVerifier: Sendable {
     /// The largest proof accepted, in bytes: a proof is a header, small claims and a 64-byte signature.
     package static let maximumLength = 4096
 
-    /// A verifier whose window is `maximumAge` back and `skew` ahead.
-    package init(maximumAge: Int64 = 300, skew: Int64 = 60) {
+    /// Where the keys of proofs seen before are kept (`nil`: each proof's key is read anew).
+    package var keys: ProofKeyCache?
+
+    /// A verifier whose window is `maximumAge` back and `skew` ahead, keeping keys in `keys`.
+    package init(maximumAge: Int64 = 300, skew: Int64 = 60, keys: ProofKeyCache? = nil) {
         self.maximumAge = maximumAge
         self.skew = skew
+        self.keys = keys
     }
 
     /// A verified proof: the thumbprint of its key, its `jti`, its `iat`, and whether a fresh nonce of this server
@@ -58,34 +62,47 @@ package struct DPoPVerifier: Sendable {
         _ proof: String, method: String, url: URL, accessToken: String?, now: Int64,
         nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
     ) throws(Refusal) -> Verified {
+        try verify(
+            proof, method: method, htu: DPoPProof.htu(url), accessToken: accessToken, now: now,
+            nonceIsValid: nonceIsValid, requiresNonce: requiresNonce)
+    }
+
+    /// ``verify(_:method:url:accessToken:now:nonceIsValid:requiresNonce:)`` for a request whose URL is already in
+    /// `htu`'s form (``DPoPProof/htu(_:)``): a proof whose `htu` is that very text needs no URL parsing.
+    package func verify(
+        _ proof: String, method: String, htu expected: String, accessToken: String?, now: Int64,
+        nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
+    ) throws(Refusal) -> Verified {
         let requiresNonce = requiresNonce ?? (nonceIsValid != nil)
-        guard proof.utf8.count <= Self.maximumLength else { throw .invalid("the proof is too long") }
-        let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
-            let claimsData = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2]),
-            case .object(let header)? = try? JSONValue.parse(headerData).get(),
-            case .object(let claims)? = try? JSONValue.parse(claimsData).get()
-        else { throw .invalid("not a JWT of JSON objects") }
+        let bytes = Array(proof.utf8)
+        guard bytes.count <= Self.maximumLength else { throw .invalid("the proof is too long") }
+        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2, let headerBytes = Base64URL.decodeBytes(bytes[..<dots[0]]),
+            let claimsBytes = Base64URL.decodeBytes(bytes[(dots[0] + 1)..<dots[1]]),
+            let signature = Base64URL.decodeBytes(bytes[(dots[1] + 1)...]),
+            let header = JSONValue.parseObject(headerBytes), let claims = JSONValue.parseObject(claimsBytes)
+        else { throw .invalid("not a JWT of JSON objects (each member once)") }
 
         guard header["typ"]?.stringValue == "dpop+jwt" else { throw .invalid("typ is not dpop+jwt") }
         guard header["alg"]?.stringValue == "ES256" else {
             throw .invalid("alg is not one this server accepts (ES256)")
         }
         guard case .object(let jwk)? = header["jwk"], jwk["kty"]?.stringValue == "EC",
-            jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
-            let xBytes = Base64URL.decode(x), let yBytes = Base64URL.decode(y), xBytes.count == 32, yBytes.count == 32
+            jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue
         else { throw .invalid("jwk is not an EC P-256 public key") }
         guard jwk["d"] == nil else { throw .invalid("jwk holds a private key") }
-        guard let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes),
-            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-            key.isValidSignature(ecdsa, for: Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8))
+        guard let (key, thumbprint) = keys?.key(x: x, y: y) ?? Self.key(x: x, y: y) else {
+            throw .invalid("jwk is not an EC P-256 public key")
+        }
+        guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.isValidSignature(ecdsa, for: Data(bytes[..<dots[1]]))
         else { throw .invalid("the signature does not verify with its jwk") }
 
         guard claims["htm"]?.stringValue == method.uppercased() else {
             throw .invalid("htm is not the request's method")
         }
-        guard let htu = claims["htu"]?.stringValue, let claimed = URL(string: htu),
-            DPoPProof.htu(claimed) == DPoPProof.htu(url)
+        guard let htu = claims["htu"]?.stringValue,
+            htu == expected || URL(string: htu).map(DPoPProof.htu) == expected
         else { throw .invalid("htu is not the request's URL") }
         guard case .int(let seconds)? = claims["iat"] else { throw .invalid("iat is missing or not a number") }
         let issuedAt = Int64(seconds)
@@ -104,7 +121,37 @@ package struct DPoPVerifier: Sendable {
                 ConstantTime.equal(ath, DPoPProof.ath(accessToken))
             else { throw .invalid("ath is not the presented access token's hash") }
         }
-        return Verified(
-            thumbprint: ProofPublicKey(x: x, y: y).thumbprint, jti: jti, issuedAt: issuedAt, hasNonce: nonceIsFresh)
+        return Verified(thumbprint: thumbprint, jti: jti, issuedAt: issuedAt, hasNonce: nonceIsFresh)
+    }
+
+    /// The key a `jwk`'s coordinates name, and its RFC 7638 thumbprint; `nil` when they are not a P-256 point.
+    static func key(x: String, y: String) -> (P256.Signing.PublicKey, String)? {
+        guard let xBytes = Base64URL.decodeBytes(x.utf8), let yBytes = Base64URL.decodeBytes(y.utf8),
+            xBytes.count == 32, yBytes.count == 32,
+            let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes)
+        else { return nil }
+        return (key, ProofPublicKey(x: x, y: y).thumbprint)
+    }
+}
+
+/// The public keys of the proofs a verifier saw, by their coordinates: a session proves the same key on every
+/// request, and reading a point and hashing its thumbprint once is enough. Bounded: full, it starts again.
+package final class ProofKeyCache: Sendable {
+    private let keys = Locked<[String: (P256.Signing.PublicKey, String)]>([:])
+    let capacity: Int
+
+    /// A cache of at most `capacity` keys.
+    package init(capacity: Int = 10_000) { self.capacity = max(1, capacity) }
+
+    /// The key of `x` and `y` (and its thumbprint), read once.
+    func key(x: String, y: String) -> (P256.Signing.PublicKey, String)? {
+        let id = x + "." + y
+        if let known = keys.withLock({ $0[id] }) { return known }
+        guard let read = DPoPVerifier.key(x: x, y: y) else { return nil }
+        keys.withLock { keys in
+            if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
+            keys[id] = read
+        }
+        return read
     }
 }

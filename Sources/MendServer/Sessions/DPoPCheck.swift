@@ -72,7 +72,8 @@ struct DPoPCheck: Sendable {
     /// that every instance issues and accepts the same nonces).
     init(
         mode: ServerConfiguration.DPoPMode, requiresNonce: Bool, secret: some DataProtocol,
-        shared: (any ProofReplayStore)?, verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60)
+        shared: (any ProofReplayStore)?,
+        verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: ProofKeyCache())
     ) {
         self.mode = mode
         self.requiresNonce = requiresNonce
