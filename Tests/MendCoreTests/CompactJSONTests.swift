@@ -79,8 +79,9 @@ struct SplitMix: RandomNumberGenerator {
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        // `multipliedReportingOverflow(by:)`, not `&*`: the availability check counts `&*` as iOS 18 API.
+        z = (z ^ (z >> 30)).multipliedReportingOverflow(by: 0xBF58_476D_1CE4_E5B9).partialValue
+        z = (z ^ (z >> 27)).multipliedReportingOverflow(by: 0x94D0_49BB_1331_11EB).partialValue
         return z ^ (z >> 31)
     }
 }

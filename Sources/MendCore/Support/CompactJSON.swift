@@ -126,14 +126,14 @@ private struct CompactJSONParser {
         guard let stop = current else { return nil }
         if stop == UInt8(ascii: "\"") {
             index += 1
-            return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
+            return Self.validated(UnsafeBufferPointer(rebasing: bytes[start..<index - 1]))
         }
         var decoded = Array(bytes[start..<index])
         while let byte = current {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: decoded, as: UTF8.self)
+                return Self.validated(decoded)
             case UInt8(ascii: "\\"):
                 guard let escape = current else { return nil }
                 index += 1
@@ -163,6 +163,20 @@ private struct CompactJSONParser {
             }
         }
         return nil
+    }
+
+    /// `bytes` as a string when they are valid UTF-8 (no overlong forms, no encoded surrogates), else `nil` — with
+    /// the standard library's strict decoder, which every OS version has.
+    private static func validated(_ bytes: some Collection<UInt8>) -> String? {
+        var decoder = Unicode.UTF8()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error: return nil
+            }
+        }
     }
 
     private mutating func hex4() -> UInt32? {
