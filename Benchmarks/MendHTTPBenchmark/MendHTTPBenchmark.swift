@@ -264,6 +264,7 @@ enum MendHTTPBenchmark {
         let (server, url) = try await startServer()
         let transport = AsyncHTTPClientTransport(client: client)
         let mend = APIClient(transport: transport)
+        let bare = APIClient(transport: transport, steps: [])
         let mendWithCredential = APIClient(transport: transport, steps: .standard(credentialProvider: FixedToken()))
         #if canImport(MendTelemetry)
             let observed = APIClient(
@@ -284,6 +285,15 @@ enum MendHTTPBenchmark {
                 // The pipeline's own work: the steps, the transport seam, the body limit and the error decoder's check.
                 let response = try await mend.send(APIRequest(method: .get, url: url))
                 guard response.head.status.code == 200 else { throw CancellationError() }
+            },
+            "mend-bare": {
+                let response = try await bare.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            },
+            "transport": {
+                let (response, body) = try await transport.send(APIRequest(method: .get, url: url).head, body: nil, timeout: .seconds(30))
+                _ = try await body.collect(upTo: 10 << 20)
+                guard response.status.code == 200 else { throw CancellationError() }
             },
             "raw-decode": {
                 var request = HTTPClientRequest(url: url.absoluteString)

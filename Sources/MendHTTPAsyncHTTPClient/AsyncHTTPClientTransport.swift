@@ -44,8 +44,15 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
-        var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(request.path ?? "/")")
-        outgoing.method = .init(rawValue: request.method.rawValue)
+        let path = request.path ?? "/"
+        var url = scheme
+        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+        url += "://"
+        url += authority
+        url += path
+        var outgoing = HTTPClientRequest(url: url)
+        if request.method != .get { outgoing.method = .init(rawValue: request.method.rawValue) }
+        outgoing.headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.canonicalName, value: field.value)
         }
@@ -61,11 +68,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count)
+        var length: Int?
         for header in response.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+            guard let name = Self.fieldName(header.name) else { continue }
+            if name == .contentLength { length = Int(header.value) }
+            fields.append(HTTPField(name: name, value: header.value))
         }
         let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
-        let length = response.headers.first(name: "content-length").flatMap(Int.init)
         let body = response.body
         return (
             head,
@@ -90,6 +99,22 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 }
             }
         )
+    }
+
+    /// The field name of a response header: the names most responses carry without validating and lower-casing
+    /// them again (SwiftNIO's parser has checked them), any other through `HTTPField.Name`, which does.
+    static func fieldName(_ name: String) -> HTTPField.Name? {
+        switch name {
+        case "Content-Type", "content-type": .contentType
+        case "Content-Length", "content-length": .contentLength
+        case "Date", "date": .date
+        case "Connection", "connection": .connection
+        case "Cache-Control", "cache-control": .cacheControl
+        case "Server", "server": .server
+        case "Vary", "vary": .vary
+        case "Transfer-Encoding", "transfer-encoding": .transferEncoding
+        default: HTTPField.Name(name)
+        }
     }
 
     /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation);

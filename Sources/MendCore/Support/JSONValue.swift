@@ -176,36 +176,42 @@ extension JSONValue {
                 return "\"-0123456789tfn".utf8.contains(first)
                     ? (parse(data, maxBytes: maxBytes, maxDepth: maxDepth).failure) : .notJSON
             }
-            var stack: [UInt8] = []
-            stack.reserveCapacity(16)
-            var inString = false
-            var escaped = false
+            // The open brackets, innermost in the lowest bit (1: an object), the first 64 levels in a word; deeper
+            // ones spill into an array only a document that deep allocates.
+            var open: UInt64 = 0
+            var spilled: [UInt64] = []
+            var depth = 0
             while index < count {
                 let byte = bytes[index]
                 index += 1
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    } else if byte < 0x20 {
-                        return .malformed
-                    }
-                    continue
-                }
                 switch byte {
-                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "\""):
+                    // A string: to its closing quote, escapes skipped, control characters refused.
+                    while true {
+                        guard index < count else { return .malformed }
+                        let inner = bytes[index]
+                        index += 1
+                        if inner == UInt8(ascii: "\"") { break }
+                        if inner == UInt8(ascii: "\\") {
+                            index += 1
+                        } else if inner < 0x20 {
+                            return .malformed
+                        }
+                    }
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    stack.append(byte)
-                    if stack.count > maxDepth { return .tooDeep(limit: maxDepth) }
+                    depth += 1
+                    if depth > maxDepth { return .tooDeep(limit: maxDepth) }
+                    if depth > 64, depth % 64 == 1 {
+                        spilled.append(open)
+                        open = 0
+                    }
+                    open = open << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard let open = stack.popLast(),
-                        (open == UInt8(ascii: "{") && byte == UInt8(ascii: "}"))
-                            || (open == UInt8(ascii: "[") && byte == UInt8(ascii: "]"))
-                    else { return .malformed }
-                    if stack.isEmpty {
+                    guard depth > 0, (open & 1 == 1) == (byte == UInt8(ascii: "}")) else { return .malformed }
+                    open >>= 1
+                    depth -= 1
+                    if depth >= 64, depth % 64 == 0 { open = spilled.removeLast() }
+                    if depth == 0 {
                         while index < count, isWhitespace(bytes[index]) { index += 1 }
                         return index == count ? nil : .malformed
                     }

@@ -25,6 +25,8 @@ public final class APIClient: Sendable {
     package let steps: [any ClientMiddleware]
     /// The logger (libraries log at debug level only).
     package let logger: Logger
+    /// `steps`, each of Mend's own as itself (called without a closure), `nil` for an app's.
+    private let ownSteps: [(any OwnStep)?]
 
     /// Creates a client.
     ///
@@ -44,6 +46,7 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         self.steps = steps
         self.logger = logger
+        self.ownSteps = steps.map { $0 as? any OwnStep }
     }
 
     /// Sends `request` and returns its successful response.
@@ -68,7 +71,7 @@ public final class APIClient: Sendable {
     }
 
     /// Runs `request` through every step, and gives its final error its number of attempts.
-    private func run(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
+    private nonisolated(nonsending) func run(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
         do {
             return try await run(request, from: 0, context: context)
         } catch let error as MendError {
@@ -78,8 +81,14 @@ public final class APIClient: Sendable {
         }
     }
 
-    private func run(_ request: APIRequest, from index: Int, context: PipelineContext) async throws -> APIResponse {
+    /// Runs `request` through the steps from `index` on, then the transport.
+    nonisolated(nonsending) func run(
+        _ request: APIRequest, from index: Int, context: PipelineContext
+    ) async throws -> APIResponse {
         guard index < steps.count else { return try await exchange(request, context: context) }
+        if let step = ownSteps[index] {
+            return try await step.handle(request, context: context, rest: PipelineRest(client: self, index: index + 1))
+        }
         return try await steps[index].intercept(request, context: context) { next in
             try await self.run(next, from: index + 1, context: context)
         }
@@ -98,7 +107,9 @@ public final class APIClient: Sendable {
 
     // MARK: The innermost step: one try on the transport, then the error decoder.
 
-    private func exchange(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
+    private nonisolated(nonsending) func exchange(
+        _ request: APIRequest, context: PipelineContext
+    ) async throws -> APIResponse {
         try Task.checkCancellation()
         // The one deadline check of a try: a request whose deadline passed is never sent; the transport gets the time
         // left (or the attempt's own bound, when shorter) and checks nothing itself.
@@ -136,7 +147,7 @@ public final class APIClient: Sendable {
     }
 
     /// One try: `head` to the transport, its body collected, the error decoder asked.
-    private func attempt(
+    private nonisolated(nonsending) func attempt(
         _ request: APIRequest, head: HTTPRequest, timeout: Duration?, context: PipelineContext
     ) async throws -> APIResponse {
         let limit = configuration.maximumResponseBodySize

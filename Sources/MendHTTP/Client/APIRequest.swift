@@ -45,7 +45,7 @@ public struct APIRequest: Sendable {
         method: HTTPRequest.Method, url: URL, headers: HTTPFields = [:], body: Data? = nil,
         options: RequestOptions = RequestOptions()
     ) {
-        self.init(head: HTTPRequest(method: method, url: url, headerFields: headers), body: body, options: options)
+        self.init(head: HTTPRequest(method: method, target: url, headerFields: headers), body: body, options: options)
     }
 
     /// Whether the method is idempotent by definition (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, TRACE, PUT, DELETE.

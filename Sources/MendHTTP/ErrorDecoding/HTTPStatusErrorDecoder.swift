@@ -13,7 +13,9 @@ public struct HTTPStatusErrorDecoder: ErrorDecoder {
 
     /// Returns the error that `response` and `body` carry, or `nil` for a success.
     public func decodeError(response: HTTPResponse, body: Data, context: ErrorDecodingContext) -> MendError? {
-        if response.status.kind == .successful {
+        // Read once: `HTTPResponse` keeps its status as text and parses it on every read.
+        let status = response.status
+        if status.kind == .successful {
             guard context.expectsJSON else {
                 guard body.count <= context.maximumBodySize else {
                     return MendError.unreadableBody(
@@ -23,7 +25,7 @@ public struct HTTPStatusErrorDecoder: ErrorDecoder {
             }
             // Success bodies are checked for structure only: a full parse would cost more than the request.
             let checked = DecodedBody(validating: body, limit: context.maximumBodySize)
-            if response.status.code == 204, case .empty = checked { return nil }
+            if status.code == 204, case .empty = checked { return nil }
             return MendError.unreadableBody(checked, response: response, body: body, context: context)
         }
         let decoded = DecodedBody(body, limit: context.maximumBodySize)

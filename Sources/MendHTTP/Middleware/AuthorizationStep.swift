@@ -6,7 +6,7 @@ public import MendCore
 /// The authorization step: attaches the credential; when the server rejects it, does what the request's
 /// ``RequestOptions/credentialRejection`` says — invalidate it, or renew it through the ``CredentialProvider`` and
 /// replay once. A second failure is returned, never looped.
-package struct AuthorizationStep: ClientMiddleware {
+package struct AuthorizationStep: OwnStep {
     let provider: (any CredentialProvider)?
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
@@ -42,25 +42,24 @@ package struct AuthorizationStep: ClientMiddleware {
     }
 
     /// Attaches the credential and handles its rejection.
-    package func intercept(
-        _ request: APIRequest, context: PipelineContext,
-        next: @Sendable (APIRequest) async throws -> APIResponse
+    package nonisolated(nonsending) func handle(
+        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
         guard request.options.attachesCredential else {
-            guard let prover = request.tokenlessProver else { return try await next(request) }
+            guard let prover = request.tokenlessProver else { return try await rest(request, context: context) }
             var proved = request
             proved.proofBinding = ProofBinding(prover: prover, accessToken: nil, nonces: nonces)
-            return try await sendProving(proved, context: context, next)
+            return try await sendProving(proved, context: context, rest)
         }
         if let override = request.options.credentialOverride {
             // A token override is never invalidated or renewed.
-            return try await send(override, request, context: context, next)
+            return try await send(override, request, context: context, rest)
         }
         guard let provider, let credential = try await provider.currentCredential() else {
-            return try await next(request)
+            return try await rest(request, context: context)
         }
         do {
-            return try await send(credential, request, context: context, next)
+            return try await send(credential, request, context: context, rest)
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
             let rejection = request.options.credentialRejection
@@ -92,30 +91,29 @@ package struct AuthorizationStep: ClientMiddleware {
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
             }
-            return try await send(fresh, request, context: context, next)
+            return try await send(fresh, request, context: context, rest)
         }
     }
 
     /// Sends `request` with `credential`. A DPoP-bound one is sent once more when its server answers
     /// `use_dpop_nonce` with a nonce, and once more when it refuses the proof (`invalid_dpop_proof`) with a `Date` that
     /// moves what the client knows of its clock — each at most once, each attempt with a proof of its own.
-    private func send(
-        _ credential: Credential, _ request: APIRequest, context: PipelineContext,
-        _ next: @Sendable (APIRequest) async throws -> APIResponse
+    private nonisolated(nonsending) func send(
+        _ credential: Credential, _ request: APIRequest, context: PipelineContext, _ rest: PipelineRest
     ) async throws -> APIResponse {
-        try await sendProving(apply(credential, to: request), context: context, next)
+        try await sendProving(apply(credential, to: request), context: context, rest)
     }
 
     /// Sends `applied`; when it carries a proof, answers one nonce challenge and one refusal for the proof's time.
-    private func sendProving(
-        _ applied: APIRequest, context: PipelineContext, _ next: @Sendable (APIRequest) async throws -> APIResponse
+    private nonisolated(nonsending) func sendProving(
+        _ applied: APIRequest, context: PipelineContext, _ rest: PipelineRest
     ) async throws -> APIResponse {
-        guard applied.proofBinding != nil else { return try await next(applied) }
+        guard applied.proofBinding != nil else { return try await rest(applied, context: context) }
         var answeredNonce = false
         var learnedClock = false
         while true {
             do {
-                return try await next(applied)
+                return try await rest(applied, context: context)
             } catch let error as MendError {
                 if !answeredNonce, Self.isNonceChallenge(error) {
                     answeredNonce = true

@@ -5,7 +5,7 @@ public import MendCore
 
 /// The logging step: logs each try at debug level: the redacted request line, the status and duration, or the classified error.
 /// Cancellation is logged at trace level as what it is, never as a failure. Headers and bodies are never logged.
-package struct LoggingStep: ClientMiddleware {
+package struct LoggingStep: OwnStep {
     let behaviors: LoggingBehaviors
 
     /// Creates the step; it logs what `behaviors` contains of ``LoggingBehaviors/networkRequests`` and
@@ -13,18 +13,17 @@ package struct LoggingStep: ClientMiddleware {
     package init(behaviors: LoggingBehaviors) { self.behaviors = behaviors }
 
     /// Logs the try and its outcome.
-    package func intercept(
-        _ request: APIRequest, context: PipelineContext,
-        next: @Sendable (APIRequest) async throws -> APIResponse
+    package nonisolated(nonsending) func handle(
+        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
-        guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else { return try await next(request) }
+        guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else { return try await rest(request, context: context) }
         let start = ContinuousClock.now  // a measurement for the log line, not a wait: real time
         let summary = request.redactedSummary
         if behaviors.contains(.networkRequests) {
             context.logger.debug("→ \(summary)", metadata: ["attempt": "\(context.attempts + 1)"])
         }
         do {
-            let response = try await next(request)
+            let response = try await rest(request, context: context)
             if behaviors.contains(.networkRequests) {
                 context.logger.debug(
                     "← \(response.head.status.code) \(summary)",

@@ -50,7 +50,7 @@ public final class RateLimitGate: Sendable {
 ///
 /// A hold longer than `maximumWait` (or than the request's deadline) is not waited out: the request fails at once
 /// with the throttle's error.
-package struct RateLimitGateStep: ClientMiddleware {
+package struct RateLimitGateStep: OwnStep {
     let gate: RateLimitGate
     let key: @Sendable (APIRequest) -> String
     let defaultWait: Duration
@@ -78,9 +78,8 @@ package struct RateLimitGateStep: ClientMiddleware {
     }
 
     /// Holds, sends, and closes the gate on a throttle.
-    package func intercept(
-        _ request: APIRequest, context: PipelineContext,
-        next: @Sendable (APIRequest) async throws -> APIResponse
+    package nonisolated(nonsending) func handle(
+        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
         let clock = context.clock
         let key = request.options.rateLimitKey ?? self.key(request)
@@ -105,7 +104,7 @@ package struct RateLimitGateStep: ClientMiddleware {
             try await clock.sleep(wait)
         }
         do {
-            return try await next(request)
+            return try await rest(request, context: context)
         } catch let error as MendError where error.recovery.action == .waitForRateLimit {
             let until =
                 error.recovery.notBefore

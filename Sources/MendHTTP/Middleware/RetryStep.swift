@@ -5,7 +5,7 @@ public import MendCore
 
 /// The retry step: retries transient failures as the ``RetryPolicy`` decides, paying each retry from a
 /// ``RetryBudget`` (share one budget across the requests of one API).
-package struct RetryStep: ClientMiddleware {
+package struct RetryStep: OwnStep {
     let policy: RetryPolicy
     let budget: RetryBudget
     let behaviors: LoggingBehaviors
@@ -25,9 +25,8 @@ package struct RetryStep: ClientMiddleware {
     }
 
     /// Sends, and retries while the policy says so.
-    package func intercept(
-        _ request: APIRequest, context: PipelineContext,
-        next: @Sendable (APIRequest) async throws -> APIResponse
+    package nonisolated(nonsending) func handle(
+        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
         let repeatable = request.options.allowsRetry ?? (request.isIdempotent || request.options.idempotencyKey != nil)
         let clock = context.clock
@@ -35,7 +34,7 @@ package struct RetryStep: ClientMiddleware {
         while true {
             tries += 1
             do {
-                let response = try await next(request)
+                let response = try await rest(request, context: context)
                 budget.recordSuccess()
                 return response
             } catch let error as MendError {
