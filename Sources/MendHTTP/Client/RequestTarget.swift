@@ -49,7 +49,8 @@ extension HTTPRequest {
                 default: index += 1
                 }
             }
-            guard index > authorityStart else { return nil }
+            // An empty host or port (`http://h:/`): HTTPTypes drops the colon.
+            guard index > authorityStart, bytes[index - 1] != UInt8(ascii: ":") else { return nil }
             let authorityEnd = index
             while index < count, bytes[index] != UInt8(ascii: "#") { index += 1 }
             let targetEnd = index
