@@ -16,6 +16,12 @@
 //   swift run -c release --traits Server MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N   # N sequential
 //                                                                   # requests, for valgrind --tool=callgrind
 //
+// `count` also takes `mend-bare` (the client with no steps: the exchange, the body limit, the error decoder) and
+// `transport` (Mend's AsyncHTTPClient transport alone, the request made by `APIRequest`), which split Mend's cost.
+// Instructions per request are (count(N2) − count(N1)) / (N2 − N1); with `--separate-threads=yes` the thread that runs
+// the tasks (`OneThreadExecutor`) gives the same count run after run, while the event loops' counts move by a few
+// thousand with the timing of their wake-ups.
+//
 // Under valgrind, use a copy without debug info (`objcopy --strip-debug`): valgrind 3.19 cannot read the DWARF 5
 // that this toolchain writes.
 //
@@ -291,7 +297,8 @@ enum MendHTTPBenchmark {
                 guard response.head.status.code == 200 else { throw CancellationError() }
             },
             "transport": {
-                let (response, body) = try await transport.send(APIRequest(method: .get, url: url).head, body: nil, timeout: .seconds(30))
+                let (response, body) = try await transport.send(
+                    APIRequest(method: .get, url: url).head, body: nil, timeout: .seconds(30))
                 _ = try await body.collect(upTo: 10 << 20)
                 guard response.status.code == 200 else { throw CancellationError() }
             },
@@ -322,7 +329,7 @@ enum MendHTTPBenchmark {
             // N sequential requests of one side only: instructions per request under callgrind are the difference between
             // two counts divided by the difference in N (start-up cancels out).
             guard arguments.count == 3, let operation = operations[arguments[1]], let count = Int(arguments[2]) else {
-                print("usage: MendHTTPBenchmark count raw|mend|raw-decode|mend-decode|mend-telemetry N")
+                print("usage: MendHTTPBenchmark count raw|mend|mend-bare|transport|raw-decode|mend-decode|mend-telemetry N")
                 exit(64)
             }
             try await operation()  // connect first, outside the count's difference

@@ -248,6 +248,33 @@ func benchmarkSessionChecks(
     }
 }
 
+/// mend-server's stack alone: `GET /health/live` (no token, no database) against hello, interleaved round by round.
+func benchmarkStack(helloPort: Int) async throws {
+    try await withFreshEmulator { emulator in
+        var configuration = ServerConfiguration.forEmulator(emulator)
+        configuration.sessions.rateLimits = .unlimited
+        try await withMendServer(configuration: configuration) { server in
+            let live = server.url("/health/live").absoluteString
+            let hello = "http://127.0.0.1:\(helloPort)/hello"
+            _ = try await measure(client: client, url: hello, total: requestsPerRound)
+            _ = try await measure(client: client, url: live, total: requestsPerRound)
+            var ratios: [Double] = []
+            print("\nmend-server's stack alone (GET /health/live) against hello, \(rounds) rounds:")
+            for round in 1...rounds {
+                let first = round.isMultiple(of: 2) ? live : hello
+                let second = first == live ? hello : live
+                let a = try await measure(client: client, url: first, total: requestsPerRound)
+                let b = try await measure(client: client, url: second, total: requestsPerRound)
+                let (stack, bare) = first == live ? (a, b) : (b, a)
+                ratios.append(stack.requestsPerSecond / bare.requestsPerSecond)
+                print("  round \(round): hello \(format(bare))")
+                print("           live  \(format(stack))   ratio " + String(format: "%.2f", ratios.last!))
+            }
+            print("median ratio, stack alone: " + String(format: "%.2f", ratios.sorted()[ratios.count / 2]))
+        }
+    }
+}
+
 /// The server's `mend_access_token_cache_total{outcome=…}` so far.
 func cacheCount(_ server: RunningMendServer, _ outcome: String) -> Int {
     let prefix = "mend_access_token_cache_total{outcome=\"\(outcome)\"} "
@@ -391,6 +418,10 @@ func withFreshEmulator<T>(_ body: (RunningEmulator) async throws -> T) async thr
 func runBenchmark() async throws {
     if let count = ProcessInfo.processInfo.environment["MEND_BENCH_DPOP_VERIFY"].flatMap(Int.init) {
         try await benchmarkProofCosts(count: count)
+        return
+    }
+    if ProcessInfo.processInfo.environment["MEND_BENCH_STACK_ONLY"] != nil {
+        try await withHelloServer { helloPort in try await benchmarkStack(helloPort: helloPort) }
         return
     }
     var medians: [String] = []

@@ -8,7 +8,9 @@ import Testing
 @Suite("The structure check of success bodies")
 struct StructureCheckTests {
     /// The check as it was before it kept its brackets in a word: the reference.
-    static func reference(_ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = JSONValue.defaultMaxDepth)
+    static func reference(
+        _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = JSONValue.defaultMaxDepth
+    )
         -> JSONValue.ParseFailure?
     {
         guard data.count <= maxBytes else { return .tooLarge(limit: maxBytes) }

@@ -11,12 +11,14 @@ struct RequestTargetTests {
     static let urls: [String] = [
         "https://graph.example.com/v25.0/me?fields=id,name&access_token=abc",
         "http://127.0.0.1:8080/me?fields=id,name,email",
-        "http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080?x=1", "http://h/p?", "http://h/p#frag",
+        "http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080?x=1", "http://h/p?",
+        "http://h/p#frag",
         "http://h/p?q=1#frag", "http://h#frag", "http://h/a%20b?c=%2F", "HTTPS://Example.COM/Path", "http://h:/p",
         "http://[::1]:8080/v1/session", "http://user:pass@example.com/p", "http://user@example.com:81/p",
         "https://example.com/a/../b/./c", "https://example.com//double//slash", "https://example.com/p;params?q",
         "https://xn--nxasmq6b.example/p", "https://example.com/ü?q=ä", "https://example.com/p?q=a b",
-        "http://127.0.0.1:1/_emulator/faults?path=/v1/%7Bid%7D", "https://example.com:443/", "custom+scheme.x-1://host/p",
+        "http://127.0.0.1:1/_emulator/faults?path=/v1/%7Bid%7D", "https://example.com:443/",
+        "custom+scheme.x-1://host/p",
     ]
 
     @Test("Every URL's scheme, authority and path are HTTPTypes' own")
@@ -36,7 +38,10 @@ struct RequestTargetTests {
         let plain = try #require(HTTPRequest.split("http://127.0.0.1:8080/me?x=1#f"))
         #expect(plain.scheme == "http" && plain.authority == "127.0.0.1:8080" && plain.path == "/me?x=1")
         #expect(HTTPRequest.split("http://h?x=1")?.path == "/?x=1")
-        for other in ["http://[::1]/", "http://u@h/", "http://h%41/", "mailto:a@b", "http:/h", "://h/", "http://", "h/p", "http://h:/p"] {
+        for other in [
+            "http://[::1]/", "http://u@h/", "http://h%41/", "mailto:a@b", "http:/h", "://h/", "http://", "h/p",
+            "http://h:/p",
+        ] {
             #expect(HTTPRequest.split(other) == nil, "\(other)")
         }
     }

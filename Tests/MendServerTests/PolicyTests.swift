@@ -104,6 +104,21 @@ import Testing
         #expect(fresh.count == 24)
         #expect(RequestIdentifier.accept(String(repeating: "a", count: 65)).count == 24)
         #expect(RequestIdentifier.accept(nil) != RequestIdentifier.accept(nil))
+        // New ids: 24 lower-case hex digits, none repeated over many.
+        let made = (0..<10_000).map { _ in RequestIdentifier.make() }
+        #expect(Set(made).count == made.count)
+        #expect(made.allSatisfy { $0.utf8.count == 24 && $0.allSatisfy { "0123456789abcdef".contains($0) } })
+    }
+
+    @Test("The log line's duration: milliseconds with two decimals, rounded half up")
+    func logDurations() {
+        #expect(OperationsMiddleware.milliseconds(.zero) == "0.00")
+        #expect(OperationsMiddleware.milliseconds(.microseconds(1_234)) == "1.23")
+        #expect(OperationsMiddleware.milliseconds(.microseconds(1_235)) == "1.24")
+        #expect(OperationsMiddleware.milliseconds(.microseconds(50)) == "0.05")
+        #expect(OperationsMiddleware.milliseconds(.microseconds(995)) == "1.00")
+        #expect(OperationsMiddleware.milliseconds(.seconds(12.3456)) == "12345.60")
+        #expect(OperationsMiddleware.milliseconds(.nanoseconds(-5)) == "0.00")
     }
 
     @Test func upstreamStatuses() {

@@ -71,7 +71,9 @@ public final class APIClient: Sendable {
     }
 
     /// Runs `request` through every step, and gives its final error its number of attempts.
-    private nonisolated(nonsending) func run(_ request: APIRequest, context: PipelineContext) async throws -> APIResponse {
+    private nonisolated(nonsending) func run(
+        _ request: APIRequest, context: PipelineContext
+    ) async throws -> APIResponse {
         do {
             return try await run(request, from: 0, context: context)
         } catch let error as MendError {

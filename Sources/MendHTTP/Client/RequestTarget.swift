@@ -1,5 +1,5 @@
-public import Foundation
-public import HTTPTypes
+package import Foundation
+package import HTTPTypes
 
 extension HTTPRequest {
     /// A request for `url`, its scheme, authority and path (with the query, without the fragment) taken from the URL's

@@ -16,7 +16,9 @@ package struct LoggingStep: OwnStep {
     package nonisolated(nonsending) func handle(
         _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
-        guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else { return try await rest(request, context: context) }
+        guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else {
+            return try await rest(request, context: context)
+        }
         let start = ContinuousClock.now  // a measurement for the log line, not a wait: real time
         let summary = request.redactedSummary
         if behaviors.contains(.networkRequests) {

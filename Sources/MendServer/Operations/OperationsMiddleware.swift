@@ -87,9 +87,18 @@ struct OperationsMiddleware: RouterMiddleware {
             metadata: [
                 "method": .string(request.method.rawValue), "route": .string(route),
                 "status": .stringConvertible(response.status.code),
-                "duration_ms": .string(String(format: "%.2f", duration.seconds * 1000)),
+                "duration_ms": .string(Self.milliseconds(duration)),
             ])
         return response
+    }
+
+    /// `duration` in milliseconds with two decimals (`12.34`), without Foundation's formatter.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        // Hundredths of a millisecond, rounded half up.
+        let hundredths = max(0, seconds * 100_000 + (attoseconds + 5_000_000_000_000) / 10_000_000_000_000)
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// The server span's name and attributes, per the conventions: `POST /v1/session/refresh` (the route, never the

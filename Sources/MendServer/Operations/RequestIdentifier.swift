@@ -1,4 +1,5 @@
 import Foundation
+import MendCore
 
 /// Request ids: the caller's `X-Request-Id` when it looks like one (1–64 of `A-Z a-z 0-9 - _ .`), else a new
 /// random one, so that a log line, a response and an error body can be matched.
@@ -12,16 +13,41 @@ enum RequestIdentifier {
         return make()
     }
 
+    /// A new id: 24 hex digits, unique in the process (a counter through a bijective mix, SplitMix64's finaliser)
+    /// and across processes (keyed by 96 random bits drawn once), without the system's random source or a formatter
+    /// per request. An id is a reference, not a secret: unique, not unpredictable.
     static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt32
-        return hex(high, digits: 16) + hex(UInt64(low), digits: 8)
+        let count = counter.withLock { count in
+            count &+= 1
+            return count
+        }
+        return hex(mix(count &+ key.0), Self.mix(count ^ UInt64(key.1)))
     }
 
-    private static func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    private static let key: (UInt64, UInt32) = {
+        var generator = SystemRandomNumberGenerator()
+        return (generator.next(), generator.next())
+    }()
+    private static let counter = Locked<UInt64>(0)
+
+    /// SplitMix64's finaliser: a bijection of 64-bit words that scatters consecutive inputs.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)).multipliedReportingOverflow(by: 0xBF58_476D_1CE4_E5B9).partialValue
+        z = (z ^ (z >> 27)).multipliedReportingOverflow(by: 0x94D0_49BB_1331_11EB).partialValue
+        return z ^ (z >> 31)
+    }
+
+    /// `high` as 16 lower-case hex digits, then the low 32 bits of `low` as 8.
+    private static func hex(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 24) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                for index in 0..<16 { buffer[index] = digits[Int(high >> (60 - 4 * UInt64(index)) & 0xF)] }
+                for index in 0..<8 { buffer[16 + index] = digits[Int(low >> (28 - 4 * UInt64(index)) & 0xF)] }
+            }
+            return 24
+        }
     }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {

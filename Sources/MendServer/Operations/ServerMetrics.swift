@@ -15,8 +15,15 @@ public final class ServerMetrics: Sendable {
     private let factory: any MetricsFactory
     /// The per-request metrics by their dimensions, made once (a registry lookup per request would cost more).
     private let requestMetrics = Locked<
-        [String: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer, duration: CoreMetrics.Recorder)]
+        [RequestSeries: (counter: CoreMetrics.Counter, timer: CoreMetrics.Timer, duration: CoreMetrics.Recorder)]
     >([:])
+
+    /// The dimensions of one request series: a key that is hashed, never formatted.
+    private struct RequestSeries: Hashable {
+        var method: String
+        var status: Int
+        var route: String?
+    }
     /// `mend_session_checks_total` by source, made once (no lookup on the hot path).
     private let sessionChecksFromView: CoreMetrics.Counter
     private let sessionChecksFromDatabase: CoreMetrics.Counter
@@ -67,10 +74,10 @@ public final class ServerMetrics: Sendable {
     public func render() -> String { registry.emitToString() }
 
     func request(method: String, route matched: String?, status: Int, duration: Duration) {
-        let route = matched ?? "unmatched"
-        let key = "\(method) \(status) \(route)"
+        let key = RequestSeries(method: method, status: status, route: matched)
         let metrics = requestMetrics.withLock { cache in
             if let found = cache[key] { return found }
+            let route = matched ?? "unmatched"
             let dimensions = [("method", method), ("route", route), ("status", String(status))]
             // `http.route` only for a matched route (the conventions); Mend's own series say "unmatched".
             let routeDimension = matched.map { [(OTelAttribute.http.route, $0)] } ?? []
