@@ -329,7 +329,9 @@ enum MendHTTPBenchmark {
             // N sequential requests of one side only: instructions per request under callgrind are the difference between
             // two counts divided by the difference in N (start-up cancels out).
             guard arguments.count == 3, let operation = operations[arguments[1]], let count = Int(arguments[2]) else {
-                print("usage: MendHTTPBenchmark count raw|mend|mend-bare|transport|raw-decode|mend-decode|mend-telemetry N")
+                print(
+                    "usage: MendHTTPBenchmark count raw|mend|mend-bare|transport|raw-decode|mend-decode|mend-telemetry N"
+                )
                 exit(64)
             }
             try await operation()  // connect first, outside the count's difference
