@@ -210,6 +210,30 @@ struct EmulatedIssuerDPoPTests {
         }
     }
 
+    @Test(
+        "DPoP turned off at the issuer: a bound session's tokens are taken as bearer ones, at userinfo and refresh alike"
+    )
+    func turnedOff() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(session.proofKey != nil)
+            _ = await emulator.emulator.setIssuerDPoP(enabled: false)
+            let userinfo = await Self.send(
+                emulator, .get, "/google/v1/userinfo",
+                headers: [.authorization: "Bearer \(session.accessToken.tokenString)"])
+            #expect(userinfo.status == .ok)
+            let refreshed = await Self.send(
+                emulator, .post, "/google/token",
+                form: [
+                    ("grant_type", "refresh_token"), ("refresh_token", try #require(session.refreshToken)),
+                    ("client_id", Self.client),
+                ])
+            #expect(refreshed.status == .ok, "\(String(decoding: refreshed.body, as: UTF8.self))")
+            #expect(String(decoding: refreshed.body, as: UTF8.self).contains(#""token_type":"Bearer""#))
+        }
+    }
+
     @Test("Bearer sessions: a provider that does not speak DPoP, or an app that opts out")
     func bearer() async throws {
         try await withEmulator { emulator in

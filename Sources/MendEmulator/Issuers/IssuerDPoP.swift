@@ -14,7 +14,8 @@ import MendLogin
 /// with a proof. A proof that does not verify — signature, `typ`, `alg`, `htm`, `htu`, `iat`, `ath`, a `jti` seen
 /// before — is refused (`invalid_dpop_proof`: 400 at the token endpoint, 401 with `WWW-Authenticate: DPoP` at
 /// userinfo). With nonces required, a proof without the current one is challenged (`use_dpop_nonce` with
-/// `DPoP-Nonce`); rotating the nonce challenges the next proof that carries the old one.
+/// `DPoP-Nonce`); rotating the nonce challenges the next proof that carries the old one. Turned off, the issuer
+/// checks no proof: tokens bound before are taken as bearer ones, at the token endpoint and userinfo alike.
 struct IssuerDPoP: Sendable {
     /// Whether the issuers speak DPoP.
     var enabled: Bool

@@ -104,8 +104,8 @@ struct IssuerState: Sendable {
                 context: &context)
         case "refresh_token":
             return tokens.refresh(
-                request, kind: kind, client: client, issuer: issuer, jkt: jkt, keys: &keys, users: users,
-                context: &context)
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, checksBinding: dpop.enabled,
+                keys: &keys, users: users, context: &context)
         case nil:
             return IssuerWire.oauthError(kind, "invalid_request", "grant_type is required.")
         case let other?:

@@ -45,17 +45,19 @@ struct IssuerTokens: Sendable {
     var revocations: [IssuerRevocation] = []
 
     /// The refresh-token grant: a new access token (and an id_token for Apple, or Google with `openid`), bound to
-    /// `jkt` when the request proved that key; a bound refresh token only with a proof of its own key.
+    /// `jkt` when the request proved that key; a bound refresh token only with a proof of its own key while the issuer
+    /// speaks DPoP (`checksBinding`: with DPoP turned off it is taken as a bearer one, as userinfo takes its tokens).
     mutating func refresh(
         _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
-        jkt: String?, keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
+        jkt: String?, checksBinding: Bool, keys: inout IssuerKeys, users: UserDirectory,
+        context: inout EmulatorContext
     ) -> EmulatorResponse {
         guard let value = request.form["refresh_token"], let token = tokens[value], token.kind == .refresh,
             token.issuer == kind, token.clientID == client.id, !token.revoked
         else {
             return IssuerWire.oauthError(kind, "invalid_grant", "The refresh token is invalid, expired or revoked.")
         }
-        if let bound = token.jkt, jkt.map({ ConstantTime.equal($0, bound) }) != true {
+        if checksBinding, let bound = token.jkt, jkt.map({ ConstantTime.equal($0, bound) }) != true {
             return .json(
                 .object([
                     "error": .string("invalid_dpop_proof"),
