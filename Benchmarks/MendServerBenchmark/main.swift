@@ -6,6 +6,8 @@
 //   swift run -c release --traits Server --scratch-path .build-server MendServerBenchmark [requests-per-round] [rounds]
 //
 // MEND_BENCH_POSTGRES_URL=postgres://user@127.0.0.1:port/database adds PostgreSQL (skipped, saying so, without it).
+// MEND_BENCH_SESSIONS_ONLY=es256|eddsa runs only the session checks below, for that key, on the first database;
+// MEND_BENCH_STACK_ONLY=1 only mend-server's stack (`/health/live`) against hello.
 // Two session-check loads: (a) a realistic mix — 10,000 sessions, each request presenting one of their tokens in
 // turn, so every token comes back every 10,000 requests (about twice a round, six times over the run), as a client
 // presents its token on every API call of the token's lifetime; the verified-token cache's hit rate is printed — and
@@ -208,35 +210,82 @@ func benchmarkSessionChecks(
                         ratio, session.p50Micros / hello.p50Micros, session.p99Micros / hello.p99Micros,
                         databaseRead.requestsPerSecond / hello.requestsPerSecond))
             }
-            // (b) The worst case, after (a): fresh tokens, each presented once, the cache full and evicting.
-            for round in 1...rounds {
-                let fresh = try await server.backend.openSessions(
-                    count: requestsPerRound + connections * 20, asUserOf: access
-                ).map { token -> HTTPHeaders in
-                    var headers = HTTPHeaders()
-                    headers.add(name: "Authorization", value: "Bearer \(token)")
-                    return headers
+            // (b) The worst case, after (a): fresh tokens, each presented once, the cache full and evicting — with ES256
+            // keys against the stateless jwt-kit ES256 route (the peer of issue 42) in the same round.
+            let peerKeys = JWTKeyCollection()
+            var peerTokens: [String] = []
+            if algorithm == .es256 {
+                await peerKeys.add(ecdsa: ES256PrivateKey())
+                for index in 0..<distinctSessions {
+                    peerTokens.append(
+                        try await peerKeys.sign(
+                            PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
                 }
-                let hello = try await measure(
-                    client: client, url: "http://127.0.0.1:\(helloPort)/hello", total: requestsPerRound)
-                let hitsBefore = cacheCount(server, "hit")
-                let next = Locked(0)  // warm-up and measured requests alike take the next unused token
-                let cold = try await measure(client: client, url: sessionURL, total: requestsPerRound) { _ in
-                    fresh[
-                        next.withLock { index in
-                            defer { index += 1 }
-                            return index
-                        }]
+            }
+            let peerHeaders = peerTokens.map { token -> HTTPHeaders in
+                var headers = HTTPHeaders()
+                headers.add(name: "Authorization", value: "Bearer \(token)")
+                return headers
+            }
+            var peerRatios: [Double] = []
+            try await withJWTKitPeer(keys: peerKeys) { peerPort in
+                for round in 1...rounds {
+                    let fresh = try await server.backend.openSessions(
+                        count: requestsPerRound + connections * 20, asUserOf: access
+                    ).map { token -> HTTPHeaders in
+                        var headers = HTTPHeaders()
+                        headers.add(name: "Authorization", value: "Bearer \(token)")
+                        return headers
+                    }
+                    if round == 1 {
+                        let costs = server.backend.firstSightCosts(
+                            of: Array(try await server.backend.openSessions(count: 5_000, asUserOf: access)),
+                            capacity: server.backend.sessionCacheCapacity)
+                        print(
+                            String(
+                                format:
+                                    "  in process, per token never seen: verification %.1f µs, the cache's miss and insert %.1f µs",
+                                costs.verify / 1000, costs.cache / 1000))
+                    }
+                    let hello = try await measure(
+                        client: client, url: "http://127.0.0.1:\(helloPort)/hello", total: requestsPerRound)
+                    let hitsBefore = cacheCount(server, "hit")
+                    let next = Locked(0)  // warm-up and measured requests alike take the next unused token
+                    let cold = try await measure(client: client, url: sessionURL, total: requestsPerRound) { _ in
+                        fresh[
+                            next.withLock { index in
+                                defer { index += 1 }
+                                return index
+                            }]
+                    }
+                    coldRatios.append(cold.requestsPerSecond / hello.requestsPerSecond)
+                    print("round \(round), (b)")
+                    print("  hello                                   \(format(hello))")
+                    print("  GET /v1/session (b) every token new     \(format(cold))")
+                    print(
+                        String(
+                            format: "      %d hits, the cache at %d of its %d tokens; ratio %.2f of hello's throughput",
+                            cacheCount(server, "hit") - hitsBefore, server.backend.sessionCacheCount,
+                            server.backend.sessionCacheCapacity, cold.requestsPerSecond / hello.requestsPerSecond))
+                    guard !peerHeaders.isEmpty else { continue }
+                    let peer = try await measure(
+                        client: client, url: "http://127.0.0.1:\(peerPort)/check", total: requestsPerRound
+                    ) {
+                        peerHeaders[$0 % peerHeaders.count]
+                    }
+                    peerRatios.append(peer.requestsPerSecond / hello.requestsPerSecond)
+                    print("  jwt-kit ES256 route (stateless peer)    \(format(peer))")
+                    print(
+                        String(
+                            format: "      peer ratio %.2f of hello's; every-token-new check ÷ peer %.2f",
+                            peerRatios.last!,
+                            cold.requestsPerSecond / peer.requestsPerSecond))
                 }
-                coldRatios.append(cold.requestsPerSecond / hello.requestsPerSecond)
-                print("round \(round), (b)")
-                print("  hello                                   \(format(hello))")
-                print("  GET /v1/session (b) every token new     \(format(cold))")
+            }
+            if !peerRatios.isEmpty {
                 print(
-                    String(
-                        format: "      %d hits, the cache at %d of its %d tokens; ratio %.2f of hello's throughput",
-                        cacheCount(server, "hit") - hitsBefore, server.backend.sessionCacheCount,
-                        server.backend.sessionCacheCapacity, cold.requestsPerSecond / hello.requestsPerSecond))
+                    "median ratio, stateless jwt-kit ES256 peer (same rounds as (b)): "
+                        + String(format: "%.2f", peerRatios.sorted()[peerRatios.count / 2]))
             }
             let median = ratios.sorted()[ratios.count / 2]
             let coldMedian = coldRatios.sorted()[coldRatios.count / 2]
@@ -418,6 +467,14 @@ func withFreshEmulator<T>(_ body: (RunningEmulator) async throws -> T) async thr
 func runBenchmark() async throws {
     if let count = ProcessInfo.processInfo.environment["MEND_BENCH_DPOP_VERIFY"].flatMap(Int.init) {
         try await benchmarkProofCosts(count: count)
+        return
+    }
+    if let only = ProcessInfo.processInfo.environment["MEND_BENCH_SESSIONS_ONLY"] {
+        // The session checks alone, (a) and (b), for one algorithm (`es256` or `eddsa`) on the first database.
+        let algorithm: SigningKeyConfiguration.Algorithm = only.lowercased() == "eddsa" ? .eddsa : .es256
+        try await withHelloServer { helloPort in
+            _ = try await benchmarkSessionChecks(database: databases[0], algorithm: algorithm, helloPort: helloPort)
+        }
         return
     }
     if ProcessInfo.processInfo.environment["MEND_BENCH_STACK_ONLY"] != nil {

@@ -44,13 +44,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
-        let path = request.path ?? "/"
-        var url = scheme
-        url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
-        url += "://"
-        url += authority
-        url += path
-        var outgoing = HTTPClientRequest(url: url)
+        var outgoing = HTTPClientRequest(
+            url: Self.urlText(scheme: scheme, authority: authority, path: request.path ?? "/"))
         if request.method != .get { outgoing.method = .init(rawValue: request.method.rawValue) }
         outgoing.headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
@@ -99,6 +94,29 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 }
             }
         )
+    }
+
+    /// `scheme://authority/path`, written into one new string (appending part by part grows and checks it three
+    /// times).
+    static func urlText(scheme: String, authority: String, path: String) -> String {
+        let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var written = 0
+            func append(_ part: String) {
+                var part = part
+                part.withUTF8 { bytes in
+                    if let base = bytes.baseAddress {
+                        buffer.baseAddress!.advanced(by: written).initialize(from: base, count: bytes.count)
+                    }
+                    written += bytes.count
+                }
+            }
+            append(scheme)
+            append("://")
+            append(authority)
+            append(path)
+            return written
+        }
     }
 
     /// The field name of a response header: the names most responses carry without validating and lower-casing

@@ -69,6 +69,9 @@ struct RevocationViewTests {
             return input + "." + Base64URL.encode(try privateKey.signature(for: Data(input.utf8)))
         }
         #expect(try signer.verifyIgnoringExpiry(signed(#"{"alg":"EdDSA","kid":"k1"}"#)).get() == claims)
+        // Members in any order (jwt-kit's own order changes from token to token), `crit: null` as no `crit`.
+        #expect(try signer.verifyIgnoringExpiry(signed(#"{"typ":"JWT","kid":"k1","alg":"EdDSA"}"#)).get() == claims)
+        #expect(try signer.verifyIgnoringExpiry(signed(#"{"alg":"EdDSA","kid":"k1","crit":null}"#)).get() == claims)
         let refused: [(String, SessionSigner.Rejection)] = [
             (try signed(#"{"alg":"ES256","kid":"k1"}"#), .badSignature),  // the key's own algorithm only
             (try signed(#"{"alg":"EdDSA","kid":"k2"}"#), .badSignature),  // k2 is an ES256 key
@@ -76,6 +79,10 @@ struct RevocationViewTests {
             (try signed(#"{"alg":"EdDSA","kid":"k9"}"#), .badSignature),  // unknown kid
             (try signed(#"{"alg":"EdDSA","kid":"k1","crit":["exp"]}"#), .malformed),
             (try signed(#"{"alg":"none","kid":"k1"}"#), .badSignature),
+            (try signed(#"{"alg":"EdDSA","kid":7}"#), .malformed),
+            (try signed(#"{"alg":["EdDSA"],"kid":"k1"}"#), .malformed),
+            (try signed(#"{"alg":"EdDSA","kid":"k1","crit":"exp"}"#), .malformed),
+            (try signed(#"["alg","EdDSA"]"#), .malformed),
             (
                 Base64URL.encode(Data(#"{"alg":"none","kid":"k1"}"#.utf8)) + "." + payload + ".",
                 .badSignature
@@ -94,6 +101,55 @@ struct RevocationViewTests {
         tampered.subject = "someone-else"
         let forged = "\(parts[0]).\(Base64URL.encode(try JSONEncoder().encode(tampered))).\(parts[2])"
         #expect(signer.verifyIgnoringExpiry(forged) == .failure(.badSignature))
+    }
+
+    @Test(
+        "The claims are read as Foundation's decoder read them: types checked, cnf optional, unknown members kept out")
+    func theClaimsParserAgreesWithTheDecoder() async throws {
+        let key = SigningKeyConfiguration.generate(keyID: "k1")
+        let signer = try await SessionSigner(configuration: [key], issuer: "iss", audience: "aud")
+        let privateKey = try Curve25519.Signing.PrivateKey(
+            rawRepresentation: try #require(Base64URL.decode(key.privateKey.value)))
+        let header = Base64URL.encode(Data(#"{"alg":"EdDSA","kid":"k1"}"#.utf8))
+        func signed(_ payload: String) throws -> String {
+            let input = header + "." + Base64URL.encode(Data(payload.utf8))
+            return input + "." + Base64URL.encode(try privateKey.signature(for: Data(input.utf8)))
+        }
+        let base = #""iss":"iss","aud":"aud","sub":"u","sid":"s","scope":"a b","iat":1,"exp":4000000000,"jti":"j""#
+        let payloads = [
+            "{\(base)}", "{\(base),\"cnf\":{\"jkt\":\"t\"}}", "{\(base),\"cnf\":null}", "{\(base),\"x\":[1,{}]}",
+            "{\(base),\"cnf\":{\"jkt\":\"t\",\"x5t#S256\":\"y\"}}", " {\(base)} ",
+            // Refused by both: a claim missing or of another type, cnf without jkt, not an object.
+            #"{"iss":"iss","aud":"aud","sub":"u","sid":"s","scope":"a","iat":1,"exp":4000000000}"#,
+            #"{"iss":"iss","aud":"aud","sub":"u","sid":"s","scope":"a","iat":"1","exp":4000000000,"jti":"j"}"#,
+            #"{"iss":"iss","aud":["aud"],"sub":"u","sid":"s","scope":"a","iat":1,"exp":4000000000,"jti":"j"}"#,
+            #"{"iss":"iss","aud":"aud","sub":7,"sid":"s","scope":"a","iat":1,"exp":4000000000,"jti":"j"}"#,
+            "{\(base),\"cnf\":{}}", "{\(base),\"cnf\":\"t\"}", "[{\(base)}]", "{\(base)", "",
+        ]
+        for payload in payloads {
+            let expected = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload.utf8))
+            let verified = signer.verifyIgnoringExpiry(try signed(payload))
+            switch expected {
+            case let claims?: #expect(verified == .success(claims), "\(payload)")
+            case nil: #expect(verified == .failure(.malformed), "\(payload)")
+            }
+        }
+        #expect(try signer.verifyIgnoringExpiry(signed("{\(base)}")).get().scopes == ["a", "b"])
+    }
+
+    @Test("GET /v1/session's body, written by hand, is the encoder's text")
+    func theIntrospectionBodyIsTheEncodersText() throws {
+        for scope in ["", "email", "email public_profile a\"b/c\u{1}é", " two  spaces "] {
+            let body = IntrospectionBody(
+                valid: true, userID: "usr_1é", scope: scope, expiresAt: 4_000_000_000, sessionID: "ses_\n")
+            #expect(
+                String(decoding: body.jsonBytes, as: UTF8.self)
+                    == String(decoding: try WireResponse.encoder.encode(body), as: UTF8.self))
+        }
+        let invalid = IntrospectionBody(valid: false, userID: "", scope: "a", expiresAt: -1, sessionID: "")
+        #expect(
+            String(decoding: invalid.jsonBytes, as: UTF8.self)
+                == String(decoding: try WireResponse.encoder.encode(invalid), as: UTF8.self))
     }
 
     // MARK: SQLite: in process

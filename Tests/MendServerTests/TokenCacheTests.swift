@@ -33,6 +33,23 @@ import Testing
         #expect(cache.claims(for: hot) == nil)
     }
 
+    @Test("Keys are whole tokens, byte for byte: a shared tail is no hit, nor is a token that only reads the same")
+    func keysAreWholeTokensByteForByte() {
+        let cache = VerifiedTokenCache(capacity: 64)
+        let tail = String(repeating: "T", count: 16)
+        cache.insert("first.K.\(tail)", claims: Self.claims(1))
+        cache.insert("second.K.\(tail)", claims: Self.claims(2))
+        #expect(cache.claims(for: "first.K.\(tail)")?.subject == "u1")
+        #expect(cache.claims(for: "second.K.\(tail)")?.subject == "u2")
+        #expect(cache.claims(for: "third.K.\(tail)") == nil)
+        // U+212A KELVIN SIGN is canonically equivalent to "K": Swift's `==` calls the two strings equal.
+        let kelvin = "first.\u{212A}.\(tail)"
+        #expect(kelvin == "first.K.\(tail)")
+        #expect(cache.claims(for: kelvin) == nil)
+        cache.remove(kelvin)
+        #expect(cache.claims(for: "first.K.\(tail)")?.subject == "u1")
+    }
+
     @Test func realTokensFillEveryShard() async throws {
         // Signed tokens end in a base64url character that carries only a few bits of the signature (64 bytes are 86
         // characters, the last holding 2 bits): a cache sharded by it used 2 of its 16 shards, an eighth of its

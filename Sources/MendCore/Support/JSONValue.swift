@@ -276,6 +276,12 @@ extension JSONValue {
 
     /// Compact JSON text with sorted keys.
     public func jsonText(pretty: Bool = false) -> String {
+        if !pretty {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(128)
+            guard write(into: &bytes) else { return "null" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting =
             pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -289,5 +295,65 @@ extension Result where Failure == JSONValue.ParseFailure {
     var failure: JSONValue.ParseFailure? {
         if case .failure(let failure) = self { return failure }
         return nil
+    }
+}
+
+extension JSONValue {
+    /// Appends the compact text of the value to `bytes`: byte for byte what `JSONEncoder` writes with `.sortedKeys`
+    /// and `.withoutEscapingSlashes` (keys in the order of their UTF-8 bytes, the escapes it uses, its numbers) — a
+    /// test holds the two together — without building an encoder and its containers: servers answer with this on
+    /// every request. `false` (and part of the text written) when a number is not finite, which JSON cannot carry.
+    package func write(into bytes: inout [UInt8]) -> Bool {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        case .int(let value): bytes.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            // Rare in what Mend writes: Foundation's own shortest form (`1e+20`, `0.1`, `-0`).
+            guard value.isFinite, let text = try? JSONEncoder().encode(value) else { return false }
+            bytes.append(contentsOf: text)
+        case .string(let value): Self.writeString(value.utf8, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                guard element.write(into: &bytes) else { return false }
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(key.utf8, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                guard members[key]!.write(into: &bytes) else { return false }
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    /// Appends `value` as a JSON string, escaped as `JSONEncoder` escapes it.
+    package static func writeString(_ value: some Collection<UInt8>, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+            case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
+            case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 }

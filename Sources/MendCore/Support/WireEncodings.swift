@@ -36,44 +36,50 @@ package enum Base64URL {
     }
 
     /// ``decode(_:)`` over UTF-8 bytes, without Foundation: the fast path of token verification.
-    @inlinable
-    package static func decodeBytes<Text: Collection<UInt8>>(_ text: Text) -> [UInt8]? {
-        var length = text.count
+    package static func decodeBytes(_ text: some Collection<UInt8>) -> [UInt8]? {
+        if let decoded = text.withContiguousStorageIfAvailable({ decodeBytes(buffer: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decodeBytes(buffer: $0) }
+    }
+
+    /// ``decodeBytes(_:)`` over contiguous bytes: one pass, not generic (a generic pass over a string's UTF-8 view,
+    /// unspecialized across modules, cost more than the signature check it came before).
+    private static func decodeBytes(buffer text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var end = text.count
         var padding = 0
-        var index = text.endIndex
-        while padding < 2, index != text.startIndex {
-            let previous = text.index(index, offsetBy: -1)
-            guard text[previous] == UInt8(ascii: "=") else { break }
+        while padding < 2, end > 0, text[end - 1] == UInt8(ascii: "=") {
             padding += 1
-            index = previous
+            end -= 1
         }
-        if padding > 0 {
-            guard length % 4 == 0 else { return nil }
-            length -= padding
-        }
-        guard length % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(length * 3 / 4)
+        if padding > 0, text.count % 4 != 0 { return nil }
+        guard end % 4 != 1 else { return nil }
         var accumulator: UInt32 = 0
         var bits = 0
-        for byte in text[text.startIndex..<index] {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "_"): value = 63
-            default: return nil
-            }
-            accumulator = (accumulator << 6 | value) & 0x3FFF
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        var failed = false
+        let output = [UInt8](unsafeUninitializedCapacity: end * 3 / 4) { output, written in
+            written = 0
+            for index in 0..<end {
+                let byte = text[index]
+                let value: UInt32
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte &- UInt8(ascii: "A"))
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte &- UInt8(ascii: "a")) &+ 26
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte &- UInt8(ascii: "0")) &+ 52
+                case UInt8(ascii: "-"): value = 62
+                case UInt8(ascii: "_"): value = 63
+                default:
+                    failed = true
+                    return
+                }
+                accumulator = (accumulator << 6 | value) & 0x3FFF
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                    written += 1
+                }
             }
         }
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        guard !failed, accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
     }
 }

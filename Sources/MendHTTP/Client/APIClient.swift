@@ -27,6 +27,11 @@ public final class APIClient: Sendable {
     package let logger: Logger
     /// `steps`, each of Mend's own as itself (called without a closure), `nil` for an app's.
     private let ownSteps: [(any OwnStep)?]
+    /// Whether an observer hears the requests (read without copying the observer on every request).
+    private let isObserved: Bool
+    /// Whether the configured decoder is ``HTTPStatusErrorDecoder``, whose verdict on a successful answer is the body
+    /// check alone: such an answer is accepted without building its decoding context.
+    private let decodesStatusAlone: Bool
 
     /// Creates a client.
     ///
@@ -47,6 +52,8 @@ public final class APIClient: Sendable {
         self.steps = steps
         self.logger = logger
         self.ownSteps = steps.map { $0 as? any OwnStep }
+        self.isObserved = configuration.observer != nil
+        self.decodesStatusAlone = configuration.errorDecoder is HTTPStatusErrorDecoder
     }
 
     /// Sends `request` and returns its successful response.
@@ -57,7 +64,7 @@ public final class APIClient: Sendable {
         try Task.checkCancellation()
         let clock = configuration.clock
         let deadline = request.options.timeout.map { clock.now().addingTimeInterval($0.seconds) }
-        guard let observer = configuration.observer else {
+        guard isObserved, let observer = configuration.observer else {
             return try await run(request, context: PipelineContext(logger: logger, clock: clock, deadline: deadline))
         }
         let observed = ObservedRequest(
@@ -167,6 +174,13 @@ public final class APIClient: Sendable {
             // that the steps above (retry) see them classified.
             throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
+        if decodesStatusAlone, request.options.errorDecoder == nil, case .complete(let data) = collected,
+            Self.isReadableSuccess(response, body: data, expectsJSON: request.options.expectsJSON, limit: limit)
+        {
+            // What `HTTPStatusErrorDecoder` accepts, without the context it would be given (the clock read, the
+            // catalog and redactor copied): most answers are this one.
+            return APIResponse(head: response, body: data, attempts: context.attempts)
+        }
         var decodingContext = ErrorDecodingContext(
             catalog: configuration.catalog,
             expectsJSON: request.options.expectsJSON,
@@ -195,6 +209,14 @@ public final class APIClient: Sendable {
             }
             return APIResponse(head: response, body: data, attempts: context.attempts)
         }
+    }
+
+    /// Whether `HTTPStatusErrorDecoder` accepts `response` with `body` (2xx; within `limit`; when JSON is expected,
+    /// structurally valid JSON). `false` sends the answer to the decoder, which says why not.
+    static func isReadableSuccess(_ response: HTTPResponse, body: Data, expectsJSON: Bool, limit: Int) -> Bool {
+        guard response.status.kind == .successful else { return false }
+        guard expectsJSON else { return body.count <= limit }
+        return JSONValue.validateStructure(body, maxBytes: limit) == nil
     }
 
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!

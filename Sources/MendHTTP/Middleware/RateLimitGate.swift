@@ -19,6 +19,9 @@ public final class RateLimitGate: Sendable {
     /// Creates an open gate.
     public init() {}
 
+    /// Whether any key is held (a request to an open gate skips naming its key and reading the clock).
+    package var isHolding: Bool { holds.withLock { !$0.isEmpty } }
+
     /// The hold on `key` at `now`, if one is in force.
     package func hold(for key: String, now: Date) -> Hold? {
         holds.withLock { holds in
@@ -82,8 +85,9 @@ package struct RateLimitGateStep: OwnStep {
         _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
         let clock = context.clock
-        let key = request.options.rateLimitKey ?? self.key(request)
-        if let hold = gate.hold(for: key, now: clock.now()) {
+        if gate.isHolding, case let key = request.options.rateLimitKey ?? self.key(request),
+            let hold = gate.hold(for: key, now: clock.now())
+        {
             let wait = Duration.seconds(max(0, hold.until.timeIntervalSince(clock.now())))
             let deadlinePassesFirst = context.remaining.map { wait >= $0 } ?? false
             if deadlinePassesFirst || wait > maximumWait {
@@ -106,6 +110,7 @@ package struct RateLimitGateStep: OwnStep {
         do {
             return try await rest(request, context: context)
         } catch let error as MendError where error.recovery.action == .waitForRateLimit {
+            let key = request.options.rateLimitKey ?? self.key(request)
             let until =
                 error.recovery.notBefore
                 ?? clock.now().addingTimeInterval(defaultWait.seconds)

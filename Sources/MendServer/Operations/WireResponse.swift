@@ -14,16 +14,23 @@ enum WireResponse {
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try encoder.encode(value)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: jsonHeaders, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: value.jsonText())))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        if !value.write(into: &bytes) { bytes = Array("null".utf8) }
+        return json(bytes: bytes, status: status)
     }
+
+    /// A JSON answer whose text is `bytes`.
+    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: jsonHeaders, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The header fields of every JSON answer, made once (each answer copies them, without building them again).
+    static let jsonHeaders: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
 
     /// The failure as `MendError.wireBody`, with `referenceId` = the request id. Its messages must have been
     /// redacted by the server's redactor (``ServerFailure/redacted(with:)``: the standard shapes and the app secret),

@@ -78,7 +78,7 @@ enum ServerRoutes {
             return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in
-            try WireResponse.json(try await backend.sessions.introspect(presented(request, backend)))
+            WireResponse.json(bytes: try await backend.sessions.introspect(presented(request, backend)).jsonBytes)
         }
         router.on(RouterPath(RouteTable.me.path), method: .get) { request, context in
             try WireResponse.json(try await backend.accounts.me(presented(request, backend), logger: context.logger))
@@ -238,9 +238,9 @@ enum ServerRoutes {
 
     /// What a session check sees of `request`: its headers, method and public URL (the `htu` of its DPoP proof).
     static func presented(_ request: Request, _ backend: LoginBackend) -> PresentedRequest {
-        let base = publicBaseURL(request, backend)
-        let url = URL(string: base + request.uri.path) ?? URL(string: base)!
-        return PresentedRequest(headers: request.headers, method: request.method.rawValue, url: url)
+        PresentedRequest(
+            headers: request.headers, method: request.method.rawValue, base: publicBaseURL(request, backend),
+            path: request.uri.path)
     }
 
     /// The client of a login or refresh, with the key its DPoP proof proved (refused here when the proof is not

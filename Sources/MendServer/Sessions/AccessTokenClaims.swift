@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import MendCore
 
 /// The claims of a session access token (a JWT signed with EdDSA or ES256, `kid` in the header).
 struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
@@ -38,4 +39,33 @@ struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
     /// The signature is checked by the key collection; time and audience by ``SessionSigner`` with the server's
     /// clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension AccessTokenClaims {
+    /// The claims of a token's payload, parsed without Foundation's decoder (``JSONValue/parseObject(_:maxDepth:)``):
+    /// every claim but `cnf` required, with its type; members it does not know ignored, as the decoder ignored them;
+    /// `nil` for anything else. A bearer check that sees a token for the first time runs this.
+    init?(payload: some Collection<UInt8>) {
+        guard let members = JSONValue.parseObject(payload),
+            case .string(let issuer)? = members["iss"], case .string(let audience)? = members["aud"],
+            case .string(let subject)? = members["sub"], case .string(let sessionID)? = members["sid"],
+            case .string(let scope)? = members["scope"], case .int(let issuedAt)? = members["iat"],
+            case .int(let expiresAt)? = members["exp"], case .string(let tokenID)? = members["jti"]
+        else { return nil }
+        switch members["cnf"] {
+        case nil, .null?: confirmation = nil
+        case .object(let cnf)?:
+            guard case .string(let jkt)? = cnf["jkt"] else { return nil }
+            confirmation = Confirmation(jkt: jkt)
+        default: return nil
+        }
+        self.issuer = issuer
+        self.audience = audience
+        self.subject = subject
+        self.sessionID = sessionID
+        self.scope = scope
+        self.issuedAt = Int64(issuedAt)
+        self.expiresAt = Int64(expiresAt)
+        self.tokenID = tokenID
+    }
 }

@@ -10,42 +10,68 @@ import MendLogin
 struct PresentedRequest: Sendable {
     var headers: HTTPFields
     var method: String
-    var url: URL
+    /// The public URL's text: its base (`scheme://authority`) and the request's path, parsed only when a proof is
+    /// checked (most requests carry none, and parsing a URL costs more than the rest of a cached bearer check).
+    private let base: String
+    private let path: String
     /// The proof this request's replay check already accepted: a request checked twice (an id_token login that
     /// links to the session it presents) is one use of its proof, not a replay.
     let acceptedProof = Locked<String?>(nil)
 
     /// A request of `method` to `url` with `headers` (tests: a `GET` of `/` on a local server).
     init(headers: HTTPFields, method: String = "GET", url: URL = URL(string: "http://127.0.0.1/")!) {
+        self.init(headers: headers, method: method, base: url.absoluteString, path: "")
+    }
+
+    /// A request of `method` to the public URL `base` + `path` (`https://api.example.com`, `/v1/session`).
+    init(headers: HTTPFields, method: String, base: String, path: String) {
         self.headers = headers
         self.method = method
-        self.url = url
+        self.base = base
+        self.path = path
     }
+
+    /// The public URL the request was sent to (the base alone when the path does not make a URL with it).
+    var url: URL { URL(string: base + path) ?? URL(string: base)! }
 
     /// The access token of the `Authorization` header (`Bearer` or `DPoP` scheme) and whether its scheme is `DPoP`;
     /// `nil` when there is none or it is malformed.
     var presentedToken: (token: String, isDPoP: Bool)? {
-        guard let authorization = headers[.authorization] else { return nil }
-        for (scheme, isDPoP) in [("bearer ", false), ("dpop ", true)] {
-            if let token = Self.token(authorization, scheme: scheme) { return (token, isDPoP) }
-        }
+        guard let authorization = Self.authorization(headers) else { return nil }
+        if let token = Self.token(authorization, scheme: "bearer ") { return (token, false) }
+        if let token = Self.token(authorization, scheme: "dpop ") { return (token, true) }
         return nil
     }
 
-    /// The token after `scheme` (case-insensitive, one space, then the token with surrounding blanks trimmed).
-    static func token(_ authorization: String, scheme: String) -> String? {
-        let bytes = authorization.utf8
-        let length = scheme.utf8.count
-        guard bytes.count > length,
-            zip(bytes.prefix(length), scheme.utf8).allSatisfy({ $0 | 0x20 == $1 || ($0 == $1) })
-        else { return nil }
-        let rest = bytes.dropFirst(length).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var end = rest.endIndex
-        while end > rest.startIndex, [UInt8(ascii: " "), UInt8(ascii: "\t")].contains(bytes[bytes.index(before: end)]) {
-            end = bytes.index(before: end)
+    /// The `Authorization` field's value: the one field's as it is (`HTTPFields`' subscript joins every field of a
+    /// name into a new string), several fields joined with ", " as that subscript does.
+    static func authorization(_ headers: HTTPFields) -> String? {
+        var found: String?
+        for field in headers where field.name == .authorization {
+            guard found == nil else { return headers[.authorization] }
+            found = field.value
         }
-        let token = String(Substring(rest[rest.startIndex..<end]))
-        return token.isEmpty ? nil : token
+        return found
+    }
+
+    /// The token after `scheme` (case-insensitive, one space, then the token with surrounding blanks trimmed).
+    static func token(_ authorization: String, scheme: StaticString) -> String? {
+        let bytes = authorization.utf8
+        let length = scheme.utf8CodeUnitCount
+        guard bytes.count > length else { return nil }
+        var index = bytes.startIndex
+        for offset in 0..<length {
+            let byte = bytes[index]
+            let expected = scheme.utf8Start[offset]
+            guard byte | 0x20 == expected || byte == expected else { return nil }
+            index = bytes.index(after: index)
+        }
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while index < bytes.endIndex, isBlank(bytes[index]) { index = bytes.index(after: index) }
+        var end = bytes.endIndex
+        while end > index, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        guard index < end else { return nil }
+        return String(Substring(bytes[index..<end]))
     }
 }
 

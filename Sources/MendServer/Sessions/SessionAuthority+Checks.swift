@@ -11,7 +11,7 @@ extension SessionAuthority {
 
     /// The token of an `Authorization: Bearer <token>` header, or `nil` when there is none or it is malformed.
     static func bearerToken(_ headers: HTTPFields) -> String? {
-        headers[.authorization].flatMap { PresentedRequest.token($0, scheme: "bearer ") }
+        PresentedRequest.authorization(headers).flatMap { PresentedRequest.token($0, scheme: "bearer ") }
     }
 
     /// The claims of a valid access token whose session is active, or 401 with a session code: session/3 (no
@@ -104,7 +104,7 @@ extension SessionAuthority {
     func introspect(_ request: PresentedRequest) async throws -> IntrospectionBody {
         let claims = try await authenticate(request)
         return IntrospectionBody(
-            valid: true, userID: claims.subject, scopes: claims.scopes, expiresAt: claims.expiresAt,
+            valid: true, userID: claims.subject, scope: claims.scope, expiresAt: claims.expiresAt,
             sessionID: claims.sessionID)
     }
 }

@@ -137,9 +137,11 @@ struct SessionSigner: Sendable {
         if let known = knownHeaders[Substring(parts[0])] {
             key = known
         } else {
-            guard let headerBytes = Base64URL.decodeBytes(parts[0]),
-                let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)), header.crit == nil
-            else { return .failure(.malformed) }
+            // jwt-kit writes a header's members in its dictionary's order, which changes from token to token: most
+            // tokens of ours are found above, the rest are parsed here (without Foundation's decoder, as the claims).
+            guard let headerBytes = Base64URL.decodeBytes(parts[0]), let header = Header(headerBytes) else {
+                return .failure(.malformed)
+            }
             guard let kid = header.kid, let named = verifyingKeys[kid], header.alg == named.algorithm else {
                 return .failure(.badSignature)
             }
@@ -147,18 +149,35 @@ struct SessionSigner: Sendable {
         }
         let signingInput = Data(utf8[..<parts[1].endIndex])
         guard key.isValidSignature(Data(signature), for: signingInput) else { return .failure(.badSignature) }
-        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload)) else {
-            return .failure(.malformed)
-        }
+        guard let claims = AccessTokenClaims(payload: payload) else { return .failure(.malformed) }
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
         return .success(claims)
     }
 
     /// A JWS header's fields that verification reads.
-    private struct Header: Decodable {
+    private struct Header {
         var alg: String?
         var kid: String?
-        var crit: [String]?
+
+        /// `nil` for a header that is not a JSON object, whose `alg` or `kid` is not a string, or that has `crit`
+        /// (no extension is understood here, RFC 7515 §4.1.11).
+        init?(_ bytes: [UInt8]) {
+            guard let members = JSONValue.parseObject(bytes) else { return nil }
+            switch members["crit"] {
+            case nil, .null?: break
+            default: return nil
+            }
+            switch members["alg"] {
+            case nil, .null?: alg = nil
+            case .string(let value)?: alg = value
+            default: return nil
+            }
+            switch members["kid"] {
+            case nil, .null?: kid = nil
+            case .string(let value)?: kid = value
+            default: return nil
+            }
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import MendCore
 
 /// A bounded cache of access tokens whose signature, issuer and audience were verified: the claims of a token this
@@ -52,6 +53,38 @@ final class VerifiedTokenCache: Sendable {
         return shards[(first * 31 + second) % Self.shardCount]
     }
 
+    /// A token as a dictionary key: equal when the whole tokens are, hashed by their last 16 bytes — a signature's,
+    /// uniformly distributed for the tokens this server signs, which are all the cache holds. Hashing the whole
+    /// token (hundreds of bytes) on every lookup, insert and eviction — and again for each entry that a removal's
+    /// backward shift moves — cost as much as the signature check the cache saves (MendServerBenchmark, every token
+    /// new). A presented token that is not ours only looks up; the hasher's per-process seed keeps its collisions
+    /// unpredictable.
+    struct Key: Hashable {
+        let token: String
+
+        func hash(into hasher: inout Hasher) {
+            let utf8 = token.utf8
+            let hashed = utf8.withContiguousStorageIfAvailable { bytes in
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(16))))
+            }
+            if hashed == nil { for byte in utf8.suffix(16) { hasher.combine(byte) } }
+        }
+
+        /// Byte for byte, not `String`'s canonical equivalence: a token that only reads the same (a KELVIN SIGN for a
+        /// `K`) is another token, never a hit for the one verified.
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            let (left, right) = (lhs.token.utf8, rhs.token.utf8)
+            guard left.count == right.count else { return false }
+            let compared = left.withContiguousStorageIfAvailable { leftBytes in
+                right.withContiguousStorageIfAvailable { rightBytes in
+                    leftBytes.count == 0
+                        || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0
+                }
+            }
+            return (compared ?? nil) ?? left.elementsEqual(right)
+        }
+    }
+
     /// One shard: a dictionary and a ring of its keys, swept by a CLOCK hand when full.
     private struct Shard {
         struct Entry {
@@ -61,8 +94,8 @@ final class VerifiedTokenCache: Sendable {
         }
 
         let capacity: Int
-        var entries: [String: Entry] = [:]
-        var ring: [String?]
+        var entries: [Key: Entry] = [:]
+        var ring: [Key?]
         var hand = 0
 
         init(capacity: Int) {
@@ -71,12 +104,14 @@ final class VerifiedTokenCache: Sendable {
         }
 
         mutating func claims(for token: String) -> AccessTokenClaims? {
+            let token = Key(token: token)
             guard let entry = entries[token] else { return nil }
             if !entry.used { entries[token]?.used = true }
             return entry.claims
         }
 
         mutating func insert(_ token: String, claims: AccessTokenClaims) {
+            let token = Key(token: token)
             if entries[token] != nil { return }
             // The hand sweeps for a free slot, or an entry not used since its last sweep.
             while let resident = ring[hand], let entry = entries[resident], entry.used {
@@ -90,7 +125,7 @@ final class VerifiedTokenCache: Sendable {
         }
 
         mutating func remove(_ token: String) {
-            guard let entry = entries.removeValue(forKey: token) else { return }
+            guard let entry = entries.removeValue(forKey: Key(token: token)) else { return }
             ring[entry.slot] = nil
         }
     }

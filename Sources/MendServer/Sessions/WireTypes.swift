@@ -102,12 +102,47 @@ struct SessionBody: Encodable, Sendable {
 struct IntrospectionBody: Encodable, Sendable {
     var valid: Bool
     var userID: String
-    var scopes: [String]
+    /// The granted scopes, space-separated (the access token's `scope`); the body lists them as an array.
+    var scope: String
     var expiresAt: Int64
     var sessionID: String
 
     enum CodingKeys: String, CodingKey {
         case valid, userID = "user_id", scopes, expiresAt = "expires_at", sessionID = "session_id"
+    }
+
+    /// The scopes, in order.
+    var scopes: [String] { scope.split(separator: " ").map(String.init) }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(valid, forKey: .valid)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(scopes, forKey: .scopes)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(sessionID, forKey: .sessionID)
+    }
+
+    /// The body's JSON text, written straight to bytes (every bearer check answers with it): the same bytes as
+    /// `WireResponse.encoder` writes — keys sorted, its escapes (a test compares them).
+    var jsonBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96 + scope.utf8.count + userID.utf8.count + sessionID.utf8.count)
+        bytes.append(contentsOf: #"{"expires_at":"#.utf8)
+        bytes.append(contentsOf: String(expiresAt).utf8)
+        bytes.append(contentsOf: #","scopes":["#.utf8)
+        var first = true
+        for name in scope.utf8.split(separator: UInt8(ascii: " ")) {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            JSONValue.writeString(name, into: &bytes)
+        }
+        bytes.append(contentsOf: #"],"session_id":"#.utf8)
+        JSONValue.writeString(sessionID.utf8, into: &bytes)
+        bytes.append(contentsOf: #","user_id":"#.utf8)
+        JSONValue.writeString(userID.utf8, into: &bytes)
+        bytes.append(contentsOf: valid ? #","valid":true}"#.utf8 : #","valid":false}"#.utf8)
+        return bytes
     }
 }
 
