@@ -311,6 +311,17 @@ import Testing
         }
     }
 
+    @Test("Without MEND_REDIRECT_URIS the error names the value the CLI's loopback login needs")
+    func aMissingRedirectListNamesTheLoopbackValue() {
+        var environment = Self.minimal
+        environment["MEND_REDIRECT_URIS"] = nil
+        #expect {
+            try ServerConfiguration.load(environment: environment)
+        } throws: { error in
+            "\(error)".contains("MEND_REDIRECT_URIS is required") && "\(error)".contains("http://127.0.0.1/callback")
+        }
+    }
+
     @Test func trustedProxiesCountsProxiesAndTheOldFlagMeansOne() throws {
         #expect(try ServerConfiguration.load(environment: Self.minimal).listening.trustedProxyCount == 0)
         var environment = Self.minimal

@@ -537,7 +537,9 @@ extension ServerConfiguration {
                     + "no provider is configured")
         }
         guard !sessions.allowedRedirectURIs.isEmpty else {
-            throw ConfigurationError("MEND_REDIRECT_URIS is required: the redirect URIs your apps log in with")
+            throw ConfigurationError(
+                "MEND_REDIRECT_URIS is required: the redirect URIs your apps log in with, comma-separated "
+                    + "(`mend login --backend` logs in through http://127.0.0.1/callback, any port: RFC 8252)")
         }
         guard sessions.accessTokenLifetime > .zero, sessions.idleLifetime > sessions.accessTokenLifetime else {
             throw ConfigurationError(
