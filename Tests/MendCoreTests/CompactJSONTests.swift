@@ -72,16 +72,5 @@ struct CompactJSONTests {
     }
 }
 
-/// A seeded generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        // `multipliedReportingOverflow(by:)`, not `&*`: the availability check counts `&*` as iOS 18 API.
-        z = (z ^ (z >> 30)).multipliedReportingOverflow(by: 0xBF58_476D_1CE4_E5B9).partialValue
-        z = (z ^ (z >> 27)).multipliedReportingOverflow(by: 0x94D0_49BB_1331_11EB).partialValue
-        return z ^ (z >> 31)
-    }
-}
+/// A seeded generator (MendCore's SplitMix64).
+typealias SplitMix = SplitMix64

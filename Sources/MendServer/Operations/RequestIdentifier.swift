@@ -21,7 +21,7 @@ enum RequestIdentifier {
             count &+= 1
             return count
         }
-        return hex(mix(count &+ key.0), Self.mix(count ^ UInt64(key.1)))
+        return hex(SplitMix64.mix(count &+ key.0), SplitMix64.mix(count ^ UInt64(key.1)))
     }
 
     private static let key: (UInt64, UInt32) = {
@@ -29,14 +29,6 @@ enum RequestIdentifier {
         return (generator.next(), generator.next())
     }()
     private static let counter = Locked<UInt64>(0)
-
-    /// SplitMix64's finaliser: a bijection of 64-bit words that scatters consecutive inputs.
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)).multipliedReportingOverflow(by: 0xBF58_476D_1CE4_E5B9).partialValue
-        z = (z ^ (z >> 27)).multipliedReportingOverflow(by: 0x94D0_49BB_1331_11EB).partialValue
-        return z ^ (z >> 31)
-    }
 
     /// `high` as 16 lower-case hex digits, then the low 32 bits of `low` as 8.
     private static func hex(_ high: UInt64, _ low: UInt64) -> String {
