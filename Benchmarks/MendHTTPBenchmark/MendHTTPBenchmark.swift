@@ -19,8 +19,8 @@
 // `count` also takes `mend-bare` (the client with no steps: the exchange, the body limit, the error decoder) and
 // `transport` (Mend's AsyncHTTPClient transport alone, the request made by `APIRequest`), which split Mend's cost.
 // Instructions per request are (count(N2) − count(N1)) / (N2 − N1); with `--separate-threads=yes` the thread that runs
-// the tasks (`OneThreadExecutor`) gives the same count run after run, while the event loops' counts move by a few
-// thousand with the timing of their wake-ups.
+// the tasks (`OneThreadExecutor`) moves by about a thousand from run to run, the event loops' counts by a few thousand
+// with the timing of their wake-ups. `scripts/count-instructions` runs every variant and prints both.
 //
 // Under valgrind, use a copy without debug info (`objcopy --strip-debug`): valgrind 3.19 cannot read the DWARF 5
 // that this toolchain writes.
