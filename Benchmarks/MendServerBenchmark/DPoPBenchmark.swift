@@ -23,6 +23,21 @@ struct PeerClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
 }
 
+/// Claims with a mend-server access token's members (`iss`, `aud`, `sub`, `sid`, `scope`, `iat`, `exp`, `jti`), for the
+/// peer: the same route, a token of the same size. The route decodes `PeerClaims` from them (the rest is parsed and
+/// ignored, as a stateless route would).
+struct SizedPeerClaims: JWTPayload {
+    var iss: String
+    var aud: String
+    var sub: SubjectClaim
+    var sid: String
+    var scope: String
+    var iat: Int
+    var exp: ExpirationClaim
+    var jti: String
+    func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
+}
+
 /// The peer: one route that verifies `Authorization: Bearer <ES256 JWT>` with a jwt-kit key collection.
 func withJWTKitPeer<T>(keys: JWTKeyCollection, _ body: (Int) async throws -> T) async throws -> T {
     guard #available(macOS 14, iOS 17, tvOS 17, *) else { throw ServerRequiresNewerSystem(serverName: "the peer") }
