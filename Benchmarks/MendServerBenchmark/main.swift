@@ -297,30 +297,21 @@ func benchmarkSessionChecks(
                             cacheCount(server, "hit") - hitsBefore, server.backend.sessionCacheCount,
                             server.backend.sessionCacheCapacity, cold.requestsPerSecond / hello.requestsPerSecond))
                     guard !peerHeaders.isEmpty else { continue }
-                    let peer = try await measure(
-                        client: client, url: "http://127.0.0.1:\(peerPort)/check", total: requestsPerRound
-                    ) {
-                        peerHeaders[$0 % peerHeaders.count]
+                    /// The jwt-kit route with `sets` in turn, printed against hello and (b); its ratio to hello.
+                    func peerRound(_ sets: [HTTPHeaders], _ label: String, _ quotient: String) async throws -> Double {
+                        let peer = try await measure(
+                            client: client, url: "http://127.0.0.1:\(peerPort)/check", total: requestsPerRound
+                        ) { sets[$0 % sets.count] }
+                        let ratio = peer.requestsPerSecond / hello.requestsPerSecond
+                        print("  \(label.padding(toLength: 40, withPad: " ", startingAt: 0))\(format(peer))")
+                        print(
+                            "      ratio " + String(format: "%.2f", ratio) + " of hello's; every-token-new check ÷ "
+                                + quotient + String(format: " %.2f", cold.requestsPerSecond / peer.requestsPerSecond))
+                        return ratio
                     }
-                    peerRatios.append(peer.requestsPerSecond / hello.requestsPerSecond)
-                    print("  jwt-kit ES256 route (stateless peer)    \(format(peer))")
-                    print(
-                        String(
-                            format: "      peer ratio %.2f of hello's; every-token-new check ÷ peer %.2f",
-                            peerRatios.last!,
-                            cold.requestsPerSecond / peer.requestsPerSecond))
-                    let sized = try await measure(
-                        client: client, url: "http://127.0.0.1:\(peerPort)/check", total: requestsPerRound
-                    ) {
-                        sizedHeaders[$0 % sizedHeaders.count]
-                    }
-                    sizedRatios.append(sized.requestsPerSecond / hello.requestsPerSecond)
-                    print("  the same, tokens of mend-server's size  \(format(sized))")
-                    print(
-                        String(
-                            format: "      ratio %.2f of hello's; every-token-new check ÷ this %.2f",
-                            sizedRatios.last!,
-                            cold.requestsPerSecond / sized.requestsPerSecond))
+                    peerRatios.append(try await peerRound(peerHeaders, "jwt-kit ES256 route (stateless peer)", "peer"))
+                    sizedRatios.append(
+                        try await peerRound(sizedHeaders, "the same, tokens of mend-server's size", "this"))
                 }
             }
             if !peerRatios.isEmpty {

@@ -175,7 +175,7 @@ public final class APIClient: Sendable {
             throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
         if decodesStatusAlone, request.options.errorDecoder == nil, case .complete(let data) = collected,
-            Self.isReadableSuccess(response, body: data, expectsJSON: request.options.expectsJSON, limit: limit)
+            HTTPStatusErrorDecoder.accepts(response, body: data, expectsJSON: request.options.expectsJSON, limit: limit)
         {
             // What `HTTPStatusErrorDecoder` accepts, without the context it would be given (the clock read, the
             // catalog and redactor copied): most answers are this one.
@@ -209,14 +209,6 @@ public final class APIClient: Sendable {
             }
             return APIResponse(head: response, body: data, attempts: context.attempts)
         }
-    }
-
-    /// Whether `HTTPStatusErrorDecoder` accepts `response` with `body` (2xx; within `limit`; when JSON is expected,
-    /// structurally valid JSON). `false` sends the answer to the decoder, which says why not.
-    static func isReadableSuccess(_ response: HTTPResponse, body: Data, expectsJSON: Bool, limit: Int) -> Bool {
-        guard response.status.kind == .successful else { return false }
-        guard expectsJSON else { return body.count <= limit }
-        return JSONValue.validateStructure(body, maxBytes: limit) == nil
     }
 
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!

@@ -16,12 +16,13 @@ public struct HTTPStatusErrorDecoder: ErrorDecoder {
         // Read once: `HTTPResponse` keeps its status as text and parses it on every read.
         let status = response.status
         if status.kind == .successful {
-            guard context.expectsJSON else {
-                guard body.count <= context.maximumBodySize else {
-                    return MendError.unreadableBody(
-                        .tooLarge(limit: context.maximumBodySize), response: response, body: body, context: context)
-                }
+            if Self.accepts(status, body: body, expectsJSON: context.expectsJSON, limit: context.maximumBodySize) {
                 return nil
+            }
+            guard context.expectsJSON else {
+                // Not accepted without JSON expected: the body is over the limit.
+                return MendError.unreadableBody(
+                    .tooLarge(limit: context.maximumBodySize), response: response, body: body, context: context)
             }
             // Success bodies are checked for structure only: a full parse would cost more than the request.
             let checked = DecodedBody(validating: body, limit: context.maximumBodySize)
@@ -35,6 +36,19 @@ public struct HTTPStatusErrorDecoder: ErrorDecoder {
             error.developerMessage += " — \(context.redactor.redact(text: message))"
         }
         return error
+    }
+
+    /// Whether the decoder accepts `response` with `body` without looking further: 2xx, within `limit`, and — when JSON
+    /// is expected — structurally valid JSON. The client asks this before building a decoding context; `false` leaves
+    /// the verdict (an error, or a 204's empty body accepted) to ``decodeError(response:body:context:)``.
+    package static func accepts(_ response: HTTPResponse, body: Data, expectsJSON: Bool, limit: Int) -> Bool {
+        accepts(response.status, body: body, expectsJSON: expectsJSON, limit: limit)
+    }
+
+    private static func accepts(_ status: HTTPResponse.Status, body: Data, expectsJSON: Bool, limit: Int) -> Bool {
+        guard status.kind == .successful else { return false }
+        guard expectsJSON else { return body.count <= limit }
+        return JSONValue.validateStructure(body, maxBytes: limit) == nil
     }
 
     /// A message from common JSON error shapes (`message`, `error`, `error_description`, `detail`, `title`).
