@@ -118,7 +118,7 @@ enum ServerEnvironment {
             Variable(
                 "MEND_TOKEN_CACHE_SIZE", default: value(sessions.verifiedTokenCacheSize),
                 "how many verified access tokens bearer checks keep, each until its `exp` (about 1 KB each; `0`: "
-                    + "off; size it about a quarter above the sessions active within one access-token lifetime); "
+                    + "off; size it to the access tokens in use within one access-token lifetime); "
                     + "expiry and revocation are still checked on every request"),
             Variable(
                 "MEND_REQUIRE_PKCE", default: value(sessions.requiresPKCE),

@@ -10,17 +10,22 @@ import MendCore
 /// belongs to the ``SessionSigner`` of the keys that verified its entries, so a change of `MEND_SIGNING_KEYS`
 /// (a restart with other keys) starts it empty.
 ///
-/// Bounded by ``capacity`` entries in 16 shards, each with its own lock and CLOCK eviction (a recently used entry
-/// survives one sweep of the hand). Keyed by the token itself: no hash to compute beyond the dictionary's.
+/// Bounded by ``capacity`` entries in all, in 16 shards, each with its own lock and CLOCK eviction (a recently used
+/// entry survives one sweep of the hand). The capacity is the whole cache's: tokens fall on the shards unevenly (of
+/// 10,000, some shards get 700 where the average is 625), so a shard grows past its sixteenth while the cache has
+/// room — up to twice its share — and evicts only when the cache is full or it reaches that bound. Keyed by the
+/// token itself: no hash to compute beyond the dictionary's.
 final class VerifiedTokenCache: Sendable {
-    /// The most entries it holds (at least one per shard).
+    /// The most entries it holds.
     let capacity: Int
     private let shards: [Locked<Shard>]
+    /// How many entries the shards hold in all: a shard grows only after reserving one here.
+    private let held = Locked(0)
 
     init(capacity: Int) {
-        let perShard = max(1, (capacity + Self.shardCount - 1) / Self.shardCount)
-        self.capacity = perShard * Self.shardCount
-        self.shards = (0..<Self.shardCount).map { _ in Locked(Shard(capacity: perShard)) }
+        self.capacity = max(1, capacity)
+        let share = (self.capacity + Self.shardCount - 1) / Self.shardCount
+        self.shards = (0..<Self.shardCount).map { _ in Locked(Shard(limit: 2 * share)) }
     }
 
     static let shardCount = 16
@@ -30,14 +35,22 @@ final class VerifiedTokenCache: Sendable {
         shard(for: token).withLock { $0.claims(for: token) }
     }
 
-    /// Caches the claims of a token that verified (never a refusal).
+    /// Caches the claims of a token that verified (never a refusal): in a new entry while the cache has room, else in
+    /// place of one its shard's hand picks.
     func insert(_ token: String, claims: AccessTokenClaims) {
-        shard(for: token).withLock { $0.insert(token, claims: claims) }
+        let capacity = capacity
+        let mayGrow = held.withLock { held in
+            guard held < capacity else { return false }
+            held += 1
+            return true
+        }
+        let grew = shard(for: token).withLock { $0.insert(token, claims: claims, mayGrow: mayGrow) }
+        if mayGrow && !grew { held.withLock { $0 -= 1 } }
     }
 
     /// Forgets `token` (its `exp` passed).
     func remove(_ token: String) {
-        shard(for: token).withLock { $0.remove(token) }
+        if shard(for: token).withLock({ $0.remove(token) }) { held.withLock { $0 -= 1 } }
     }
 
     /// How many tokens it holds.
@@ -64,7 +77,7 @@ final class VerifiedTokenCache: Sendable {
 
         func hash(into hasher: inout Hasher) {
             let utf8 = token.utf8
-            let hashed = utf8.withContiguousStorageIfAvailable { bytes in
+            let hashed: Void? = utf8.withContiguousStorageIfAvailable { bytes in
                 hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(16))))
             }
             if hashed == nil { for byte in utf8.suffix(16) { hasher.combine(byte) } }
@@ -85,7 +98,7 @@ final class VerifiedTokenCache: Sendable {
         }
     }
 
-    /// One shard: a dictionary and a ring of its keys, swept by a CLOCK hand when full.
+    /// One shard: a dictionary and a ring of its keys, swept by a CLOCK hand when it may not grow.
     private struct Shard {
         struct Entry {
             var claims: AccessTokenClaims
@@ -93,14 +106,16 @@ final class VerifiedTokenCache: Sendable {
             var used: Bool
         }
 
-        let capacity: Int
+        /// The most entries it holds, however much room the cache has.
+        let limit: Int
         var entries: [Key: Entry] = [:]
-        var ring: [Key?]
+        var ring: [Key?] = []
+        /// Slots of the ring whose entries were removed.
+        var free: [Int] = []
         var hand = 0
 
-        init(capacity: Int) {
-            self.capacity = capacity
-            self.ring = Array(repeating: nil, count: capacity)
+        init(limit: Int) {
+            self.limit = limit
         }
 
         mutating func claims(for token: String) -> AccessTokenClaims? {
@@ -110,23 +125,46 @@ final class VerifiedTokenCache: Sendable {
             return entry.claims
         }
 
-        mutating func insert(_ token: String, claims: AccessTokenClaims) {
+        /// Inserts `token` in a new entry when `mayGrow` (and the shard is under its limit), else in place of the
+        /// entry the hand picks; whether the shard holds one entry more.
+        mutating func insert(_ token: String, claims: AccessTokenClaims, mayGrow: Bool) -> Bool {
             let token = Key(token: token)
-            if entries[token] != nil { return }
-            // The hand sweeps for a free slot, or an entry not used since its last sweep.
-            while let resident = ring[hand], let entry = entries[resident], entry.used {
-                entries[resident]?.used = false
-                hand = (hand + 1) % capacity
+            if entries[token] != nil { return false }
+            if mayGrow && entries.count < limit {
+                let slot: Int
+                if let reused = free.popLast() {
+                    slot = reused
+                } else {
+                    slot = ring.count
+                    ring.append(nil)
+                }
+                ring[slot] = token
+                entries[token] = Entry(claims: claims, slot: slot, used: false)
+                return true
             }
-            if let resident = ring[hand] { entries[resident] = nil }
+            // Full: the hand sweeps past free slots, and past entries used since its last sweep, to one that was not
+            // (one exists: the shard holds at least one entry, and a sweep clears what it passes).
+            guard !entries.isEmpty else { return false }
+            while true {
+                if let resident = ring[hand], let entry = entries[resident] {
+                    if !entry.used { break }
+                    entries[resident]?.used = false
+                }
+                hand = (hand + 1) % ring.count
+            }
+            entries[ring[hand]!] = nil
             ring[hand] = token
             entries[token] = Entry(claims: claims, slot: hand, used: false)
-            hand = (hand + 1) % capacity
+            hand = (hand + 1) % ring.count
+            return false
         }
 
-        mutating func remove(_ token: String) {
-            guard let entry = entries.removeValue(forKey: Key(token: token)) else { return }
+        /// Forgets `token`; whether it was held.
+        mutating func remove(_ token: String) -> Bool {
+            guard let entry = entries.removeValue(forKey: Key(token: token)) else { return false }
             ring[entry.slot] = nil
+            free.append(entry.slot)
+            return true
         }
     }
 }
