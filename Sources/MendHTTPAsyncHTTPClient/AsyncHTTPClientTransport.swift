@@ -97,27 +97,34 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// `scheme://authority/path`, written into one new string (appending part by part grows and checks it three
-    /// times).
+    /// times; a nested function that advanced a captured offset paid the runtime's exclusivity check on each part).
     static func urlText(scheme: String, authority: String, path: String) -> String {
-        let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var written = 0
-            func append(_ part: String) {
-                var part = part
-                part.withUTF8 { bytes in
-                    if let base = bytes.baseAddress {
-                        buffer.baseAddress!.advanced(by: written).initialize(from: base, count: bytes.count)
+        var (scheme, authority, path) = (scheme, authority, path)
+        return scheme.withUTF8 { scheme in
+            authority.withUTF8 { authority in
+                path.withUTF8 { path in
+                    String(unsafeUninitializedCapacity: scheme.count + 3 + authority.count + path.count) { buffer in
+                        let start = buffer.baseAddress!
+                        var end = copy(scheme, to: start)
+                        end = copy(UnsafeBufferPointer(start: separator.utf8Start, count: 3), to: end)
+                        end = copy(authority, to: end)
+                        return copy(path, to: end) - start
                     }
-                    written += bytes.count
                 }
             }
-            append(scheme)
-            append("://")
-            append(authority)
-            append(path)
-            return written
         }
     }
+
+    /// Copies `bytes` to `destination`; where they end.
+    private static func copy(
+        _ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>
+    ) -> UnsafeMutablePointer<UInt8> {
+        guard let base = bytes.baseAddress else { return destination }
+        destination.initialize(from: base, count: bytes.count)
+        return destination + bytes.count
+    }
+
+    private static let separator: StaticString = "://"
 
     /// The field name of a response header: the names most responses carry without validating and lower-casing
     /// them again (SwiftNIO's parser has checked them), any other through `HTTPField.Name`, which does.
