@@ -361,7 +361,7 @@ let package = Package(
         .executableTarget(
             name: "MendServerBenchmark",
             dependencies: [
-                "MendServer", "MendTesting", "MendEmulator", "MendServing", "MendLogin",
+                "MendServer", "MendTesting", "MendClientTesting", "MendEmulator", "MendServing", "MendLogin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -377,7 +377,7 @@ let package = Package(
             name: "MendHTTPBenchmark",
             dependencies: [
                 // No MendTesting: its own loopback server, so that a release build needs no server stack.
-                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry",
+                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry", "MendClientTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

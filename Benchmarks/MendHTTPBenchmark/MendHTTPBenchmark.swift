@@ -38,6 +38,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import MendClientTesting
 import MendCore
 import MendHTTP
 import MendHTTPAsyncHTTPClient
@@ -202,35 +203,6 @@ func spread(_ values: [Double]) -> String {
 func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
 
 // MARK: The run
-
-/// Runs tasks on one thread of its own. Under valgrind, libdispatch never starts the worker threads of Swift's global
-/// executor (its workqueue emulation reads the threads' states from /proc), so `count` runs its tasks here.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
-    // Safe: `jobs` is only touched while `condition` is locked.
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    init() {
-        let thread = Thread { [unowned self] in
-            while true {
-                condition.lock()
-                while jobs.isEmpty { condition.wait() }
-                let job = jobs.removeFirst()
-                condition.unlock()
-                job.runSynchronously(on: asUnownedTaskExecutor())
-            }
-        }
-        thread.start()
-    }
-
-    func enqueue(_ job: UnownedJob) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-}
 
 /// A synchronous `main` that waits for the async run: valgrind 3.19 cannot follow `dispatch_main`, which an async
 /// `main` ends in (it stops the main thread with `pthread_exit`), so callgrind could not count an async `main`.

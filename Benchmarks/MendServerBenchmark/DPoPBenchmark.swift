@@ -38,6 +38,31 @@ struct SizedPeerClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
 }
 
+/// `count` tokens signed by `keys` with the members and lengths of mend-server's access token `access` (each its own
+/// `sid` and `jti`): what the jwt-kit route pays for a token of mend-server's size.
+func sizedPeerTokens(like access: String, keys: JWTKeyCollection, count: Int) async throws -> [String] {
+    let payload =
+        try JSONSerialization.jsonObject(
+            with: Data(Base64URL.decodeBytes(access.split(separator: ".")[1].utf8) ?? [])) as? [String: Any]
+    guard let payload, let iss = payload["iss"] as? String, let aud = payload["aud"] as? String,
+        let sub = payload["sub"] as? String, let sid = payload["sid"] as? String,
+        let scope = payload["scope"] as? String, let jti = payload["jti"] as? String
+    else { throw BenchmarkFailure(description: "the access token's claims") }
+    var tokens: [String] = []
+    for index in 0..<count {
+        func unique(_ like: String) -> String {
+            let tag = String(index)
+            return String(like.dropLast(min(tag.count, like.count))) + tag
+        }
+        tokens.append(
+            try await keys.sign(
+                SizedPeerClaims(
+                    iss: iss, aud: aud, sub: .init(value: sub), sid: unique(sid), scope: scope,
+                    iat: Int(Date().timeIntervalSince1970), exp: .init(value: Date() + 3600), jti: unique(jti))))
+    }
+    return tokens
+}
+
 /// The peer: one route that verifies `Authorization: Bearer <ES256 JWT>` with a jwt-kit key collection.
 func withJWTKitPeer<T>(keys: JWTKeyCollection, _ body: (Int) async throws -> T) async throws -> T {
     guard #available(macOS 14, iOS 17, tvOS 17, *) else { throw ServerRequiresNewerSystem(serverName: "the peer") }

@@ -7,7 +7,8 @@
 //
 // MEND_BENCH_POSTGRES_URL=postgres://user@127.0.0.1:port/database adds PostgreSQL (skipped, saying so, without it).
 // MEND_BENCH_SESSIONS_ONLY=es256|eddsa runs only the session checks below, for that key, on the first database;
-// MEND_BENCH_STACK_ONLY=1 only mend-server's stack (`/health/live`) against hello.
+// MEND_BENCH_STACK_ONLY=1 only mend-server's stack (`/health/live`) against hello; MEND_BENCH_COUNT=<route> N sends N
+// sequential requests to one route, for callgrind (CountBenchmark.swift, scripts/count-server-instructions).
 // Two session-check loads: (a) a realistic mix — 10,000 sessions, each request presenting one of their tokens in
 // turn, so every token comes back every 10,000 requests (about twice a round, six times over the run), as a client
 // presents its token on every API call of the token's lifetime; the verified-token cache's hit rate is printed — and
@@ -20,6 +21,7 @@ import Foundation
 import Hummingbird
 import JWTKit
 import Logging
+import MendClientTesting
 import MendCore
 import MendEmulator
 import MendServer
@@ -224,28 +226,9 @@ func benchmarkSessionChecks(
             }
             // The same route given tokens with a mend-server access token's members and lengths (the peer's own carry a
             // subject and an expiry): what the token's size alone costs it.
-            var sizedTokens: [String] = []
-            if algorithm == .es256 {
-                let payload =
-                    try JSONSerialization.jsonObject(
-                        with: Data(Base64URL.decodeBytes(access.split(separator: ".")[1].utf8) ?? [])) as? [String: Any]
-                guard let payload, let iss = payload["iss"] as? String, let aud = payload["aud"] as? String,
-                    let sub = payload["sub"] as? String, let sid = payload["sid"] as? String,
-                    let scope = payload["scope"] as? String, let jti = payload["jti"] as? String
-                else { throw BenchmarkFailure(description: "the access token's claims") }
-                for index in 0..<distinctSessions {
-                    func unique(_ like: String) -> String {
-                        let tag = String(index)
-                        return String(like.dropLast(min(tag.count, like.count))) + tag
-                    }
-                    sizedTokens.append(
-                        try await peerKeys.sign(
-                            SizedPeerClaims(
-                                iss: iss, aud: aud, sub: .init(value: sub), sid: unique(sid), scope: scope,
-                                iat: Int(Date().timeIntervalSince1970), exp: .init(value: Date() + 3600),
-                                jti: unique(jti))))
-                }
-            }
+            let sizedTokens =
+                algorithm == .es256
+                ? try await sizedPeerTokens(like: access, keys: peerKeys, count: distinctSessions) : []
             func bearerHeaders(_ tokens: [String]) -> [HTTPHeaders] {
                 tokens.map { token -> HTTPHeaders in
                     var headers = HTTPHeaders()
@@ -540,9 +523,32 @@ func runBenchmark() async throws {
     for line in medians { print(line) }
 }
 
-do {
-    try await runBenchmark()
-} catch {
-    print("benchmark failed: \(error)")
+// A synchronous wait for the async run: valgrind cannot follow `dispatch_main`, which an async top level ends in.
+let finished = DispatchSemaphore(value: 0)
+@Sendable func run() async {
+    do {
+        if let countRoute = ProcessInfo.processInfo.environment["MEND_BENCH_COUNT"] {
+            try await benchmarkCount(route: countRoute, requests: requestsPerRound)
+        } else {
+            try await runBenchmark()
+        }
+    } catch {
+        print("benchmark failed: \(error)")
+    }
+    try? await client.shutdown().get()
+    finished.signal()
 }
-try await client.shutdown().get()
+if ProcessInfo.processInfo.environment["MEND_BENCH_COUNT"] != nil,
+    #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+{
+    // Under valgrind, libdispatch starts no worker threads: the run's task tree (the servers', the load generator's)
+    // prefers one thread of its own, where a job runs on the generic executor as on Swift's pool; the few unstructured
+    // tasks SwiftNIO and Hummingbird start go to SwiftNIO's event loops, installed as the global executor.
+    precondition(NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())
+    let executor = OneThreadExecutor()
+    Task.detached(executorPreference: executor) { await run() }
+    withExtendedLifetime(executor) { finished.wait() }
+} else {
+    Task.detached { await run() }
+    finished.wait()
+}

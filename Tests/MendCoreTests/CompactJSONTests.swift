@@ -25,12 +25,25 @@ struct CompactJSONTests {
         return object
     }
 
+    /// What `parseObjectMembers` gives, member by member, gathered into a dictionary (it refuses duplicates).
+    static func members(_ text: [UInt8]) -> [String: JSONValue]? {
+        var members: [String: JSONValue] = [:]
+        let parsed = text.withUnsafeBufferPointer { buffer in
+            JSONValue.parseObjectMembers(buffer) { name, value in
+                members[name] = value
+                return true
+            }
+        }
+        return parsed ? members : nil
+    }
+
     @Test("Every valid object of the corpus parses, as the reference reads it")
     func corpusAgrees() throws {
         for text in Self.corpus {
             let bytes = Array(text.utf8)
             let parsed = try #require(JSONValue.parseObject(bytes), "\(text)")
             #expect(parsed == Self.reference(bytes), "\(text)")
+            #expect(Self.members(bytes) == parsed, "member by member: \(text)")
         }
     }
 
@@ -43,7 +56,10 @@ struct CompactJSONTests {
             #"{"a":[1 2]}"#, #"{"a":1e400}"#, "{\"a\":\"tab\there\"}", #"{"a":"unterminated}"#, "",
             String(repeating: "{\"a\":", count: 20) + "1" + String(repeating: "}", count: 20),
         ]
-        for text in refused { #expect(JSONValue.parseObject(Array(text.utf8)) == nil, "\(text)") }
+        for text in refused {
+            #expect(JSONValue.parseObject(Array(text.utf8)) == nil, "\(text)")
+            #expect(Self.members(Array(text.utf8)) == nil, "member by member: \(text)")
+        }
         #expect(
             JSONValue.parseObject([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D]) == nil, "bad UTF-8")
     }
@@ -64,6 +80,9 @@ struct CompactJSONTests {
                 default: if !bytes.isEmpty { bytes.remove(at: position) }
                 }
             }
+            #expect(
+                Self.members(bytes) == JSONValue.parseObject(bytes),
+                "member by member: \(String(decoding: bytes, as: UTF8.self))")
             guard let parsed = JSONValue.parseObject(bytes) else { continue }
             accepted += 1
             #expect(parsed == Self.reference(bytes), "\(String(decoding: bytes, as: UTF8.self))")

@@ -51,6 +51,23 @@ struct WireEncodingsTests {
         #expect(Base64URL.decode(text) == nil)
     }
 
+    @Test("Base64url refuses a stray character wherever it stands, in a whole quantum or the last, partial one")
+    func base64URLRefusesAStrayAnywhere() {
+        for bytes in Self.samples.prefix(40) {
+            let text = Array(Base64URL.encode(bytes).utf8)
+            for position in text.indices {
+                for stray in [UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), 0x00, 0x80, 0xFF, 0x2E] {
+                    // "xyz=" is padding, not a stray: another text, which may well decode.
+                    if stray == UInt8(ascii: "="), position == text.count - 1, text.count % 4 == 0 { continue }
+                    var spoiled = text
+                    spoiled[position] = stray
+                    #expect(
+                        Base64URL.decodeBytes(spoiled[...]) == nil, "\(text.count) characters, \(stray) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test("Form encoding escapes everything but the unreserved characters, non-ASCII letters included")
     func formEncoding() {
         #expect(

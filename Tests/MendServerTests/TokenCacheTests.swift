@@ -52,6 +52,45 @@ import Testing
         #expect(cache.count <= 64, "\(cache.count)")
     }
 
+    @Test("A token is cached when it verifies a second time: tokens seen once cost a bit, not an entry")
+    func tokensSeenOnceAreNotAdmitted() {
+        let cache = VerifiedTokenCache(capacity: 64)
+        for index in 0..<48 {
+            let token = "token-\(index)-\(Character(UnicodeScalar(UInt8(65 + index % 26))))"
+            cache.admit(token, claims: Self.claims(index))
+            #expect(cache.claims(for: token) == nil, "seen once: only marked")
+            cache.admit(token, claims: Self.claims(index))
+            #expect(cache.claims(for: token)?.subject == "u\(index)", "seen twice: cached")
+        }
+        // With room for all of them, tokens seen once are (nearly all) not cached: a doorkeeper bit set by another
+        // token lets one through at most one time in eight. Caching each cost an entry, and an eviction once full.
+        let roomy = VerifiedTokenCache(capacity: 10_000)
+        var generator = SplitMix64(seed: 20_261_128)
+        for index in 0..<5_000 {
+            roomy.admit("once-\(String(generator.next(), radix: 36))", claims: Self.claims(index))
+        }
+        #expect(roomy.count < 5_000 / 8, "\(roomy.count) of 5,000 tokens seen once were cached")
+    }
+
+    @Test("A shard whose every token was used since the hand passed turns a newcomer away, once")
+    func aShardOfTokensInUseKeepsThem() {
+        let cache = VerifiedTokenCache(capacity: 16)  // a share of 1: a shard holds 2
+        let (first, second, newcomer) = ("first-abc", "second-abc", "newcomer-abc")  // one shard: the same tail
+        cache.insert(first, claims: Self.claims(1))
+        cache.insert(second, claims: Self.claims(2))
+        _ = cache.claims(for: first)
+        _ = cache.claims(for: second)
+        cache.insert(newcomer, claims: Self.claims(3))
+        #expect(cache.claims(for: newcomer) == nil, "both were used: the newcomer is turned away")
+        #expect(cache.claims(for: first) != nil && cache.claims(for: second) != nil)
+        // Both used again (just above): the next newcomer is turned away too; unused since, one gives way.
+        cache.insert(newcomer, claims: Self.claims(3))
+        #expect(cache.claims(for: newcomer) == nil)
+        cache.insert(newcomer, claims: Self.claims(3))
+        #expect(cache.claims(for: newcomer)?.subject == "u3")
+        #expect(cache.count == 2)
+    }
+
     @Test("Keys are whole tokens, byte for byte: a shared tail is no hit, nor is a token that only reads the same")
     func keysAreWholeTokensByteForByte() {
         let cache = VerifiedTokenCache(capacity: 64)
@@ -80,9 +119,12 @@ import Testing
             let cache = try #require(signer.cache)
             for index in 0..<400 {
                 let token = try await signer.sign(Self.claims(index))
-                guard case .success = signer.verifyCached(token, now: Date(timeIntervalSince1970: 0)).result else {
-                    Issue.record("a token of ours did not verify")
-                    return
+                // Twice: a token is cached the second time it verifies.
+                for _ in 0..<2 {
+                    guard case .success = signer.verifyCached(token, now: Date(timeIntervalSince1970: 0)).result else {
+                        Issue.record("a token of ours did not verify")
+                        return
+                    }
                 }
             }
             #expect(cache.count == cache.capacity, "\(algorithm): \(cache.count) of \(cache.capacity)")
@@ -96,8 +138,9 @@ import Testing
             let access = try #require(session["access_token"]?.stringValue)
             for _ in 0..<5 { _ = try await stack.client.get("/v1/session", bearer: access) }
             let metrics = stack.server.backend.metrics.render()
-            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="hit"} 4"#), "\(metrics)")
-            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="miss"} 1"#))
+            // Verified twice (the first time only marked), then answered from the cache.
+            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="hit"} 3"#), "\(metrics)")
+            #expect(metrics.contains(#"mend_access_token_cache_total{outcome="miss"} 2"#))
 
             // A tampered token (its last signature character changed) is refused every time, never cached.
             var tampered = access
@@ -118,7 +161,7 @@ import Testing
             // A cached token of a session that ends is refused on the next check.
             let fresh = try await stack.client.refresh(session["refresh_token"])
             let token = try #require(fresh["access_token"]?.stringValue)
-            _ = try await stack.client.get("/v1/session", bearer: token)
+            for _ in 0..<2 { _ = try await stack.client.get("/v1/session", bearer: token) }
             #expect(stack.server.backend.sessions.signer.cache?.claims(for: token) != nil)
             _ = try await stack.client.post(
                 "/v1/session/logout", json: .object([:]), bearer: token, expectsJSON: false)

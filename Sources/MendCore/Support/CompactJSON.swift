@@ -21,6 +21,23 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// ``parseObject(_:maxDepth:)`` without the dictionary: `body` gets each member of the object in order — a JWT's
+    /// claims read into their fields on every request, where hashing every member name into a dictionary cost more
+    /// than parsing them. `false` for anything `parseObject` refuses (a member name used twice included: the names are
+    /// compared as they come, which for the few members of a token costs less than hashing them) or when `body`
+    /// returns `false`.
+    package static func parseObjectMembers(
+        _ text: UnsafeBufferPointer<UInt8>, maxDepth: Int = 16, _ body: (String, JSONValue) -> Bool
+    ) -> Bool {
+        var parser = CompactJSONParser(bytes: text, maxDepth: maxDepth)
+        parser.skipWhitespace()
+        guard parser.members(body) else { return false }
+        parser.skipWhitespace()
+        return parser.index == text.count
+    }
+}
+
 /// The parser behind ``JSONValue/parseObject(_:maxDepth:)``.
 private struct CompactJSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
@@ -86,6 +103,36 @@ private struct CompactJSONParser {
                 index += 1
                 return .object(members)
             default: return nil
+            }
+        }
+    }
+
+    /// The members of the object at the start, each given to `body`; `false` as ``object(depth:)`` returns `nil`.
+    mutating func members(_ body: (String, JSONValue) -> Bool) -> Bool {
+        guard current == UInt8(ascii: "{"), maxDepth >= 1 else { return false }
+        index += 1
+        var names: [String] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\""), let name = string(), !names.contains(name) else { return false }
+            names.append(name)
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            guard let member = value(depth: 1), body(name, member) else { return false }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return true
+            default: return false
             }
         }
     }
@@ -168,6 +215,8 @@ private struct CompactJSONParser {
     /// `bytes` as a string when they are valid UTF-8 (no overlong forms, no encoded surrogates), else `nil` — with
     /// the standard library's strict decoder, which every OS version has.
     private static func validated(_ bytes: some Collection<UInt8>) -> String? {
+        // ASCII, as most of a token is, needs no decoder.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         var decoder = Unicode.UTF8()
         var iterator = bytes.makeIterator()
         while true {

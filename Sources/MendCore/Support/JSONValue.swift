@@ -336,8 +336,20 @@ extension JSONValue {
 
     /// Appends `value` as a JSON string, escaped as `JSONEncoder` escapes it.
     package static func writeString(_ value: some Collection<UInt8>, into bytes: inout [UInt8]) {
+        let written: Void? = value.withContiguousStorageIfAvailable { writeString(buffer: $0, into: &bytes) }
+        if written == nil { Array(value).withUnsafeBufferPointer { writeString(buffer: $0, into: &bytes) } }
+    }
+
+    /// ``writeString(_:into:)`` over contiguous bytes, not generic: the runs between escapes appended whole (a generic
+    /// byte-at-a-time loop, unspecialized across modules, cost more than the rest of `GET /v1/session`'s answer).
+    private static func writeString(buffer value: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value {
+        var run = 0
+        for index in value.indices {
+            let byte = value[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[run..<index]))
+            run = index + 1
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
             case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
@@ -346,14 +358,14 @@ extension JSONValue {
             case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
             case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
             case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-            case 0x00..<0x20:
+            default:
                 let hex = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: #"\u00"#.utf8)
                 bytes.append(hex[Int(byte >> 4)])
                 bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
             }
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[run...]))
         bytes.append(UInt8(ascii: "\""))
     }
 }

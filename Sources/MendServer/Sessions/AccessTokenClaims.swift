@@ -42,17 +42,37 @@ struct AccessTokenClaims: JWTPayload, Sendable, Equatable {
 }
 
 extension AccessTokenClaims {
-    /// The claims of a token's payload, parsed without Foundation's decoder (``JSONValue/parseObject(_:maxDepth:)``):
+    /// The claims of a token's payload, parsed without Foundation's decoder (``JSONValue/parseObjectMembers``):
     /// every claim but `cnf` required, with its type; members it does not know ignored, as the decoder ignored them;
     /// `nil` for anything else. A bearer check that sees a token for the first time runs this.
     init?(payload: some Collection<UInt8>) {
-        guard let members = JSONValue.parseObject(payload),
-            case .string(let issuer)? = members["iss"], case .string(let audience)? = members["aud"],
-            case .string(let subject)? = members["sub"], case .string(let sessionID)? = members["sid"],
-            case .string(let scope)? = members["scope"], case .int(let issuedAt)? = members["iat"],
-            case .int(let expiresAt)? = members["exp"], case .string(let tokenID)? = members["jti"]
+        // Each claim read as its member comes (no dictionary of members, ``JSONValue/parseObjectMembers``).
+        var issuer: String?, audience: String?, subject: String?, sessionID: String?, scope: String?
+        var issuedAt: Int?, expiresAt: Int?, tokenID: String?, cnf: JSONValue?
+        func read(_ name: String, _ value: JSONValue) -> Bool {
+            switch (name, value) {
+            case ("iss", .string(let text)): issuer = text
+            case ("aud", .string(let text)): audience = text
+            case ("sub", .string(let text)): subject = text
+            case ("sid", .string(let text)): sessionID = text
+            case ("scope", .string(let text)): scope = text
+            case ("iat", .int(let number)): issuedAt = number
+            case ("exp", .int(let number)): expiresAt = number
+            case ("jti", .string(let text)): tokenID = text
+            case ("cnf", _): cnf = value
+            case ("iss", _), ("aud", _), ("sub", _), ("sid", _), ("scope", _), ("iat", _), ("exp", _), ("jti", _):
+                return false  // a known claim of another type
+            default: break  // a member it does not know
+            }
+            return true
+        }
+        let parsed =
+            payload.withContiguousStorageIfAvailable { JSONValue.parseObjectMembers($0, read) }
+            ?? Array(payload).withUnsafeBufferPointer { JSONValue.parseObjectMembers($0, read) }
+        guard parsed, let issuer, let audience, let subject, let sessionID, let scope, let issuedAt, let expiresAt,
+            let tokenID
         else { return nil }
-        switch members["cnf"] {
+        switch cnf {
         case nil, .null?: confirmation = nil
         case .object(let cnf)?:
             guard case .string(let jkt)? = cnf["jkt"] else { return nil }

@@ -48,6 +48,16 @@ final class VerifiedTokenCache: Sendable {
         if mayGrow && !grew { held.withLock { $0 -= 1 } }
     }
 
+    /// Caches the claims of a token that verified, if it verified before: a token seen for the first time is only
+    /// marked (a bit in its shard's doorkeeper), so that a token presented once — a load of tokens never seen again,
+    /// whose every insert would evict a token in use — costs the cache a bit, not an entry and an eviction. A token
+    /// presented again is verified a second time and cached; a client presents its token on every call of its
+    /// lifetime, so the hits lost are one per token. (TinyLFU's doorkeeper.)
+    func admit(_ token: String, claims: AccessTokenClaims) {
+        let key = Key(token: token)
+        if shard(for: token).withLock({ $0.admits(key) }) { insert(token, claims: claims) }
+    }
+
     /// Forgets `token` (its `exp` passed).
     func remove(_ token: String) {
         if shard(for: token).withLock({ $0.remove(token) }) { held.withLock { $0 -= 1 } }
@@ -114,8 +124,35 @@ final class VerifiedTokenCache: Sendable {
         var free: [Int] = []
         var hand = 0
 
+        /// The doorkeeper: one bit per hash of a token verified once and not cached, 64 per entry of the shard (8 bytes
+        /// beside an entry's kilobyte), so that kept at most an eighth full, it takes a token never seen for one seen
+        /// at most one time in eight.
+        var seen: [UInt64]
+        var seenCount = 0
+
         init(limit: Int) {
             self.limit = limit
+            self.seen = Array(repeating: 0, count: limit)
+        }
+
+        /// Whether `token` was seen before (its bit set, now cleared); else marks it. All bits are cleared when an
+        /// eighth are set — the first sightings of eight times the shard's entries — so that a stream of tokens seen
+        /// once does not fill the doorkeeper.
+        mutating func admits(_ token: Key) -> Bool {
+            let bit = Int(UInt(bitPattern: token.hashValue) % UInt(seen.count * 64))
+            let (word, mask) = (bit >> 6, UInt64(1) << UInt64(bit & 63))
+            if seen[word] & mask != 0 {
+                seen[word] &= ~mask
+                seenCount -= 1
+                return true
+            }
+            seen[word] |= mask
+            seenCount += 1
+            if seenCount > seen.count * 8 {
+                for index in seen.indices { seen[index] = 0 }
+                seenCount = 0
+            }
+            return false
         }
 
         mutating func claims(for token: String) -> AccessTokenClaims? {
@@ -142,15 +179,20 @@ final class VerifiedTokenCache: Sendable {
                 entries[token] = Entry(claims: claims, slot: slot, used: false)
                 return true
             }
-            // Full: the hand sweeps past free slots, and past entries used since its last sweep, to one that was not
-            // (one exists: the shard holds at least one entry, and a sweep clears what it passes).
+            // Full: the hand sweeps past free slots, and past entries used since its last sweep, to one that was not.
+            // When every entry was (a shard of tokens in use, while the cache's room went to other shards), the
+            // newcomer is turned away rather than one of them: the sweep cleared their marks, so the next newcomer
+            // takes the place of one not used since.
             guard !entries.isEmpty else { return false }
+            var passed = 0
             while true {
                 if let resident = ring[hand], let entry = entries[resident] {
                     if !entry.used { break }
                     entries[resident]?.used = false
                 }
                 hand = (hand + 1) % ring.count
+                passed += 1
+                if passed == ring.count { return false }
             }
             entries[ring[hand]!] = nil
             ring[hand] = token

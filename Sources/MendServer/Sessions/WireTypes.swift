@@ -131,11 +131,18 @@ struct IntrospectionBody: Encodable, Sendable {
         bytes.append(contentsOf: #"{"expires_at":"#.utf8)
         bytes.append(contentsOf: String(expiresAt).utf8)
         bytes.append(contentsOf: #","scopes":["#.utf8)
-        var first = true
-        for name in scope.utf8.split(separator: UInt8(ascii: " ")) {
-            if !first { bytes.append(UInt8(ascii: ",")) }
-            first = false
-            JSONValue.writeString(name, into: &bytes)
+        var scope = scope
+        scope.withUTF8 { scope in
+            // The names between spaces (none empty), as `scopes` splits them — over the bytes, not generically.
+            var first = true
+            var start = 0
+            for end in 0...scope.count where end == scope.count || scope[end] == UInt8(ascii: " ") {
+                defer { start = end + 1 }
+                guard end > start else { continue }
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.writeString(UnsafeBufferPointer(rebasing: scope[start..<end]), into: &bytes)
+            }
         }
         bytes.append(contentsOf: #"],"session_id":"#.utf8)
         JSONValue.writeString(sessionID.utf8, into: &bytes)
