@@ -3,7 +3,8 @@ import MendCore
 
 /// A bounded cache of access tokens whose signature, issuer and audience were verified: the claims of a token this
 /// server signed, kept until its `exp`, so that a token presented many times (every API call of its lifetime) is
-/// verified once.
+/// verified twice: ``admit(_:claims:)`` takes a token the second time it verifies, so that tokens presented once never
+/// take the place of tokens in use.
 ///
 /// It never holds a refusal, and it decides nothing about time or sessions: a hit is still checked against `exp`
 /// and, by the caller, against the revocation view — a logout is refused exactly as fast as without the cache. It
@@ -14,7 +15,7 @@ import MendCore
 /// entry survives one sweep of the hand). The capacity is the whole cache's: tokens fall on the shards unevenly (of
 /// 10,000, some shards get 700 where the average is 625), so a shard grows past its sixteenth while the cache has
 /// room — up to twice its share — and evicts only when the cache is full or it reaches that bound. Keyed by the
-/// token itself: no hash to compute beyond the dictionary's.
+/// token itself, hashed by its last 16 bytes (``Key``).
 final class VerifiedTokenCache: Sendable {
     /// The most entries it holds.
     let capacity: Int
@@ -76,26 +77,34 @@ final class VerifiedTokenCache: Sendable {
         return shards[(first * 31 + second) % Self.shardCount]
     }
 
-    /// A token as a dictionary key: equal when the whole tokens are, hashed by their last 16 bytes — a signature's,
-    /// uniformly distributed for the tokens this server signs, which are all the cache holds. Hashing the whole
-    /// token (hundreds of bytes) on every lookup, insert and eviction — and again for each entry that a removal's
-    /// backward shift moves — cost as much as the signature check the cache saves (MendServerBenchmark, every token
-    /// new). A presented token that is not ours only looks up; the hasher's per-process seed keeps its collisions
-    /// unpredictable.
+    /// A token as a dictionary key: equal when the whole tokens are, hashed by its last 8 bytes — a signature's,
+    /// uniformly distributed for the tokens this server signs, which are all the cache holds — which the key also
+    /// keeps beside the token. Hashing the whole token (hundreds of bytes) on every lookup, insert and eviction cost
+    /// as much as the signature check the cache saves; and a lookup compares the keys of every occupied bucket it
+    /// probes (Swift's dictionary keeps no hashes), which for tokens that all share their first hundred bytes (the
+    /// same header, issuer and audience) meant reading each of those tokens — cold memory, on a miss, once per bucket.
+    /// The kept tail settles nearly every such comparison without touching the token. A presented token that is not
+    /// ours only looks up; the hasher's per-process seed keeps its collisions unpredictable.
     struct Key: Hashable {
         let token: String
+        /// The token's last 8 bytes (fewer, zero-filled, for a shorter token).
+        let tail: UInt64
+
+        init(token: String) {
+            self.token = token
+            var tail: UInt64 = 0
+            for byte in token.utf8.suffix(8) { tail = tail << 8 | UInt64(byte) }
+            self.tail = tail
+        }
 
         func hash(into hasher: inout Hasher) {
-            let utf8 = token.utf8
-            let hashed: Void? = utf8.withContiguousStorageIfAvailable { bytes in
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(16))))
-            }
-            if hashed == nil { for byte in utf8.suffix(16) { hasher.combine(byte) } }
+            hasher.combine(tail)
         }
 
         /// Byte for byte, not `String`'s canonical equivalence: a token that only reads the same (a KELVIN SIGN for a
         /// `K`) is another token, never a hit for the one verified.
         static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.tail == rhs.tail else { return false }
             let (left, right) = (lhs.token.utf8, rhs.token.utf8)
             guard left.count == right.count else { return false }
             let compared = left.withContiguousStorageIfAvailable { leftBytes in
@@ -124,9 +133,9 @@ final class VerifiedTokenCache: Sendable {
         var free: [Int] = []
         var hand = 0
 
-        /// The doorkeeper: one bit per hash of a token verified once and not cached, 64 per entry of the shard (8 bytes
-        /// beside an entry's kilobyte), so that kept at most an eighth full, it takes a token never seen for one seen
-        /// at most one time in eight.
+        /// The doorkeeper: one bit per hash of a token verified once and not cached, 64 per entry the shard may hold
+        /// (16 bytes per entry of the cache's capacity, beside an entry's kilobyte), so that kept at most an eighth
+        /// full, it takes a token never seen for one seen at most one time in eight.
         var seen: [UInt64]
         var seenCount = 0
 
