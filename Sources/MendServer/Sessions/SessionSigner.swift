@@ -134,11 +134,7 @@ struct SessionSigner: Sendable {
     /// ``verifyIgnoringExpiry(_:)`` over the token's bytes: its parts found by two searches for a dot (`split` over a
     /// string's UTF-8 view, generic and a byte at a time, cost about 25,000 instructions: as much as the rest of the
     /// check around the signature).
-    private func verifyIgnoringExpiry(
-        bytes: UnsafeBufferPointer<UInt8>, token: String
-    ) -> Result<
-        AccessTokenClaims, Rejection
-    > {
+    private func verifyIgnoringExpiry(bytes: UnsafeBufferPointer<UInt8>, token: String) -> Verdict {
         guard bytes.count <= 8192 else { return .failure(.malformed) }
         let dot = UInt8(ascii: ".")
         guard let first = bytes.firstIndex(of: dot), first > 0,
@@ -170,6 +166,9 @@ struct SessionSigner: Sendable {
         guard claims.issuer == issuer, claims.audience == audience else { return .failure(.wrongAudience) }
         return .success(claims)
     }
+
+    /// What a verification finds.
+    private typealias Verdict = Result<AccessTokenClaims, Rejection>
 
     /// A JWS header's fields that verification reads.
     private struct Header {

@@ -15,7 +15,7 @@ import MendCore
 /// entry survives one sweep of the hand). The capacity is the whole cache's: tokens fall on the shards unevenly (of
 /// 10,000, some shards get 700 where the average is 625), so a shard grows past its sixteenth while the cache has
 /// room — up to twice its share — and evicts only when the cache is full or it reaches that bound. Keyed by the
-/// token itself, hashed by its last 16 bytes (``Key``).
+/// token itself, hashed by its last 8 bytes (``Key``).
 final class VerifiedTokenCache: Sendable {
     /// The most entries it holds.
     let capacity: Int
