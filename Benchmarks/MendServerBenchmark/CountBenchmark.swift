@@ -41,12 +41,7 @@ func benchmarkCount(route: String, requests: Int) async throws {
                 let sessionTokens = try await server.backend.openSessions(count: countSetupTokens, asUserOf: access)
                 let peerKeys = JWTKeyCollection()
                 await peerKeys.add(ecdsa: ES256PrivateKey())
-                var peerTokens: [String] = []
-                for index in 0..<countSetupTokens {
-                    peerTokens.append(
-                        try await peerKeys.sign(
-                            PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
-                }
+                let peerTokens = try await signedPeerTokens(keys: peerKeys, count: countSetupTokens)
                 let sizedTokens = try await sizedPeerTokens(like: access, keys: peerKeys, count: countSetupTokens)
                 try await withJWTKitPeer(keys: peerKeys) { peerPort in
                     let (url, tokens): (String, [String]) =

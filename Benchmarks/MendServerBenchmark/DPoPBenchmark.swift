@@ -38,6 +38,16 @@ struct SizedPeerClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws { try exp.verifyNotExpired() }
 }
 
+/// `count` tokens signed by `keys` with the peer's own claims (a subject, an expiry an hour away).
+func signedPeerTokens(keys: JWTKeyCollection, count: Int) async throws -> [String] {
+    var tokens: [String] = []
+    for index in 0..<count {
+        tokens.append(
+            try await keys.sign(PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
+    }
+    return tokens
+}
+
 /// `count` tokens signed by `keys` with the members and lengths of mend-server's access token `access` (each its own
 /// `sid` and `jti`): what the jwt-kit route pays for a token of mend-server's size.
 func sizedPeerTokens(like access: String, keys: JWTKeyCollection, count: Int) async throws -> [String] {
@@ -120,12 +130,7 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             let sessionURL = server.url("/v1/session")
             let peerKeys = JWTKeyCollection()
             await peerKeys.add(ecdsa: ES256PrivateKey())
-            var peerTokens: [String] = []
-            for index in 0..<distinctSessions {
-                peerTokens.append(
-                    try await peerKeys.sign(
-                        PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
-            }
+            let peerTokens = try await signedPeerTokens(keys: peerKeys, count: distinctSessions)
             let total = requestsPerRound
             let needed = total + connections * 20
             func proved(_ offset: Int) throws -> [HTTPHeaders] {

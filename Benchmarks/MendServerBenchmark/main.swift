@@ -219,11 +219,7 @@ func benchmarkSessionChecks(
             var peerTokens: [String] = []
             if algorithm == .es256 {
                 await peerKeys.add(ecdsa: ES256PrivateKey())
-                for index in 0..<distinctSessions {
-                    peerTokens.append(
-                        try await peerKeys.sign(
-                            PeerClaims(sub: .init(value: "user-\(index)"), exp: .init(value: Date() + 3600))))
-                }
+                peerTokens = try await signedPeerTokens(keys: peerKeys, count: distinctSessions)
             }
             // The same route given tokens with a mend-server access token's members and lengths (the peer's own carry a
             // subject and an expiry): what the token's size alone costs it.
