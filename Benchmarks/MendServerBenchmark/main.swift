@@ -14,7 +14,9 @@
 // presents its token on every API call of the token's lifetime; the verified-token cache's hit rate is printed — and
 // (b) the worst case, every request a token never seen before, with the cache full at its bound (10,000 tokens) and
 // evicting on every miss. MEND_TOKEN_CACHE_SIZE sizes the cache (10,000 by default: exactly the 10,000 sessions of
-// (a)). A benchmark, not a test: it prints figures and never fails on them.
+// (a)). Each figure carries the process's CPU time and context switches per request (servers and load generator
+// together, so two routes of one run differ by their servers' share). A benchmark, not a test: it prints figures and
+// never fails on them.
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -40,6 +42,24 @@ struct Figures {
     var requestsPerSecond: Double
     var p50Micros: Double
     var p99Micros: Double
+    /// The whole process's CPU time per request (servers and load generator together: routes compared in one run
+    /// differ only by their server's share), and its kernel part.
+    var cpuMicros = 0.0
+    var systemMicros = 0.0
+    /// The process's context switches per request, voluntary (a thread waiting: a lock, an empty queue) and not.
+    var switches = 0.0
+}
+
+/// The process's CPU time (user, system, µs) and context switches so far.
+func processUsage() -> (user: Double, system: Double, switches: Double) {
+    var usage = rusage()
+    #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+        getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return (micros(usage.ru_utime), micros(usage.ru_stime), Double(usage.ru_nvcsw + usage.ru_nivcsw))
 }
 
 /// `connections` workers, each on its own keep-alive connection, send `total` requests in all; request `i` carries
@@ -59,6 +79,7 @@ func measure(
         try await group.waitForAll()
     }
     let perWorker = total / connections
+    let usageBefore = processUsage()
     let start = ContinuousClock.now
     let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
         for worker in 0..<connections {
@@ -80,10 +101,15 @@ func measure(
         return all.sorted()
     }
     let elapsed = ContinuousClock.now - start
+    let usage = processUsage()
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let count = Double(latencies.count)
     return Figures(
-        requestsPerSecond: Double(latencies.count) / seconds, p50Micros: latencies[latencies.count / 2],
-        p99Micros: latencies[latencies.count * 99 / 100])
+        requestsPerSecond: count / seconds, p50Micros: latencies[latencies.count / 2],
+        p99Micros: latencies[latencies.count * 99 / 100],
+        cpuMicros: (usage.user - usageBefore.user + usage.system - usageBefore.system) / count,
+        systemMicros: (usage.system - usageBefore.system) / count,
+        switches: (usage.switches - usageBefore.switches) / count)
 }
 
 struct BenchmarkFailure: Error, CustomStringConvertible {
@@ -105,6 +131,10 @@ func format(_ figures: Figures) -> String {
     String(
         format: "%8.0f req/s   p50 %7.0f µs   p99 %7.0f µs", figures.requestsPerSecond, figures.p50Micros,
         figures.p99Micros)
+        + (figures.cpuMicros > 0
+            ? String(
+                format: "   CPU %5.1f µs (kernel %4.1f), %4.2f switches", figures.cpuMicros, figures.systemMicros,
+                figures.switches) : "")
 }
 
 func micros(_ duration: Duration) -> Double {
