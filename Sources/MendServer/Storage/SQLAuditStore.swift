@@ -100,10 +100,12 @@ struct SQLAuditStore: AuditStore, SQLStore {
         var query = SQLQueryString(
             "SELECT id, at, event, user_id, session_id, provider, detail, address, client, actor FROM mend_audit WHERE 1 = 1"
         )
-        if let userID { query.appendInterpolation(raw: " AND user_id = "); query.appendInterpolation(bind: userID) }
-        if let event { query.appendInterpolation(raw: " AND event = "); query.appendInterpolation(bind: event) }
-        if let before { query.appendInterpolation(raw: " AND id < "); query.appendInterpolation(bind: before) }
-        query.appendInterpolation(raw: " ORDER BY id DESC LIMIT \(max(1, min(limit, 1000)))")
+        if let userID {
+            query.appendInterpolation(unsafeRaw: " AND user_id = "); query.appendInterpolation(bind: userID)
+        }
+        if let event { query.appendInterpolation(unsafeRaw: " AND event = "); query.appendInterpolation(bind: event) }
+        if let before { query.appendInterpolation(unsafeRaw: " AND id < "); query.appendInterpolation(bind: before) }
+        query.appendInterpolation(unsafeRaw: " ORDER BY id DESC LIMIT \(max(1, min(limit, 1000)))")
         return try await sql.raw(query).all().map { row in
             AuditRecord(
                 id: try row.integer("id"), at: try row.integer("at"), event: try row.text("event"),
