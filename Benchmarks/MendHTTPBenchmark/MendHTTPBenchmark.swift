@@ -209,28 +209,13 @@ func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
 @main
 enum MendHTTPBenchmark {
     static func main() {
-        let done = DispatchSemaphore(value: 0)
-        let body: @Sendable () async -> Void = {
+        runDetachedAndWait(onOneThread: CommandLine.arguments.dropFirst().first == "count") {
             do {
                 try await run()
             } catch {
                 print("MendHTTPBenchmark: \(error)")
                 exit(1)
             }
-            done.signal()
-        }
-        // Detached: `main` is isolated to the main actor, which `done.wait()` blocks, so a task that inherited it
-        // would never start.
-        if CommandLine.arguments.dropFirst().first == "count",
-            #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-        {
-            // A task holds its executor preference unowned: the executor lives until the run is done.
-            let executor = OneThreadExecutor()
-            Task.detached(executorPreference: executor) { await body() }
-            withExtendedLifetime(executor) { done.wait() }
-        } else {
-            Task.detached { await body() }
-            done.wait()
         }
     }
 

@@ -550,9 +550,15 @@ func runBenchmark() async throws {
     for line in medians { print(line) }
 }
 
+let counting = ProcessInfo.processInfo.environment["MEND_BENCH_COUNT"] != nil
+if counting, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+    // Under valgrind, libdispatch starts no worker threads: the run's task tree (the servers', the load generator's)
+    // prefers one thread of its own, where a job runs on the generic executor as on Swift's pool; the few unstructured
+    // tasks SwiftNIO and Hummingbird start go to SwiftNIO's event loops, installed as the global executor.
+    precondition(NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())
+}
 // A synchronous wait for the async run: valgrind cannot follow `dispatch_main`, which an async top level ends in.
-let finished = DispatchSemaphore(value: 0)
-@Sendable func run() async {
+runDetachedAndWait(onOneThread: counting) {
     do {
         if let countRoute = ProcessInfo.processInfo.environment["MEND_BENCH_COUNT"] {
             try await benchmarkCount(route: countRoute, requests: requestsPerRound)
@@ -563,19 +569,4 @@ let finished = DispatchSemaphore(value: 0)
         print("benchmark failed: \(error)")
     }
     try? await client.shutdown().get()
-    finished.signal()
-}
-if ProcessInfo.processInfo.environment["MEND_BENCH_COUNT"] != nil,
-    #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-{
-    // Under valgrind, libdispatch starts no worker threads: the run's task tree (the servers', the load generator's)
-    // prefers one thread of its own, where a job runs on the generic executor as on Swift's pool; the few unstructured
-    // tasks SwiftNIO and Hummingbird start go to SwiftNIO's event loops, installed as the global executor.
-    precondition(NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())
-    let executor = OneThreadExecutor()
-    Task.detached(executorPreference: executor) { await run() }
-    withExtendedLifetime(executor) { finished.wait() }
-} else {
-    Task.detached { await run() }
-    finished.wait()
 }

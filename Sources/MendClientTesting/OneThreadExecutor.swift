@@ -35,3 +35,25 @@ package final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 }
+
+/// Runs `body` in a detached task and blocks the calling thread until it returns: a benchmark's top level that
+/// callgrind can follow (valgrind cannot follow `dispatch_main`, which an async top level ends in, nor can it see
+/// libdispatch's worker threads start). With `onOneThread`, where the system has task executors, the task and every
+/// child it starts prefer a new ``OneThreadExecutor``. Detached: the top level is isolated to the main actor, which the
+/// wait blocks, so a task that inherited it would never start.
+package func runDetachedAndWait(onOneThread: Bool, _ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let operation: @Sendable () async -> Void = {
+        await body()
+        done.signal()
+    }
+    if onOneThread, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+        // A task holds its executor preference unowned: the executor lives until the run is done.
+        let executor = OneThreadExecutor()
+        Task.detached(executorPreference: executor, operation: operation)
+        withExtendedLifetime(executor) { done.wait() }
+    } else {
+        Task.detached(operation: operation)
+        done.wait()
+    }
+}

@@ -79,39 +79,30 @@ private struct CompactJSONParser {
 
     private mutating func object(depth: Int) -> JSONValue? {
         guard depth <= maxDepth else { return nil }
-        index += 1  // {
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
+        guard self.members(depth: depth, { name, member in members.updateValue(member, forKey: name) == nil }) else {
+            return nil
         }
-        while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\""), let name = string() else { return nil }
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { return nil }
-            index += 1
-            skipWhitespace()
-            guard let member = value(depth: depth), members.updateValue(member, forKey: name) == nil else {
-                return nil
-            }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(members)
-            default: return nil
-            }
+        return .object(members)
+    }
+
+    /// The members of the object at the start, each given to `body`; `false` as ``object(depth:)`` returns `nil` (a
+    /// member name used twice included).
+    mutating func members(_ body: (String, JSONValue) -> Bool) -> Bool {
+        guard current == UInt8(ascii: "{"), maxDepth >= 1 else { return false }
+        // The names compared as they come: for the few members of a token, cheaper than hashing them.
+        var names: [String] = []
+        return members(depth: 1) { name, member in
+            guard !names.contains(name) else { return false }
+            names.append(name)
+            return body(name, member)
         }
     }
 
-    /// The members of the object at the start, each given to `body`; `false` as ``object(depth:)`` returns `nil`.
-    mutating func members(_ body: (String, JSONValue) -> Bool) -> Bool {
-        guard current == UInt8(ascii: "{"), maxDepth >= 1 else { return false }
-        index += 1
-        var names: [String] = []
+    /// The one loop over an object's members (at `{`, which the caller has checked), each given to `take` — which
+    /// refuses a name used twice — with values at `depth`; `false` for malformed text or when `take` returns `false`.
+    private mutating func members(depth: Int, _ take: (String, JSONValue) -> Bool) -> Bool {
+        index += 1  // {
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -119,13 +110,12 @@ private struct CompactJSONParser {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\""), let name = string(), !names.contains(name) else { return false }
-            names.append(name)
+            guard current == UInt8(ascii: "\""), let name = string() else { return false }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { return false }
             index += 1
             skipWhitespace()
-            guard let member = value(depth: 1), body(name, member) else { return false }
+            guard let member = value(depth: depth), take(name, member) else { return false }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1

@@ -39,13 +39,17 @@ final class VerifiedTokenCache: Sendable {
     /// Caches the claims of a token that verified (never a refusal): in a new entry while the cache has room, else in
     /// place of one its shard's hand picks.
     func insert(_ token: String, claims: AccessTokenClaims) {
+        insert(Key(token: token), claims: claims)
+    }
+
+    private func insert(_ key: Key, claims: AccessTokenClaims) {
         let capacity = capacity
         let mayGrow = held.withLock { held in
             guard held < capacity else { return false }
             held += 1
             return true
         }
-        let grew = shard(for: token).withLock { $0.insert(token, claims: claims, mayGrow: mayGrow) }
+        let grew = shard(for: key.token).withLock { $0.insert(key, claims: claims, mayGrow: mayGrow) }
         if mayGrow && !grew { held.withLock { $0 -= 1 } }
     }
 
@@ -56,7 +60,7 @@ final class VerifiedTokenCache: Sendable {
     /// lifetime, so the hits lost are one per token. (TinyLFU's doorkeeper.)
     func admit(_ token: String, claims: AccessTokenClaims) {
         let key = Key(token: token)
-        if shard(for: token).withLock({ $0.admits(key) }) { insert(token, claims: claims) }
+        if shard(for: token).withLock({ $0.admits(key) }) { insert(key, claims: claims) }
     }
 
     /// Forgets `token` (its `exp` passed).
@@ -173,8 +177,7 @@ final class VerifiedTokenCache: Sendable {
 
         /// Inserts `token` in a new entry when `mayGrow` (and the shard is under its limit), else in place of the
         /// entry the hand picks; whether the shard holds one entry more.
-        mutating func insert(_ token: String, claims: AccessTokenClaims, mayGrow: Bool) -> Bool {
-            let token = Key(token: token)
+        mutating func insert(_ token: Key, claims: AccessTokenClaims, mayGrow: Bool) -> Bool {
             if entries[token] != nil { return false }
             if mayGrow && entries.count < limit {
                 let slot: Int
