@@ -11,6 +11,7 @@
 //                            └── MendHTTPAsyncHTTPClient              (server/CLI live transport; SwiftNIO)
 //   MendServing ◄── MendEmulator, MendServer      (the one run loop of the in-process servers; Hummingbird,
 //                                                  ServiceLifecycle, swift-log only)
+//   MendCore ◄── MendJOSE ◄── MendLogin, MendRecording, MendEmulator, MendServer   (JOSE, once: swift-crypto only)
 //   MendLogin never reaches MendGraphAPI: a Google or OpenID Connect login builds without the Graph API.
 //   MendEmulator, MendServer, MendServing, MendTesting: never depended on by a client module.
 //   MendTesting: test targets, the session torture client and the benchmarks only; never MendCommands or the
@@ -61,6 +62,7 @@ let package = Package(
         .library(name: "MendHTTPAsyncHTTPClient", targets: ["MendHTTPAsyncHTTPClient"]),
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
         .library(name: "MendLogin", targets: ["MendLogin"]),
+        .library(name: "MendJOSE", targets: ["MendJOSE"]),
         .library(name: "MendRecording", targets: ["MendRecording"]),
         .library(name: "MendTelemetry", targets: ["MendTelemetry"]),
         .library(name: "MendFacebook", targets: ["MendFacebook"]),
@@ -112,11 +114,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti.git", from: "3.1.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
-        // Up to 4.x: jwt-kit 5.7.1 (MendServer) requires swift-crypto 4.1.0 or later.
+        // Up to 4.x: jwt-kit 5.7.1 (the tests' and the benchmark's outside oracle) requires swift-crypto 4.1.0 or later.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // MendServer (server side only; never reached by a client module)
+        // An outside oracle of MendJOSE in the tests, and the benchmark's peer: no target in Sources/ uses it.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // MendServer (server side only; never reached by a client module)
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
@@ -154,10 +157,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // JOSE, once: keys, JWK, compact JWS, JWT claims and their times, for every signer and verifier in Mend.
+        .target(
+            name: "MendJOSE",
+            dependencies: [
+                "MendCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "MendLogin",
             dependencies: [
-                "MendHTTP",
+                "MendHTTP", "MendJOSE",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -183,7 +195,7 @@ let package = Package(
         .target(
             name: "MendRecording",
             dependencies: [
-                "MendHTTP",
+                "MendHTTP", "MendJOSE",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Re-signing a recorded JWT at replay with a fixture key (RS256, ES256, EdDSA).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -246,6 +258,7 @@ let package = Package(
             dependencies: [
                 // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing", "MendRecording",
+                "MendJOSE",
                 // The headless consent browser's failures, classified as the app's own requests' are.
                 "MendHTTPAsyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -269,10 +282,9 @@ let package = Package(
             dependencies: [
                 // MendLogin: the login and session error spaces it answers with.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
-                "MendServing", "MendRecording", "MendTelemetry",
+                "MendServing", "MendRecording", "MendTelemetry", "MendJOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
@@ -326,7 +338,7 @@ let package = Package(
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing", "MendTelemetry",
-                "MendTelemetryExport",
+                "MendTelemetryExport", "MendJOSE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -398,6 +410,11 @@ let package = Package(
         .testTarget(
             name: "MendCoreTests",
             dependencies: ["MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendClientTesting"]
+        ),
+        // MendJOSE's rules and the RFCs' own examples: MendJOSE and MendCore only.
+        .testTarget(
+            name: "MendJOSETests",
+            dependencies: ["MendJOSE", "MendCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "MendHTTPTests",

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MendCore
+import MendJOSE
 import _CryptoExtras
 
 /// Structural redaction of JWTs, and their re-signing at replay.
@@ -26,12 +27,8 @@ enum JWTTemplate {
 
     /// The template of `jwt`, its personal claims made placeholders in `placeholders`; `nil` when it does not decode.
     static func make(_ jwt: String, placeholders: PlaceholderTable) -> JSONValue? {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(String(parts[0])),
-            let claimsData = Base64URL.decode(String(parts[1])),
-            case .success(let header) = JSONValue.parse(headerData), header.objectValue != nil,
-            case .success(.object(let claims)) = JSONValue.parse(claimsData)
-        else { return nil }
+        // Read, not verified (the recording keeps what the token says), by MendJOSE's strict reader.
+        guard let (header, claims) = CompactJWS.unverifiedContents(of: jwt) else { return nil }
         var redacted: [String: JSONValue] = [:]
         for (name, value) in claims {
             if hashClaims.contains(name) { continue }
@@ -54,16 +51,16 @@ enum JWTTemplate {
 }
 
 /// The keys a replay signs JWTs with, made when the replay starts: one per recorded key id, of the recorded
-/// algorithm (RS256, ES256 or EdDSA), signing with Mend's one JWS signer (``JWSKey``).
+/// algorithm (RS256, ES256 or EdDSA; any other is RS256), signing with Mend's one JWS signer (MendJOSE).
 final class FixtureKeys: Sendable {
     /// The keys made so far, by key id.
-    private let keys = Locked<[String: JWSKey]>([:])
+    private let keys = Locked<[String: SoftwareSigningKey]>([:])
 
     /// The key of `kid` for `algorithm`, made on first use.
-    func key(kid: String, algorithm: String) throws -> JWSKey {
+    func key(kid: String, algorithm: String) throws -> SoftwareSigningKey {
         try keys.withLock { keys in
             if let key = keys[kid] { return key }
-            let key = try JWSKey.generate(algorithm: algorithm)
+            let key = try SoftwareSigningKey.generate(JWSAlgorithm(headerValue: algorithm) ?? .rs256)
             keys[kid] = key
             return key
         }
@@ -73,9 +70,11 @@ final class FixtureKeys: Sendable {
     func sign(header: JSONValue, claims: JSONValue) throws -> String {
         let kid = header["kid"]?.stringValue ?? "mend-replay"
         let key = try key(kid: kid, algorithm: header["alg"]?.stringValue ?? "RS256")
-        var fields = header.objectValue ?? [:]
-        fields["kid"] = .string(kid)
-        return try key.sign(header: fields, claims: claims)
+        var extra = header.objectValue ?? [:]
+        for name in ["alg", "kid", "typ"] { extra[name] = nil }
+        return try JWSSigner.sign(
+            claims: claims.objectValue ?? [:], with: key, keyID: kid, type: header["typ"]?.stringValue,
+            extraHeader: extra)
     }
 
     /// The JWKS of the fixture keys standing for `recorded`'s keys (same `kid`, `use` and algorithm family).
@@ -86,7 +85,8 @@ final class FixtureKeys: Sendable {
             let algorithm =
                 jwk["alg"]?.stringValue
                 ?? (jwk["kty"]?.stringValue == "EC" ? "ES256" : jwk["kty"]?.stringValue == "OKP" ? "EdDSA" : "RS256")
-            list.append(try key(kid: kid, algorithm: algorithm).publicJWK(kid: kid, use: jwk["use"] ?? .string("sig")))
+            let use = jwk["use"].map { $0.stringValue ?? "sig" } ?? "sig"
+            list.append(JWK.publicJSON(of: try key(kid: kid, algorithm: algorithm).publicKey, keyID: kid, use: use))
         }
         return .object(["keys": .array(list)])
     }

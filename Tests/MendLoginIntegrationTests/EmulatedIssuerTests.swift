@@ -50,7 +50,8 @@ struct EmulatedIssuerTests {
     static func appleClientSecret(
         _ emulator: RunningEmulator, clientID: String = appleWeb, keyID: String = "MENDKEY001",
         teamID: String = "MENDTEAM01", audience: String? = nil, lifetime: Int = 3600,
-        key: P256.Signing.PrivateKey? = nil
+        key: P256.Signing.PrivateKey? = nil, header rawHeader: String? = nil,
+        claims rawClaims: ((_ now: Int, _ audience: String) -> String)? = nil
     ) async throws -> String {
         let teamKey = try P256.Signing.PrivateKey(pemRepresentation: await emulator.emulator.appleTeamKeyPEM())
         let now = Int(await emulator.emulator.now().timeIntervalSince1970)
@@ -58,10 +59,11 @@ struct EmulatedIssuerTests {
             Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        let header = encode(#"{"alg":"ES256","kid":"\#(keyID)"}"#)
+        let header = encode(rawHeader ?? #"{"alg":"ES256","kid":"\#(keyID)"}"#)
         let aud = audience ?? emulator.baseURL.absoluteString + "/apple"
         let claims = encode(
-            #"{"iss":"\#(teamID)","iat":\#(now),"exp":\#(now + lifetime),"aud":"\#(aud)","sub":"\#(clientID)"}"#)
+            rawClaims?(now, aud)
+                ?? #"{"iss":"\#(teamID)","iat":\#(now),"exp":\#(now + lifetime),"aud":"\#(aud)","sub":"\#(clientID)"}"#)
         let signature = try (key ?? teamKey).signature(for: Data("\(header).\(claims)".utf8))
         return "\(header).\(claims)." + base64URL(signature.rawRepresentation)
     }
@@ -243,6 +245,56 @@ struct EmulatedIssuerTests {
                 emulator, .get,
                 base + "&redirect_uri=https://app.example/callback&scope=name%20email&response_mode=form_post")
             #expect(!String(decoding: again.body, as: UTF8.self).contains(#"name="user""#))
+        }
+    }
+
+    @Test(
+        "Apple: a client secret breaking RFC 7515 or RFC 7519 is refused: crit, a member twice, padding, nbf ahead, times as strings"
+    )
+    func appleClientSecretStandards() async throws {
+        try await withEmulator(configuration: EmulatorConfiguration(autoConsent: .grantAll)) { emulator in
+            let client = Self.appleNative
+            func claims(
+                _ now: Int, _ aud: String, _ tail: String = "", iat: String? = nil, exp: String? = nil
+            ) -> String {
+                #"{"iss":"MENDTEAM01","iat":\#(iat ?? String(now)),"exp":\#(exp ?? String(now + 3600)),"aud":"\#(aud)","sub":"\#(client)"\#(tail)}"#
+            }
+            let accepted = try await Self.appleClientSecret(emulator, clientID: client, claims: { claims($0, $1) })
+            let refused = [
+                try await Self.appleClientSecret(
+                    emulator, clientID: client,
+                    header: #"{"alg":"ES256","kid":"MENDKEY001","crit":["urn:x"],"urn:x":1}"#),
+                try await Self.appleClientSecret(
+                    emulator, clientID: client, claims: { claims($0, $1, #","sub":"other""#) }),
+                try await Self.appleClientSecret(
+                    emulator, clientID: client, header: #"{"alg":"ES256","kid":"MENDKEY001","kid":"MENDKEY001"}"#),
+                accepted + "==",
+                try await Self.appleClientSecret(
+                    emulator, clientID: client, claims: { claims($0, $1, #","nbf":\#($0 + 600)"#) }),
+                try await Self.appleClientSecret(
+                    emulator, clientID: client, claims: { claims($0, $1, iat: "\"\($0)\"") }),
+                try await Self.appleClientSecret(
+                    emulator, clientID: client, claims: { claims($0, $1, exp: "\"\($0 + 3600)\"") }),
+            ]
+            for (index, secret) in ([accepted] + refused).enumerated() {
+                let answer = await emulator.emulator.handle(
+                    EmulatorRequest(
+                        method: .post, target: "/_emulator/issuers/apple/native",
+                        headers: [.contentType: "application/json"],
+                        body: Data(#"{"nonce":"n"}"#.utf8), baseURL: emulator.baseURL.absoluteString))
+                let code = try #require(answer.json?["authorization_code"]?.stringValue)
+                let reply = await Self.send(
+                    emulator, .post, "/apple/auth/token",
+                    form: [
+                        ("grant_type", "authorization_code"), ("code", code), ("client_id", client),
+                        ("client_secret", secret),
+                    ])
+                if index == 0 {
+                    #expect(reply.status == .ok, "the well-formed secret")
+                } else {
+                    #expect(reply.json?["error"] == .string("invalid_client"), "secret \(index) was accepted")
+                }
+            }
         }
     }
 

@@ -39,6 +39,13 @@ private struct TestKey: Sendable {
         let signature = try privateKey.signature(for: Data(input.utf8))
         return input + "." + Base64URL.encode(signature.rawRepresentation)
     }
+
+    /// A token of raw header and claims text, signed: for what a JSON value cannot write (a member twice).
+    func token(header: String, claims: String) throws -> String {
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        let signature = try privateKey.signature(for: Data(input.utf8))
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
 }
 
 private let testIssuer = "https://issuer.example"
@@ -143,7 +150,11 @@ struct IDTokenClaimHardeningTests {
         await expectInvalid(validator, try key.token(claims(at: now, ["azp": .string("another-client")])))
         await expectInvalid(
             validator, try key.token(claims(at: now, ["aud": several, "azp": .string("another-client")])))
-        _ = try await validator.validate(
+        // Several audiences, each one this validator trusts: the azp decides.
+        let trusting = IDTokenValidator(
+            issuer: testIssuer, clientIDs: [testClient, "another-client"],
+            jwksURI: URL(string: "https://issuer.example/jwks")!, transport: server.transport)
+        _ = try await trusting.validate(
             try key.token(claims(at: now, ["aud": several, "azp": .string(testClient)])), nonce: "n0nce")
         _ = try await validator.validate(try key.token(claims(at: now, ["azp": .string(testClient)])), nonce: "n0nce")
         _ = try await validator.validate(try key.token(claims(at: now)), nonce: "n0nce")
@@ -175,6 +186,82 @@ struct IDTokenClaimHardeningTests {
         await expectInvalid(validator, try key.token(claims(at: now, ["nbf": .string("soon")])))
         _ = try await validator.validate(try key.token(claims(at: now, ["nbf": .int(time + 30)])), nonce: "n0nce")
         _ = try await validator.validate(try key.token(claims(at: now, ["nbf": .int(time - 10)])), nonce: "n0nce")
+    }
+}
+
+@Suite("id_token validation keeps the letter of RFC 7515, RFC 7519 and OpenID Connect Core where verifiers drifted")
+struct IDTokenStandardsTests {
+    private static let header = #"{"alg":"ES256","kid":"k1","typ":"JWT"}"#
+
+    /// The claims of a valid token at `now` as JSON text, `extra` appended before the closing brace.
+    private static func claimsText(at now: Date, sub: String = "user-1", extra: String = "") -> String {
+        let time = Int(now.timeIntervalSince1970)
+        return
+            #"{"iss":"\#(testIssuer)","aud":"\#(testClient)","sub":"\#(sub)","iat":\#(time),"exp":\#(time + 3600),"nonce":"n0nce"\#(extra)}"#
+    }
+
+    @Test("The raw token builder makes tokens the validator accepts (the refusals below are the change alone)")
+    func baseline() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        _ = try await validator.validate(
+            try key.token(header: Self.header, claims: Self.claimsText(at: Date())), nonce: "n0nce")
+    }
+
+    @Test("crit naming an extension nobody understands is refused (RFC 7515 §4.1.11)")
+    func critical() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let header = #"{"alg":"ES256","kid":"k1","typ":"JWT","crit":["urn:example:unknown"],"urn:example:unknown":1}"#
+        await expectInvalid(validator, try key.token(header: header, claims: Self.claimsText(at: Date())))
+    }
+
+    @Test("A member name used twice is refused, in the claims and in the header (RFC 7515 §5.2, RFC 7519 §4)")
+    func duplicateMembers() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let now = Date()
+        for name in ["sub", "nonce", "iss", "aud", "exp"] {
+            let shadow = name == "exp" ? #","exp":1"# : #","\#(name)":"shadow""#
+            await expectInvalid(
+                validator, try key.token(header: Self.header, claims: Self.claimsText(at: now, extra: shadow)))
+        }
+        let twoKeys = #"{"alg":"ES256","kid":"k1","typ":"JWT","kid":"k1"}"#
+        await expectInvalid(validator, try key.token(header: twoKeys, claims: Self.claimsText(at: now)))
+    }
+
+    @Test("A signature with = padding is a second spelling of the token, refused (RFC 7515 §2)")
+    func paddedSignature() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let token = try key.token(header: Self.header, claims: Self.claimsText(at: Date()))
+        // A 64-byte signature is 86 characters: two `=` complete its last quantum.
+        await expectInvalid(validator, token + "==")
+    }
+
+    @Test("exp and iat as strings are not NumericDates (RFC 7519 §2), refused")
+    func stringTimes() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let now = Date()
+        let time = Int(now.timeIntervalSince1970)
+        await expectInvalid(validator, try key.token(claims(at: now, ["exp": .string(String(time + 3600))])))
+        await expectInvalid(validator, try key.token(claims(at: now, ["iat": .string(String(time))])))
+    }
+
+    @Test("An empty sub names nobody, refused")
+    func emptySubject() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        await expectInvalid(validator, try key.token(claims(at: Date(), ["sub": .string("")])))
+    }
+
+    @Test("An aud naming an audience the client does not trust beside its own is refused (Core §3.1.3.7, step 3)")
+    func untrustedAudience() async throws {
+        let key = TestKey("k1")
+        let validator = validator(JWKSServer([key.jwk()]))
+        let both = JSONValue.array([.string(testClient), .string("someone-else")])
+        await expectInvalid(validator, try key.token(claims(at: Date(), ["aud": both, "azp": .string(testClient)])))
     }
 }
 

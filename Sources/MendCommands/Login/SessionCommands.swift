@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MendCore
 import MendHTTPAsyncHTTPClient
+import MendJOSE
 import MendLogin
 
 /// `mend whoami`: the logged-in user, after a validity check.
@@ -64,11 +65,7 @@ struct WhoAmICommand: AsyncParsableCommand {
 
     /// The `cnf.jkt` claim of a JWT access token (read, not verified: the server verifies it), if it has one.
     static func confirmationKey(of token: String) -> String? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-            case .object(let claims)? = try? JSONValue.parse(payload).get()
-        else { return nil }
-        return claims["cnf"]?["jkt"]?.stringValue
+        CompactJWS.unverifiedContents(of: token)?.claims["cnf"]?["jkt"]?.stringValue
     }
 
     /// `{"loggedIn", "user", "binding", "reason"}`; `user` is `null` when logged out, `reason` when logged in.

@@ -35,6 +35,19 @@ package enum Base64URL {
         decodeBytes(text.utf8).map { Data($0) }
     }
 
+    /// Decodes text in the one spelling JOSE allows (RFC 7515 §2): no padding, no character outside the alphabet, no
+    /// non-zero bits after the last byte. `nil` for anything else, so that a signed token has exactly one text.
+    package static func decodeCanonical(_ text: some Collection<UInt8>) -> [UInt8]? {
+        if let decoded = text.withContiguousStorageIfAvailable({ decodeCanonical(buffer: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decodeCanonical(buffer: $0) }
+    }
+
+    /// ``decodeCanonical(_:)`` over contiguous bytes.
+    package static func decodeCanonical(buffer text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard text.last != UInt8(ascii: "=") else { return nil }
+        return decodeBytes(buffer: text)
+    }
+
     /// ``decode(_:)`` over UTF-8 bytes, without Foundation: the fast path of token verification.
     package static func decodeBytes(_ text: some Collection<UInt8>) -> [UInt8]? {
         if let decoded = text.withContiguousStorageIfAvailable({ decodeBytes(buffer: $0) }) { return decoded }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MendCore
+import MendJOSE
 
 /// The emulated issuers' keys: each issuer's id_token signing keys (RS256, created on first use, rotated on command)
 /// and Apple's team key, with which clients sign their client secrets.
@@ -24,7 +25,7 @@ struct IssuerKeys: Sendable {
         var ring = signingKeys[kind] ?? SigningKeyRing()
         _ = try? ring.current(random: &random)
         signingKeys[kind] = ring
-        return (try? ring.jwks()) ?? .object(["keys": .array([])])
+        return ring.jwks()
     }
 
     /// Rotates an issuer's signing key (the JWKS keeps the previous one).
@@ -49,23 +50,28 @@ struct IssuerKeys: Sendable {
         return try SigningKeyRing.sign(claims: JSONValue.object(claims), with: key)
     }
 
-    /// Whether `secret` is a valid Apple client secret for `client` at `now`.
+    /// The rule of a client secret's times: at most six months valid (Apple's limit), issued no later than a minute
+    /// ahead of now, not expired (to the second), `nbf` (if any) passed.
+    static let clientSecretTimes = JWTTimeRule(skew: 60, expiryLeeway: 0, maximumLifetime: 15_777_000)
+
+    /// Whether `secret` is a valid Apple client secret for `client` at `now`: an ES256 JWS of the team key naming the
+    /// client's key id, read by MendJOSE (canonical parts, each member once, no `crit`), `iss` the team, `sub` the
+    /// client, `aud` the issuer, times as numbers under ``clientSecretTimes``.
     func verifyAppleClientSecret(_ secret: String, client: EmulatedIssuerClient, issuer: String, now: Date) -> Bool {
-        let parts = secret.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(String(parts[0])),
-            let payloadData = Base64URL.decode(String(parts[1])),
-            let signatureData = Base64URL.decode(String(parts[2])),
-            case .success(let header) = JSONValue.parse(headerData),
-            case .success(let claims) = JSONValue.parse(payloadData),
-            header["alg"]?.stringValue == "ES256", header["kid"]?.stringValue == client.appleKeyID,
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-            appleTeamKey.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8))
-        else { return false }
-        let current = now.timeIntervalSince1970
-        guard claims["iss"]?.stringValue == client.appleTeamID, claims["sub"]?.stringValue == client.id,
-            claims["aud"]?.stringValue == issuer, let issuedAt = claims["iat"]?.doubleValue,
-            let expires = claims["exp"]?.doubleValue
-        else { return false }
-        return issuedAt <= current + 60 && expires > current && expires - issuedAt <= 15_777_000
+        do {
+            let jws = try CompactJWS(secret)
+            guard jws.header.keyID == client.appleKeyID else { return false }
+            let claims = try jws.verified(
+                with: JWSPublicKey(.p256(appleTeamKey.publicKey)), allowed: .appleClientSecret
+            )
+            .claims()
+            guard try claims.requiredString("iss") == client.appleTeamID, try claims.requiredString("sub") == client.id,
+                try claims.audience() == [issuer]
+            else { return false }
+            try Self.clientSecretTimes.check(try claims.times(), now: now.timeIntervalSince1970)
+            return true
+        } catch {
+            return false
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import MendCore
-import MendRecording
+import MendJOSE
 import _CryptoExtras
 
 /// The RSA keys that sign id_tokens (RS256). Created on first use (key generation takes a moment, and most runs
@@ -30,12 +30,14 @@ struct SigningKeyRing: Sendable {
     }
 
     /// The JWKS document (`{"keys": [...]}`), newest key first.
-    func jwks() throws -> JSONValue {
-        .object(["keys": .array(try keys.reversed().map { try JWSKey.rs256($0.privateKey).publicJWK(kid: $0.id) })])
+    func jwks() -> JSONValue {
+        JWKSet.document(
+            keys.reversed().map { JWK.publicJSON(of: SoftwareSigningKey.rs256($0.privateKey).publicKey, keyID: $0.id) })
     }
 
-    /// A signed JWT for `claims` (RS256, with `kid`), by Mend's one JWS signer.
+    /// A signed JWT for `claims` (RS256, with `kid`), by Mend's one JWS signer (MendJOSE).
     static func sign(claims: JSONValue, with key: Key) throws -> String {
-        try JWSKey.rs256(key.privateKey).sign(header: ["kid": .string(key.id), "typ": .string("JWT")], claims: claims)
+        try JWSSigner.sign(
+            claims: claims.objectValue ?? [:], with: SoftwareSigningKey.rs256(key.privateKey), keyID: key.id)
     }
 }

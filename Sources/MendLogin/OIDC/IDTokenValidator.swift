@@ -1,19 +1,21 @@
-public import Crypto
+import Crypto
 public import Foundation
 import HTTPTypes
 public import MendCore
 public import MendHTTP
-import _CryptoExtras
+import MendJOSE
 
 /// Validates OpenID Connect id_tokens (OpenID Connect Core 1.0 §3.1.3.7).
 ///
+/// - The token: a compact JWS read by MendJOSE, Mend's one JOSE reader — canonical base64url, header and claims each
+///   member once, no `crit` (RFC 7515 §4.1.11), times as numbers (RFC 7519 §2).
 /// - The signature: RS256 or ES256 only (never `none`, never HMAC), with a key from the provider's JWKS whose `kid`
 ///   the token names. A key whose `use` is not `sig`, or whose `alg` is not the token's, never verifies. The key set
 ///   is cached; an unknown `kid` fetches it again (the provider rotated its keys), but at most once per
 ///   `keyRefetchInterval`, and validations that need the key set at the same time share one fetch.
-/// - The claims: `iss` is the provider's; `aud` contains one of the accepted client ids (`clientIDs`: an app's web
-///   and native clients, or a backend accepting several apps), and when it names several audiences `azp` must be
-///   present; a present `azp` must be an accepted client id; `exp`, `nbf` and `iat` with `leeway` for clock skew
+/// - The claims: `sub` a non-empty string; `iss` is the provider's; `aud` contains one of the accepted client ids
+///   (`clientIDs`: an app's web and native clients, or a backend accepting several apps) and no audience that is not
+///   one of them, and when it names several audiences `azp` must be present; a present `azp` must be an accepted client id; `exp`, `nbf` and `iat` with `leeway` for clock skew
 ///   (and `iat` no older than `maximumAge`); `nonce` as the `NonceRule` says: equal to the one the authorization
 ///   request sent, or — for Sign in with Apple and the vendor SDK's Limited Login, which put the SHA-256 of the app's
 ///   raw nonce in the token, in lowercase hex — equal to that hash of the raw nonce the app kept.
@@ -86,7 +88,7 @@ public actor IDTokenValidator {
     package let keyRefetchInterval: TimeInterval
     private let client: APIClient
     private let clock: PipelineClock
-    private var keys: [String: VerificationKey] = [:]
+    private var keys = JWKSet([])
     /// When the key set was last fetched successfully (by this validator's clock).
     private var lastFetch: Date?
     /// The fetch in flight, which every validation that needs the key set meanwhile awaits.
@@ -143,17 +145,6 @@ public actor IDTokenValidator {
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
     }
 
-    /// A key from the key set, with the algorithm it is restricted to (the JWK's `alg`), if any.
-    struct VerificationKey: Sendable {
-        enum Material: Sendable {
-            case rsa(_RSA.Signing.PublicKey)
-            case p256(P256.Signing.PublicKey)
-        }
-
-        var material: Material
-        var algorithm: String?
-    }
-
     /// Sets ``onKeySetWait`` (tests).
     func setKeySetWaitObserver(_ observer: (@Sendable () -> Void)?) {
         onKeySetWait = observer
@@ -178,60 +169,48 @@ public actor IDTokenValidator {
     /// Validates `token`, its nonce matched by `nonceRule` (`nil`: not checked) and a present `at_hash` by
     /// `accessToken`.
     package func validate(_ token: String, nonceRule: NonceRule?, accessToken: String? = nil) async throws -> Claims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
-            let payloadData = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
-            case .success(let header) = JSONValue.parse(headerData, maxBytes: 8192),
-            case .success(let payload) = JSONValue.parse(payloadData, maxBytes: 65536)
-        else { throw Self.invalid("it is not a JSON Web Token") }
-        guard let algorithm = header["alg"]?.stringValue, algorithm == "RS256" || algorithm == "ES256" else {
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(token)
+        } catch {
+            throw Self.invalid(error.reason)
+        }
+        guard JWSAlgorithms.idToken.allowed.contains(jws.header.algorithm) else {
             throw Self.invalid("its algorithm is not RS256 or ES256")
         }
-        guard let keyID = header["kid"]?.stringValue else { throw Self.invalid("it names no key (kid)") }
+        guard let keyID = jws.header.keyID else { throw Self.invalid("it names no key (kid)") }
         let key = try await key(for: keyID)
-        if let keyAlgorithm = key.algorithm, keyAlgorithm != algorithm {
-            throw Self.invalid("its algorithm is not the one its key is for")
+        let claims: JWTClaims
+        do {
+            claims = try jws.verified(with: key, allowed: .idToken).claims()
+        } catch {
+            throw Self.invalid(error.reason)
         }
-        let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
-        let digest = SHA256.hash(data: signingInput)
-        let valid: Bool
-        switch (algorithm, key.material) {
-        case ("RS256", .rsa(let publicKey)):
-            valid = publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
-        case ("ES256", .p256(let publicKey)):
-            valid =
-                (try? P256.Signing.ECDSASignature(rawRepresentation: signature)).map {
-                    publicKey.isValidSignature($0, for: digest)
-                } ?? false
-        default:
-            valid = false
-        }
-        guard valid else { throw Self.invalid("its signature does not verify") }
-        if let accessToken, let accessTokenHash = payload["at_hash"] {
+        if let accessToken, let accessTokenHash = claims["at_hash"] {
             // RS256 and ES256 both hash with SHA-256: at_hash is the base64url of its left 128 bits.
             let expected = Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)).prefix(16))
             guard accessTokenHash.stringValue == expected else {
                 throw Self.invalid("its at_hash is not the access token's")
             }
         }
-        return try claims(payload, nonceRule: nonceRule)
+        return try self.claims(claims, nonceRule: nonceRule)
     }
 
-    func claims(_ payload: JSONValue, nonce expectedNonce: String?) throws(MendError) -> Claims {
-        try claims(payload, nonceRule: expectedNonce.map(NonceRule.exact))
-    }
-
-    func claims(_ payload: JSONValue, nonceRule: NonceRule?) throws(MendError) -> Claims {
-        guard let subject = payload["sub"]?.stringValue, let tokenIssuer = payload["iss"]?.stringValue,
-            let expires = payload["exp"]?.doubleValue, let issued = payload["iat"]?.doubleValue
-        else { throw Self.invalid("it lacks sub, iss, exp or iat") }
-        let audience =
-            payload["aud"]?.arrayValue?.compactMap(\.stringValue) ?? [payload["aud"]?.stringValue].compactMap { $0 }
-        let current = clock.now().timeIntervalSince1970
+    func claims(_ payload: JWTClaims, nonceRule: NonceRule?) throws(MendError) -> Claims {
+        let subject: String, tokenIssuer: String, audience: [String], times: JWTTimes
+        do {
+            subject = try payload.requiredString("sub")
+            tokenIssuer = try payload.requiredString("iss")
+            audience = try payload.audience()
+            times = try payload.times()
+        } catch {
+            throw Self.invalid(error.reason)
+        }
         guard tokenIssuer == issuer else { throw Self.invalid("its issuer is not the provider") }
         guard audience.contains(where: clientIDs.contains) else { throw Self.invalid("it is for another app") }
+        guard audience.allSatisfy(clientIDs.contains) else {
+            throw Self.invalid("its audience names a party this app does not trust")
+        }
         let authorizedParty = payload["azp"]
         if audience.count > 1, authorizedParty == nil {
             throw Self.invalid("it names several audiences but no authorized party (azp)")
@@ -239,14 +218,14 @@ public actor IDTokenValidator {
         if let authorizedParty, !clientIDs.contains(authorizedParty.stringValue ?? "\u{0}") {
             throw Self.invalid("its authorized party (azp) is another app")
         }
-        guard expires + leeway > current else { throw Self.invalid("it has expired") }
-        if let notBefore = payload["nbf"] {
-            guard let notBefore = notBefore.doubleValue else { throw Self.invalid("its nbf is not a time") }
-            guard notBefore - leeway <= current else { throw Self.invalid("it is not valid yet (nbf)") }
+        do {
+            try JWTTimeRule(skew: leeway, maximumAge: maximumAge).check(times, now: clock.now().timeIntervalSince1970)
+        } catch {
+            throw Self.invalid(error.reason)
         }
-        guard issued - leeway <= current, current - issued <= maximumAge + leeway else {
-            throw Self.invalid("it was issued at an implausible time")
-        }
+        // `check` made both present.
+        let expires = times.expiresAt ?? 0
+        let issued = times.issuedAt ?? 0
         let nonce = payload["nonce"]?.stringValue
         if let nonceRule {
             guard let nonce, nonceRule.matches(nonce) else { throw Self.invalid("its nonce differs") }
@@ -270,7 +249,7 @@ public actor IDTokenValidator {
         }
     }
 
-    private func key(for keyID: String) async throws -> VerificationKey {
+    private func key(for keyID: String) async throws -> JWSPublicKey {
         if let key = keys[keyID] { return key }
         if let inFlightFetch {
             // Another validation is fetching the key set: share its answer.
@@ -300,7 +279,13 @@ public actor IDTokenValidator {
         let jwksURI = jwksURI
         let fetch = Task<Void, any Error> {
             let response = try await client.send(APIRequest(method: .get, url: jwksURI))
-            let fetched = Self.keys(from: try response.json())
+            let fetched: JWKSet
+            do throws(JOSEError) {
+                fetched = try JWKSet(document: response.body)
+            } catch {
+                throw MendError.login(
+                    .Login.invalidIDToken, "The provider's key set cannot be read: \(error.reason).")
+            }
             self.install(fetched)
         }
         inFlightFetch = fetch
@@ -308,39 +293,9 @@ public actor IDTokenValidator {
         try await fetch.value
     }
 
-    private func install(_ fetched: [String: VerificationKey]) {
+    private func install(_ fetched: JWKSet) {
         keys = fetched
         lastFetch = clock.now()
-    }
-
-    /// The signing keys of a JWK Set: RSA and P-256 keys with a `kid`, whose `use` (if any) is `sig`.
-    static func keys(from jwks: JSONValue) -> [String: VerificationKey] {
-        var fetched: [String: VerificationKey] = [:]
-        for jwk in jwks["keys"]?.arrayValue ?? [] {
-            guard let keyID = jwk["kid"]?.stringValue else { continue }
-            if let use = jwk["use"], use.stringValue != "sig" { continue }
-            if let operations = jwk["key_ops"], operations.arrayValue?.contains(.string("verify")) != true {
-                continue
-            }
-            let algorithm = jwk["alg"].map { $0.stringValue ?? "" }
-            switch jwk["kty"]?.stringValue {
-            case "RSA":
-                guard let modulus = jwk["n"]?.stringValue.flatMap(Base64URL.decode),
-                    let exponent = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
-                    let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent)
-                else { continue }
-                fetched[keyID] = VerificationKey(material: .rsa(key), algorithm: algorithm)
-            case "EC" where jwk["crv"]?.stringValue == "P-256":
-                guard let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
-                    let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
-                    let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
-                else { continue }
-                fetched[keyID] = VerificationKey(material: .p256(key), algorithm: algorithm)
-            default:
-                continue
-            }
-        }
-        return fetched
     }
 
     static func invalid(_ reason: String) -> MendError {

@@ -117,7 +117,7 @@ public final class LoginBackend: Sendable {
                     "database": .string(location.redactedDescription),
                     "migrations_applied": .string(applied.map(String.init).joined(separator: ",")),
                 ])
-            let signer = try await SessionSigner(
+            let signer = try SessionSigner(
                 configuration: configuration.sessions.signingKeys, issuer: configuration.sessions.issuer,
                 audience: configuration.accessTokenAudience,
                 cacheCapacity: configuration.sessions.verifiedTokenCacheSize)

@@ -3,8 +3,8 @@ public import Foundation
 import HTTPTypes
 import MendCore
 import MendHTTP
+import MendJOSE
 import MendLogin
-import MendRecording
 
 /// What the server needs to call Apple's token and revocation endpoints for the app: the client secret Apple asks
 /// for is an ES256 JWT the server signs with the team's key (`iss` the team, `sub` the client id, `aud` the issuer,
@@ -40,11 +40,11 @@ public struct AppleClientCredentials: Sendable, Hashable {
     func clientSecret(clientID: String, audience: String, now: Date) throws -> String {
         let key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM.value)
         let issuedAt = Int(now.timeIntervalSince1970)
-        let claims = JSONValue.object([
+        let claims: [String: JSONValue] = [
             "iss": .string(teamID), "iat": .int(issuedAt), "exp": .int(issuedAt + 300), "aud": .string(audience),
             "sub": .string(clientID),
-        ])
-        return try JWSKey.es256(key).sign(header: ["kid": .string(keyID)], claims: claims)
+        ]
+        return try JWSSigner.sign(claims: claims, with: SoftwareSigningKey.es256(key), keyID: keyID, type: nil)
     }
 }
 

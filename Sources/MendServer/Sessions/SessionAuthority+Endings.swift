@@ -156,7 +156,8 @@ extension SessionAuthority {
     }
 
     private func sessionNamed(byAccessToken token: String) async throws -> String? {
-        guard token.utf8.count <= 8192, case .success(let claims) = signer.verifyIgnoringExpiry(token),
+        guard token.utf8.count <= 8192,
+            case .success(let claims) = signer.verifyIgnoringExpiry(token, now: clock.now()),
             let session = try await records.session(id: claims.sessionID), session.userID == claims.subject
         else { return nil }
         return session.id

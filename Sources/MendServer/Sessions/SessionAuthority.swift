@@ -103,7 +103,7 @@ struct SessionAuthority: BackendPart {
     func accessToken(user: UserRecord, session: SessionRecord) async throws -> SignedAccessToken {
         let current = now
         let expiresAt = min(current + accessLifetime, session.createdAt + maximumLifetime)
-        let token = try await signer.sign(
+        let token = try signer.sign(
             AccessTokenClaims(
                 issuer: settings.issuer, audience: audience, subject: user.id,
                 sessionID: session.id,
