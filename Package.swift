@@ -258,7 +258,7 @@ let package = Package(
             dependencies: [
                 // The error spaces it emulates and lists: Graph, GraphQL, REST (MendHTTP), login and session.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendServing", "MendRecording",
-                "MendJOSE",
+                "MendJOSE", "MendDPoPCheck",
                 // The headless consent browser's failures, classified as the app's own requests' are.
                 "MendHTTPAsyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -273,6 +273,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The servers' side of DPoP (RFC 9449): the check of a proof (mend-server's, the emulator's issuers'). A module
+        // of its own so that no client module links a proof check (the dependency check says so).
+        .target(name: "MendDPoPCheck", dependencies: ["MendCore", "MendJOSE"]),
         .target(
             name: "MendSignedRequest",
             dependencies: ["MendCore", .product(name: "Crypto", package: "swift-crypto")]
@@ -282,7 +285,7 @@ let package = Package(
             dependencies: [
                 // MendLogin: the login and session error spaces it answers with.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
-                "MendServing", "MendRecording", "MendTelemetry", "MendJOSE",
+                "MendServing", "MendRecording", "MendTelemetry", "MendJOSE", "MendDPoPCheck",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -374,6 +377,8 @@ let package = Package(
             name: "MendServerBenchmark",
             dependencies: [
                 "MendServer", "MendTesting", "MendClientTesting", "MendEmulator", "MendServing", "MendLogin",
+                "MendJOSE",
+                "MendDPoPCheck",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -411,10 +416,19 @@ let package = Package(
             name: "MendCoreTests",
             dependencies: ["MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin", "MendClientTesting"]
         ),
+        // Tokens built by hand, byte for byte, with swift-crypto and not MendJOSE: the tests' outside view of every
+        // surface that verifies a JWS (a target of the tests, not under Sources/: nothing in the product signs this way).
+        .target(
+            name: "MendHandMadeTokens",
+            dependencies: ["MendCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/HandMadeTokens"
+        ),
         // MendJOSE's rules and the RFCs' own examples: MendJOSE and MendCore only.
         .testTarget(
             name: "MendJOSETests",
-            dependencies: ["MendJOSE", "MendCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "MendJOSE", "MendCore", "MendHandMadeTokens", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "MendHTTPTests",
@@ -443,7 +457,7 @@ let package = Package(
         .testTarget(
             name: "MendLoginTests",
             dependencies: [
-                "MendLogin", "MendFacebook", "MendClientTesting",
+                "MendLogin", "MendFacebook", "MendClientTesting", "MendJOSE",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -485,7 +499,7 @@ let package = Package(
             name: "MendLoginIntegrationTests",
             dependencies: [
                 "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
-                "MendGraphAPI", "MendSignedRequest", "MendTelemetry",
+                "MendGraphAPI", "MendSignedRequest", "MendTelemetry", "MendJOSE", "MendHandMadeTokens",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -536,7 +550,7 @@ let package = Package(
             dependencies: [
                 "MendLogin", "MendFacebook", "MendGraphAPI",
                 "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
-                "MendSignedRequest", "MendRecording",
+                "MendSignedRequest", "MendRecording", "MendJOSE", "MendDPoPCheck", "MendHandMadeTokens",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -21,7 +21,11 @@ import json
 import subprocess
 import sys
 
-FORBIDDEN_TARGETS = {"MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendServing", "MendTesting"}
+FORBIDDEN_TARGETS = {
+    "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient", "MendServing", "MendTesting",
+    # The servers' DPoP proof check: a client makes proofs (MendJOSE), it never checks them.
+    "MendDPoPCheck",
+}
 FORBIDDEN_PACKAGES = {"swift-nio", "hummingbird", "async-http-client"}
 CRYPTO = {"swift-crypto", "swift-asn1"}  # swift-asn1 comes with swift-crypto's _CryptoExtras
 # Each client module: the packages it may use, and the Mend modules it must not reach besides the server side.
@@ -50,7 +54,9 @@ CLIENT_TEST_TARGETS = [
     "MendClientTesting", "MendCoreTests", "MendJOSETests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
     "MendRecordingTests", "MendTelemetryTests",
 ]
-SERVER_TARGETS = {"MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest"}
+SERVER_TARGETS = {
+    "MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest", "MendDPoPCheck",
+}
 SERVER_PACKAGES = {
     "hummingbird", "postgres-kit", "sqlite-kit", "sql-kit", "jwt-kit", "graphiti", "graphql",
 }

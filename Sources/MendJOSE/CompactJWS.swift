@@ -25,9 +25,7 @@ package struct JWSHeader: Sendable {
     /// Reads a header's members.
     package init(members: [String: JSONValue]) throws(JOSEError) {
         guard case .string(let alg)? = members["alg"] else { throw .header("its header names no algorithm (alg)") }
-        guard let algorithm = JWSAlgorithm(headerValue: alg) else {
-            throw .header("its algorithm is not one Mend accepts")
-        }
+        guard let algorithm = JWSAlgorithm(headerValue: alg) else { throw JOSEError.unsupportedAlgorithm }
         guard members["crit"] == nil else {
             throw .header("its header has crit, naming extensions Mend does not understand")
         }

@@ -40,4 +40,6 @@ package struct JOSEError: Error, Sendable, Hashable, CustomStringConvertible {
     static func key(_ reason: String) -> JOSEError { JOSEError(.key, reason) }
     package static func claim(_ reason: String) -> JOSEError { JOSEError(.claim, reason) }
     static let badSignature = JOSEError(.signature, "its signature does not verify")
+    /// The header's `alg` is none of ``JWSAlgorithm``'s (`none`, HMAC, …).
+    package static let unsupportedAlgorithm = JOSEError(.header, "its algorithm is not one Mend accepts")
 }

@@ -13,7 +13,7 @@ package enum JWK {
     /// not a point on it; `use` other than `sig`; `key_ops` without `verify`; `alg` other than the one algorithm of
     /// the key's type; a `kid` that is not a string.
     package static func publicKey(_ members: [String: JSONValue]) throws(JOSEError) -> JWSPublicKey {
-        for name in ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] where members[name] != nil {
+        for name in privateMembers where members[name] != nil {
             throw .key("the JWK holds a private or symmetric key")
         }
         var keyID: String?
@@ -58,6 +58,16 @@ package enum JWK {
             throw .key("the JWK's alg is not its key type's algorithm")
         }
         return key
+    }
+
+    /// The members that only a private or symmetric key has.
+    private static let privateMembers = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
+
+    /// Whether `members` are exactly the required members of an EC P-256 key (`kty`, `crv`, `x`, `y`, nothing else):
+    /// the JWK a DPoP proof of Mend's clients carries, which a verifier may cache by its coordinates.
+    package static func isBareP256(_ members: [String: JSONValue]) -> Bool {
+        members.count == 4 && members["kty"] == .string("EC") && members["crv"] == .string("P-256")
+            && members["x"] != nil && members["y"] != nil
     }
 
     /// The bytes of a base64url member: canonical (no padding, one spelling), of `bytes` length when given.

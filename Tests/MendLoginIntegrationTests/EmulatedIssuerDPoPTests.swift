@@ -1,9 +1,11 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import MendCore
 import MendEmulator
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendHandMadeTokens
 import MendLogin
 import MendTesting
 import Testing
@@ -178,6 +180,33 @@ struct EmulatedIssuerDPoPTests {
             #expect(wrong.status == .badRequest)
             #expect(String(decoding: wrong.body, as: UTF8.self).contains("invalid_dpop_proof"))
             #expect(try await stack.credentials.refresh().proofKey == key, "the refresh token was not spent")
+        }
+    }
+
+    @Test("The issuer refuses a proof built by hand with crit, or with = padding, and accepts it without")
+    func criticalAndPadding() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            let key = try P256.Signing.PrivateKey(rawRepresentation: try #require(session.proofKey).material)
+            let access = session.accessToken.tokenString
+            func proof(extraHeader: String = "", padded: Bool = false) throws -> String {
+                let header =
+                    #"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(HandMadeJWS.jwk(of: key.publicKey))\#(extraHeader)}"#
+                let ath = Base64URL.encode(Array(SHA256.hash(data: Data(access.utf8))))
+                let claims =
+                    #"{"jti":"\#(UUID().uuidString)","htm":"GET","htu":"\#(emulator.url("/google/v1/userinfo").absoluteString)","iat":\#(Int(Date().timeIntervalSince1970)),"ath":"\#(ath)"}"#
+                return try HandMadeJWS.es256(header: header, claims: claims, key: key) + (padded ? "==" : "")
+            }
+            func status(_ proof: String) async -> HTTPResponse.Status {
+                await Self.send(
+                    emulator, .get, "/google/v1/userinfo",
+                    headers: [.authorization: "DPoP \(access)", HTTPField.Name("DPoP")!: proof]
+                ).status
+            }
+            #expect(await status(try proof()) == .ok)
+            #expect(await status(try proof(extraHeader: #","crit":["urn:x"],"urn:x":1"#)) == .unauthorized)
+            #expect(await status(try proof(padded: true)) == .unauthorized)
         }
     }
 

@@ -5,6 +5,7 @@ import MendEmulator
 import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendHandMadeTokens
 import MendTesting
 import Testing
 
@@ -33,18 +34,13 @@ private struct TestKey: Sendable {
     /// A signed ES256 token with `claims`, its header naming `kid` (this key's id unless given).
     func token(_ claims: [String: JSONValue], kid: String? = nil) throws -> String {
         let header = JSONValue.object(["alg": .string("ES256"), "typ": .string("JWT"), "kid": .string(kid ?? keyID)])
-        let input =
-            Base64URL.encode(Array(header.jsonText().utf8)) + "."
-            + Base64URL.encode(Array(JSONValue.object(claims).jsonText().utf8))
-        let signature = try privateKey.signature(for: Data(input.utf8))
-        return input + "." + Base64URL.encode(signature.rawRepresentation)
+        return try HandMadeJWS.es256(
+            header: header.jsonText(), claims: JSONValue.object(claims).jsonText(), key: privateKey)
     }
 
     /// A token of raw header and claims text, signed: for what a JSON value cannot write (a member twice).
     func token(header: String, claims: String) throws -> String {
-        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        let signature = try privateKey.signature(for: Data(input.utf8))
-        return input + "." + Base64URL.encode(signature.rawRepresentation)
+        try HandMadeJWS.es256(header: header, claims: claims, key: privateKey)
     }
 }
 

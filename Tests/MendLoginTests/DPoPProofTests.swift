@@ -4,6 +4,7 @@ import MendClientTesting
 import MendCore
 import Testing
 
+@testable import MendJOSE
 @testable import MendLogin
 
 /// DPoP proofs (RFC 9449 §4) and the keys that sign them, checked against values two outside libraries computed.
@@ -25,16 +26,17 @@ struct DPoPProofTests {
     @Test("The public key and its RFC 7638 thumbprint are what pydpop and joserfc compute for the same key")
     func thumbprintMatchesOutsideLibraries() {
         // pydpop.public_jwk / pydpop.jwk_thumbprint and joserfc's ECKey.thumbprint() for the scalar 0x0c…0c.
-        let signer = SoftwareProofSigner(key: Self.fixedKey)
-        #expect(signer.publicKey.x == "Qq2XHQN9GrK-384_F_l9utEgXqfMdaBP9YLdylagvzg")
-        #expect(signer.publicKey.y == "H9ul5SQtUc52DyfAPhI3nYNy2cHJz5uqsdVYsRfHuQE")
-        #expect(signer.publicKey.thumbprint == "MoyxGI8SeN7EXjC6tUL_eTj7B2p8PDZYQx7XEV9I1mA")
+        let signer = SoftwareSigningKey.es256(Self.fixedKey)
+        let jwk = JWK.requiredMembers(of: signer.publicKey)
+        #expect(jwk["x"] == .string("Qq2XHQN9GrK-384_F_l9utEgXqfMdaBP9YLdylagvzg"))
+        #expect(jwk["y"] == .string("H9ul5SQtUc52DyfAPhI3nYNy2cHJz5uqsdVYsRfHuQE"))
+        #expect(JWK.thumbprint(of: signer.publicKey) == "MoyxGI8SeN7EXjC6tUL_eTj7B2p8PDZYQx7XEV9I1mA")
     }
 
     @Test(
         "A proof carries typ, ES256, the public jwk, htm, htu, iat, jti, ath and the nonce, and its signature verifies")
     func proofHasEveryClaim() throws {
-        let signer = SoftwareProofSigner(key: Self.fixedKey)
+        let signer = SoftwareSigningKey.es256(Self.fixedKey)
         let url = try #require(URL(string: "https://API.example.com/v1/session/refresh?x=1#top"))
         let proof = try DPoPProof(
             signer: signer, method: "post", url: url, accessToken: "eyJ.access.token", nonce: "n-\"quoted\"/1",
@@ -43,7 +45,8 @@ struct DPoPProofTests {
         #expect(header["typ"] as? String == "dpop+jwt")
         #expect(header["alg"] as? String == "ES256")
         let jwk = try #require(header["jwk"] as? [String: String])
-        #expect(jwk == ["kty": "EC", "crv": "P-256", "x": signer.publicKey.x, "y": signer.publicKey.y])
+        let required = JWK.requiredMembers(of: signer.publicKey)
+        #expect(jwk == ["kty": "EC", "crv": "P-256", "x": required["x"]?.stringValue, "y": required["y"]?.stringValue])
         #expect(claims["htm"] as? String == "POST")
         #expect(claims["htu"] as? String == "https://api.example.com/v1/session/refresh")
         #expect(claims["iat"] as? Int == 1_800_000_000)
@@ -58,7 +61,7 @@ struct DPoPProofTests {
 
     @Test("Without an access token or a nonce, the proof has no ath and no nonce; every proof has its own jti")
     func optionalClaimsAndFreshIDs() throws {
-        let signer = SoftwareProofSigner(key: Self.fixedKey)
+        let signer = SoftwareSigningKey.es256(Self.fixedKey)
         let url = try #require(URL(string: "http://127.0.0.1:8080/v1/login/code"))
         let first = try DPoPProof(
             signer: signer, method: "POST", url: url, accessToken: nil, nonce: nil, issuedAt: Date())
@@ -90,7 +93,7 @@ struct DPoPProofTests {
         let decoded = try JSONDecoder().decode(ProofKey.self, from: try JSONEncoder().encode(key))
         #expect(decoded == key)
         let signer = try keys.signer(for: decoded)
-        #expect(signer.publicKey.thumbprint == key.thumbprint)
+        #expect(JWK.thumbprint(of: signer.publicKey) == key.thumbprint)
         #expect(try keys.makeKey().thumbprint != key.thumbprint)
     }
 

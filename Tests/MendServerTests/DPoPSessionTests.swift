@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendHTTP
+import MendJOSE
 import MendLogin
 import MendTesting
 import Testing
@@ -12,7 +13,7 @@ import Testing
 /// server can be tried with a proof that is wrong in one way.
 struct ProvingClient: Sendable {
     let server: ServerClient
-    let signer: any ProofSigner
+    let signer: any JWSSigningBackend
     let key: ProofKey
     /// The base of the URLs proofs name: the server's public URL.
     var publicURL: URL
@@ -24,7 +25,7 @@ struct ProvingClient: Sendable {
         publicURL = baseURL
     }
 
-    init(server: ServerClient, key: ProofKey, signer: any ProofSigner, publicURL: URL) {
+    init(server: ServerClient, key: ProofKey, signer: any JWSSigningBackend, publicURL: URL) {
         self.server = server
         self.key = key
         self.signer = signer
@@ -34,7 +35,7 @@ struct ProvingClient: Sendable {
     /// A proof of `method` to `path` (on this server) presenting `accessToken`, made at `time`.
     func proof(
         _ method: String, _ path: String, accessToken: String? = nil, nonce: String? = nil, time: Date = Date(),
-        signer: (any ProofSigner)? = nil
+        signer: (any JWSSigningBackend)? = nil
     ) throws -> String {
         try DPoPProof(
             signer: signer ?? self.signer, method: method, url: URL(string: publicURL.absoluteString + path)!,

@@ -6,6 +6,8 @@ import MendHTTP
 import MendTesting
 import Testing
 
+@testable import MendDPoPCheck
+@testable import MendJOSE
 @testable import MendLogin
 @testable import MendServer
 
@@ -50,7 +52,7 @@ struct DPoPVerifierTests {
     @Test("A proof Mend's client makes verifies, and names its key's thumbprint")
     func clientProofVerifies() throws {
         let proof = try DPoPProof(
-            signer: SoftwareProofSigner(key: Self.key), method: "POST",
+            signer: SoftwareSigningKey.es256(Self.key), method: "POST",
             url: try #require(URL(string: "http://127.0.0.1:8080/v1/session/refresh?x=1")), accessToken: Self.token,
             nonce: nil, issuedAt: Date(timeIntervalSince1970: TimeInterval(Self.now)))
         let verified = try Self.verify(proof.jwt)

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendHTTP
+import MendHandMadeTokens
 import MendLogin
 import MendTesting
 import Testing
@@ -18,14 +19,14 @@ struct SessionTokenStandardsTests {
         let key = stack.server.backend.configuration.sessions.signingKeys[0]
         let raw = try #require(Base64URL.decode(key.privateKey.value))
         let header = header ?? #"{"alg":"\#(key.algorithm.rawValue)","kid":"\#(key.keyID)","typ":"JWT"}"#
-        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        let signature: Data =
-            switch key.algorithm {
-            case .eddsa: try Curve25519.Signing.PrivateKey(rawRepresentation: raw).signature(for: Data(input.utf8))
-            case .es256:
-                try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: Data(input.utf8)).rawRepresentation
-            }
-        return input + "." + Base64URL.encode(signature)
+        return switch key.algorithm {
+        case .eddsa:
+            try HandMadeJWS.edDSA(
+                header: header, claims: claims, key: try Curve25519.Signing.PrivateKey(rawRepresentation: raw))
+        case .es256:
+            try HandMadeJWS.es256(
+                header: header, claims: claims, key: try P256.Signing.PrivateKey(rawRepresentation: raw))
+        }
     }
 
     /// The claims of a token for `session`'s user and session at the stack's time, `sub` and the times as given.

@@ -1,7 +1,9 @@
 public import Foundation
 import HTTPTypes
 import MendCore
+import MendDPoPCheck
 import MendHTTP
+import MendJOSE
 import MendLogin
 
 /// The emulated issuers' DPoP (RFC 9449), as an authorization server and a resource server that speak it (Auth0,

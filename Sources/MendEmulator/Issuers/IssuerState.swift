@@ -1,6 +1,7 @@
 public import Foundation
 import HTTPTypes
 import MendCore
+import MendDPoPCheck
 import MendLogin
 
 /// The emulated OpenID Connect issuers (Apple, Google): their keys, the consents waiting for a user, their codes,

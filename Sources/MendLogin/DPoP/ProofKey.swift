@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 package import MendCore
 package import MendHTTP
+package import MendJOSE
 
 /// The key a DPoP-bound session proves possession with (RFC 9449): a P-256 key (ES256).
 ///
@@ -47,40 +48,9 @@ public struct ProofKey: Sendable, Hashable, Codable, CustomStringConvertible, Cu
     public var debugDescription: String { description }
 }
 
-/// A public key as a DPoP proof carries it (`jwk`): an EC P-256 key, its coordinates base64url-encoded.
-package struct ProofPublicKey: Sendable, Hashable {
-    /// The x coordinate, base64url (32 bytes).
-    package var x: String
-    /// The y coordinate, base64url (32 bytes).
-    package var y: String
-
-    package init(x: String, y: String) {
-        self.x = x
-        self.y = y
-    }
-
-    /// The key's coordinates, from its raw (x ‖ y, 64 bytes) representation.
-    package init(raw: Data) {
-        precondition(raw.count == 64, "a P-256 public key's raw representation is 64 bytes")
-        x = Base64URL.encode(raw.prefix(32))
-        y = Base64URL.encode(raw.suffix(32))
-    }
-
-    /// The JWK members in the lexicographic order RFC 7638 hashes them in, with nothing else: the `jwk` of a proof
-    /// and the input of its thumbprint.
-    package var canonicalJSON: String { #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"# }
-
-    /// The RFC 7638 thumbprint: base64url(SHA-256(canonical JWK)).
-    package var thumbprint: String { Base64URL.encode(Data(SHA256.hash(data: Data(canonicalJSON.utf8)))) }
-}
-
-/// What signs a DPoP proof: the private half of a ``ProofKey``.
-package protocol ProofSigner: Sendable {
-    /// The public key the proofs carry.
-    var publicKey: ProofPublicKey { get }
-    /// An ES256 signature of `message`: r ‖ s, 64 bytes (JWS, RFC 7518 §3.4).
-    func signature(for message: Data) throws -> Data
-}
+/// What signs a DPoP proof: MendJOSE's key-backend seam (``JWSSigningBackend``), an ES256 key — in memory, or in the
+/// Secure Enclave.
+package typealias ProofSigner = JWSSigningBackend
 
 /// The key-store seam of DPoP: it makes a session's key at login and turns a stored ``ProofKey`` back into a signer.
 ///
@@ -90,7 +60,7 @@ package protocol ProofKeyFactory: Sendable {
     /// A new key for a new session.
     func makeKey() throws -> ProofKey
     /// The signer of a stored key.
-    func signer(for key: ProofKey) throws -> any ProofSigner
+    func signer(for key: ProofKey) throws -> any JWSSigningBackend
 }
 
 extension ProofKeyFactory {
@@ -122,7 +92,7 @@ package enum ProofKeyring {
 
     /// The signer of a stored key, by the store its kind names; ``ProofKeyUnavailable`` when this device cannot use
     /// it.
-    package static func signer(for key: ProofKey) throws -> any ProofSigner {
+    package static func signer(for key: ProofKey) throws -> any JWSSigningBackend {
         switch key.kind {
         case .software: return try SoftwareProofKeys().signer(for: key)
         case .secureEnclave:
@@ -141,37 +111,23 @@ package struct SoftwareProofKeys: ProofKeyFactory {
 
     package func makeKey() throws -> ProofKey {
         let key = P256.Signing.PrivateKey()
-        let signer = SoftwareProofSigner(key: key)
-        return ProofKey(kind: .software, material: key.rawRepresentation, thumbprint: signer.publicKey.thumbprint)
+        return ProofKey(
+            kind: .software, material: key.rawRepresentation,
+            thumbprint: JWK.thumbprint(of: JWSPublicKey(.p256(key.publicKey))))
     }
 
-    package func signer(for key: ProofKey) throws -> any ProofSigner {
+    package func signer(for key: ProofKey) throws -> any JWSSigningBackend {
         guard key.kind == .software else {
             throw ProofKeyUnavailable(reason: "a \(key.kind.rawValue) key cannot be used on this device")
         }
         guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: key.material) else {
             throw ProofKeyUnavailable(reason: "the stored key is not a P-256 private key")
         }
-        let signer = SoftwareProofSigner(key: privateKey)
-        guard signer.publicKey.thumbprint == key.thumbprint else {
+        let signer = SoftwareSigningKey.es256(privateKey)
+        guard JWK.thumbprint(of: signer.publicKey) == key.thumbprint else {
             throw ProofKeyUnavailable(reason: "the stored key does not match its thumbprint")
         }
         return signer
-    }
-}
-
-/// A software P-256 key's signer.
-package struct SoftwareProofSigner: ProofSigner {
-    let key: P256.Signing.PrivateKey
-    package let publicKey: ProofPublicKey
-
-    init(key: P256.Signing.PrivateKey) {
-        self.key = key
-        self.publicKey = ProofPublicKey(raw: key.publicKey.rawRepresentation)
-    }
-
-    package func signature(for message: Data) throws -> Data {
-        try key.signature(for: message).rawRepresentation
     }
 }
 

@@ -1,6 +1,7 @@
 #if canImport(CryptoKit) && canImport(Security) && !os(Linux)
     import CryptoKit
     import Foundation
+    import MendJOSE
 
     // Apple-only, and not built on the Linux machines Mend is developed and tested on: this file is small on purpose. Its
     // contract is `ProofKeyFactory`'s, which `SoftwareProofKeys` implements and the tests exercise on every platform; the
@@ -16,11 +17,12 @@
 
         package func makeKey() throws -> ProofKey {
             let key = try SecureEnclave.P256.Signing.PrivateKey()
-            let publicKey = ProofPublicKey(raw: key.publicKey.rawRepresentation)
-            return ProofKey(kind: .secureEnclave, material: key.dataRepresentation, thumbprint: publicKey.thumbprint)
+            return ProofKey(
+                kind: .secureEnclave, material: key.dataRepresentation,
+                thumbprint: JWK.thumbprint(of: EnclaveProofSigner(key: key).publicKey))
         }
 
-        package func signer(for key: ProofKey) throws -> any ProofSigner {
+        package func signer(for key: ProofKey) throws -> any JWSSigningBackend {
             guard key.kind == .secureEnclave else {
                 throw ProofKeyUnavailable(reason: "a \(key.kind.rawValue) key is not a Secure Enclave key")
             }
@@ -30,23 +32,24 @@
                 throw ProofKeyUnavailable(reason: "the Secure Enclave key belongs to another device, or is gone")
             }
             let signer = EnclaveProofSigner(key: privateKey)
-            guard signer.publicKey.thumbprint == key.thumbprint else {
+            guard JWK.thumbprint(of: signer.publicKey) == key.thumbprint else {
                 throw ProofKeyUnavailable(reason: "the stored key does not match its thumbprint")
             }
             return signer
         }
     }
 
-    /// A Secure Enclave key's signer.
-    struct EnclaveProofSigner: ProofSigner {
+    /// A Secure Enclave key's signer: MendJOSE's key-backend seam, the private key never in memory.
+    struct EnclaveProofSigner: JWSSigningBackend {
         let key: SecureEnclave.P256.Signing.PrivateKey
-        let publicKey: ProofPublicKey
 
-        init(key: SecureEnclave.P256.Signing.PrivateKey) {
-            self.key = key
-            self.publicKey = ProofPublicKey(raw: key.publicKey.rawRepresentation)
+        var algorithm: JWSAlgorithm { .es256 }
+
+        /// The enclave key's public half (CryptoKit's P-256 public key, the type swift-crypto re-exports there).
+        var publicKey: JWSPublicKey { JWSPublicKey(.p256(key.publicKey)) }
+
+        func signature(for signingInput: [UInt8]) throws -> [UInt8] {
+            Array(try key.signature(for: signingInput).rawRepresentation)
         }
-
-        func signature(for message: Data) throws -> Data { try key.signature(for: message).rawRepresentation }
     }
 #endif

@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
 import MendCore
+import MendDPoPCheck
 import MendHTTP
+import MendJOSE
 import MendLogin
 
 /// What a session check sees of a request: its header fields, its method, and the public URL it was sent to — the

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MendCore
+import MendDPoPCheck
 import MendHTTP
 import MendLogin
 import Tracing

@@ -95,13 +95,14 @@ struct SessionAuthority: BackendPart {
             throw ServerFailure.sessionEnded(.userDeleted)
         }
         return IssuedSession(
-            sessionID: session.id, accessToken: try await accessToken(user: user, session: session),
+            sessionID: session.id, accessToken: try accessToken(user: user, session: session, at: current),
             refreshToken: refreshToken, refreshExpiresIn: Int(expiresAt - current), user: user,
             proofKey: session.proofKey)
     }
 
-    func accessToken(user: UserRecord, session: SessionRecord) async throws -> SignedAccessToken {
-        let current = now
+    /// A new access token for `session` at `current` (the same second as the rest of the answer: `expires_in` and
+    /// `refresh_expires_in` of one answer are counted from one reading of the clock).
+    func accessToken(user: UserRecord, session: SessionRecord, at current: Int64) throws -> SignedAccessToken {
         let expiresAt = min(current + accessLifetime, session.createdAt + maximumLifetime)
         let token = try signer.sign(
             AccessTokenClaims(
@@ -273,9 +274,10 @@ struct SessionAuthority: BackendPart {
     ) async throws -> IssuedSession {
         var scoped = session
         scoped.scopes = user.grantedScopes
+        let current = now
         return IssuedSession(
-            sessionID: session.id, accessToken: try await accessToken(user: user, session: scoped),
-            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - now)), user: user,
+            sessionID: session.id, accessToken: try accessToken(user: user, session: scoped, at: current),
+            refreshToken: refreshToken, refreshExpiresIn: Int(max(0, refreshExpiresAt - current)), user: user,
             proofKey: session.proofKey)
     }
 }

@@ -14,11 +14,8 @@ struct SessionSigner: Sendable {
     /// The key that signs.
     private let signingKey: SoftwareSigningKey
     let signingKeyID: String
-    /// The public keys that verify, by `kid`.
-    let verifyingKeys: [String: JWSPublicKey]
-    /// The exact header segment this server's signer writes for each key, with the key: a token of ours skips decoding
-    /// its header (any other header is decoded and checked in full).
-    private let knownHeaders: [(segment: [UInt8], key: JWSPublicKey)]
+    /// The public keys that verify, by `kid` (MendJOSE's verifier of an issuer's own tokens).
+    private let ring: JWSKeyRing
     /// `{"keys": [...]}`: the public keys, signing key first.
     let jwks: JSONValue
     let issuer: String
@@ -31,15 +28,16 @@ struct SessionSigner: Sendable {
     static let timeRule = JWTTimeRule(skew: 60, expiryLeeway: 0)
     /// The longest token accepted, in bytes.
     static let maximumLength = 8192
+    /// The `typ` of a session token's header.
+    static let type = "JWT"
 
     init(
         configuration: [SigningKeyConfiguration], issuer: String, audience: String, cacheCapacity: Int = 0
     ) throws {
         precondition(!configuration.isEmpty, "at least one signing key")
         var signingKeys: [SoftwareSigningKey] = []
-        var verifyingKeys: [String: JWSPublicKey] = [:]
+        var verifyingKeys: [JWSPublicKey] = []
         var published: [JSONValue] = []
-        var knownHeaders: [(segment: [UInt8], key: JWSPublicKey)] = []
         for key in configuration {
             guard let raw = Base64URL.decode(key.privateKey.value) else {
                 throw ConfigurationError("signing key '\(key.keyID)' is not base64url")
@@ -52,15 +50,13 @@ struct SessionSigner: Sendable {
             var verifying = signing.publicKey
             verifying.keyID = key.keyID
             signingKeys.append(signing)
-            verifyingKeys[key.keyID] = verifying
+            verifyingKeys.append(verifying)
             published.append(JWK.publicJSON(of: verifying))
-            let segment = JWSSigner.headerSegment(algorithm: signing.algorithm, keyID: key.keyID, type: "JWT")
-            knownHeaders.append((Array(segment.utf8), verifying))
         }
         self.signingKey = signingKeys[0]
         self.signingKeyID = configuration[0].keyID
-        self.verifyingKeys = verifyingKeys
-        self.knownHeaders = knownHeaders
+        self.ring = JWSKeyRing(
+            keys: verifyingKeys, allowed: .session, maximumLength: Self.maximumLength, type: Self.type)
         self.jwks = JWKSet.document(published)
         self.issuer = issuer
         self.audience = audience
@@ -68,7 +64,7 @@ struct SessionSigner: Sendable {
     }
 
     func sign(_ claims: AccessTokenClaims) throws -> String {
-        try JWSSigner.sign(claims: claims.members, with: signingKey, keyID: signingKeyID, type: "JWT")
+        try JWSSigner.sign(claims: claims.members, with: signingKey, keyID: signingKeyID, type: Self.type)
     }
 
     /// Why an access token was refused.
@@ -117,7 +113,7 @@ struct SessionSigner: Sendable {
     ///
     /// A compact JWS as MendJOSE reads one (three canonical base64url parts, the header's members once, no `crit`);
     /// the header names a known `kid` and exactly that key's algorithm; the signature is checked before the claims are
-    /// read.
+    /// read (``JWSKeyRing``).
     func verifyIgnoringExpiry(_ token: String, now: Date) -> Result<AccessTokenClaims, Rejection> {
         var text = token
         return text.withUTF8 { verifyIgnoringExpiry(bytes: $0, now: now) }
@@ -125,33 +121,16 @@ struct SessionSigner: Sendable {
 
     /// ``verifyIgnoringExpiry(_:now:)`` over the token's bytes.
     private func verifyIgnoringExpiry(bytes: UnsafeBufferPointer<UInt8>, now: Date) -> Verdict {
-        let parts: CompactJWS.Parts
+        let payload: [UInt8]
         do {
-            parts = try CompactJWS.split(bytes, maximumLength: Self.maximumLength)
+            payload = try ring.verify(bytes)
         } catch {
-            return .failure(.malformed)
-        }
-        let headerPart = UnsafeBufferPointer(rebasing: bytes[..<parts.first])
-        let key: JWSPublicKey
-        if let known = knownHeaders.first(where: { $0.segment.elementsEqual(headerPart) }) {
-            key = known.key
-        } else {
-            guard let headerBytes = Base64URL.decodeCanonical(buffer: headerPart) else { return .failure(.malformed) }
-            let header: JWSHeader
-            do {
-                header = try JWSHeader(json: headerBytes)
-            } catch {
-                // Not a header Mend reads (a member twice, crit, b64, an algorithm it never accepts).
-                return .failure(.malformed)
+            switch error.kind {
+            case .malformed, .header: return .failure(.malformed)
+            default: return .failure(.badSignature)
             }
-            guard JWSAlgorithms.session.allowed.contains(header.algorithm), let kid = header.keyID,
-                let named = verifyingKeys[kid], named.algorithm == header.algorithm
-            else { return .failure(.badSignature) }
-            key = named
         }
-        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[..<parts.second])
-        guard key.isValidSignature(parts.signature, for: signingInput) else { return .failure(.badSignature) }
-        guard let claims = AccessTokenClaims(payload: parts.payload), !claims.subject.isEmpty else {
+        guard let claims = AccessTokenClaims(payload: payload), !claims.subject.isEmpty else {
             return .failure(.malformed)
         }
         do {

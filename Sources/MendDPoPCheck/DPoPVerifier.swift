@@ -1,11 +1,14 @@
-import Crypto
 package import Foundation
 import MendCore
+package import MendJOSE
 
-/// Verifies a DPoP proof (RFC 9449 §4.3) for one request: what a bound session's every use must carry.
+/// Verifies a DPoP proof (RFC 9449 §4.3) for one request: what a bound session's every use must carry. The servers'
+/// side of DPoP (mend-server and the emulator): no client module links it.
 ///
-/// The checks, in order: the JWT's three parts; the header's `typ` (`dpop+jwt`), `alg` on the allow-list (ES256) and
-/// `jwk` (an EC P-256 public key, no private member); the signature over the first two parts; the claims' `htm`
+/// The checks, in order: the JWS as MendJOSE reads every JWS (three canonical base64url parts, the header's and the
+/// claims' members each once, no `crit`, no `b64`); the header's `typ` (`dpop+jwt`), `alg` on the allow-list (ES256)
+/// and `jwk` (an EC P-256 public key, no private member, read by MendJOSE's one JWK reader); the signature over the
+/// first two parts; the claims' `htm`
 /// (the request's method), `htu` (the request's public URL, both normalised alike: see `DPoPProof.htu`), `iat` within
 /// the window (`maximumAge` back, `skew` ahead), `jti` (present, at most 128 characters), `ath` (the access token's
 /// SHA-256, when the request presents one) and `nonce` (when one is expected). The replay check of `jti` is the
@@ -74,29 +77,45 @@ package struct DPoPVerifier: Sendable {
         nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
     ) throws(Refusal) -> Verified {
         let requiresNonce = requiresNonce ?? (nonceIsValid != nil)
-        let bytes = Array(proof.utf8)
-        guard bytes.count <= Self.maximumLength else { throw .invalid("the proof is too long") }
-        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2, let headerBytes = Base64URL.decodeBytes(bytes[..<dots[0]]),
-            let claimsBytes = Base64URL.decodeBytes(bytes[(dots[0] + 1)..<dots[1]]),
-            let signature = Base64URL.decodeBytes(bytes[(dots[1] + 1)...]),
-            let header = JSONValue.parseObject(headerBytes), let claims = JSONValue.parseObject(claimsBytes)
-        else { throw .invalid("not a JWT of JSON objects (each member once)") }
-
-        guard header["typ"]?.stringValue == "dpop+jwt" else { throw .invalid("typ is not dpop+jwt") }
-        guard header["alg"]?.stringValue == "ES256" else {
+        let parsed: Result<CompactJWS, JOSEError>
+        var text = proof
+        parsed = text.withUTF8 { bytes in
+            do throws(JOSEError) {
+                return .success(try CompactJWS(bytes: bytes, maximumLength: Self.maximumLength))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let jws: CompactJWS
+        switch parsed {
+        case .success(let parsed): jws = parsed
+        case .failure(let error) where error.kind == .malformed && error.reason.hasPrefix("it is longer"):
+            throw .invalid("the proof is too long")
+        case .failure(let error) where error.kind == .malformed:
+            throw .invalid("not a JWT of JSON objects (each member once)")
+        case .failure(.unsupportedAlgorithm):
+            throw .invalid("alg is not one this server accepts (ES256)")
+        case .failure(let error):
+            throw .invalid(error.reason)
+        }
+        let header = jws.header
+        guard header.type == DPoPProof.type else { throw .invalid("typ is not dpop+jwt") }
+        guard JWSAlgorithms.dpop.allowed.contains(header.algorithm) else {
             throw .invalid("alg is not one this server accepts (ES256)")
         }
-        guard case .object(let jwk)? = header["jwk"], jwk["kty"]?.stringValue == "EC",
-            jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue
+        guard case .object(let jwk)? = header.members["jwk"], jwk["kty"] == .string("EC"),
+            jwk["crv"] == .string("P-256")
         else { throw .invalid("jwk is not an EC P-256 public key") }
         guard jwk["d"] == nil else { throw .invalid("jwk holds a private key") }
-        guard let (key, thumbprint) = keys?.key(x: x, y: y) ?? Self.key(x: x, y: y) else {
+        guard let (key, thumbprint) = keys?.key(jwk) ?? Self.key(jwk) else {
             throw .invalid("jwk is not an EC P-256 public key")
         }
-        guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-            key.isValidSignature(ecdsa, for: Data(bytes[..<dots[1]]))
-        else { throw .invalid("the signature does not verify with its jwk") }
+        let claims: JWTClaims
+        do {
+            claims = try jws.verified(with: key, allowed: .dpop).claims()
+        } catch {
+            throw .invalid(error.kind == .signature ? "the signature does not verify with its jwk" : error.reason)
+        }
 
         guard claims["htm"]?.stringValue == method.uppercased() else {
             throw .invalid("htm is not the request's method")
@@ -104,11 +123,14 @@ package struct DPoPVerifier: Sendable {
         guard let htu = claims["htu"]?.stringValue,
             htu == expected || URL(string: htu).map(DPoPProof.htu) == expected
         else { throw .invalid("htu is not the request's URL") }
-        guard case .int(let seconds)? = claims["iat"] else { throw .invalid("iat is missing or not a number") }
-        let issuedAt = Int64(seconds)
+        guard let times = try? claims.times(), let seconds = times.issuedAt else {
+            throw .invalid("iat is missing or not a number")
+        }
+        let issuedAt = Int64(seconds.rounded(.down))
         let nonceIsFresh = claims["nonce"]?.stringValue.map { nonce in nonceIsValid?(nonce) ?? false } ?? false
         if requiresNonce, !nonceIsFresh { throw .nonceRequired }
-        guard nonceIsFresh || (issuedAt <= now + skew && issuedAt >= now - maximumAge - skew) else {
+        let window = JWTTimeRule(skew: Double(skew), requiresExpiry: false, maximumAge: Double(maximumAge))
+        guard nonceIsFresh || (try? window.check(times, now: Double(now))) != nil else {
             // Without a nonce the window is the only bound on the proof's age; with none to give, refuse.
             guard nonceIsValid != nil else { throw .invalid("iat is outside the accepted window") }
             throw .nonceRequired
@@ -124,30 +146,33 @@ package struct DPoPVerifier: Sendable {
         return Verified(thumbprint: thumbprint, jti: jti, issuedAt: issuedAt, hasNonce: nonceIsFresh)
     }
 
-    /// The key a `jwk`'s coordinates name, and its RFC 7638 thumbprint; `nil` when they are not a P-256 point.
-    static func key(x: String, y: String) -> (P256.Signing.PublicKey, String)? {
-        guard let xBytes = Base64URL.decodeBytes(x.utf8), let yBytes = Base64URL.decodeBytes(y.utf8),
-            xBytes.count == 32, yBytes.count == 32,
-            let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes)
-        else { return nil }
-        return (key, ProofPublicKey(x: x, y: y).thumbprint)
+    /// The key of a proof's `jwk` (MendJOSE's JWK reader), and its RFC 7638 thumbprint; `nil` when it is not a P-256
+    /// public key that may verify.
+    static func key(_ jwk: [String: JSONValue]) -> (JWSPublicKey, String)? {
+        guard let key = try? JWK.publicKey(jwk), key.algorithm == .es256 else { return nil }
+        return (key, JWK.thumbprint(of: key))
     }
 }
 
 /// The public keys of the proofs a verifier saw, by their coordinates: a session proves the same key on every
-/// request, and reading a point and hashing its thumbprint once is enough. Bounded: full, it starts again.
+/// request, and reading a point and hashing its thumbprint once is enough. Only a `jwk` of exactly the four required
+/// members is cached (any other is read in full each time, so that no member escapes the reader's checks). Bounded:
+/// full, it starts again.
 package final class ProofKeyCache: Sendable {
-    private let keys = Locked<[String: (P256.Signing.PublicKey, String)]>([:])
+    private let keys = Locked<[String: (JWSPublicKey, String)]>([:])
     let capacity: Int
 
     /// A cache of at most `capacity` keys.
     package init(capacity: Int = 10_000) { self.capacity = max(1, capacity) }
 
-    /// The key of `x` and `y` (and its thumbprint), read once.
-    func key(x: String, y: String) -> (P256.Signing.PublicKey, String)? {
+    /// The key of `jwk` (and its thumbprint), read once.
+    func key(_ jwk: [String: JSONValue]) -> (JWSPublicKey, String)? {
+        guard JWK.isBareP256(jwk), case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"] else {
+            return DPoPVerifier.key(jwk)
+        }
         let id = x + "." + y
         if let known = keys.withLock({ $0[id] }) { return known }
-        guard let read = DPoPVerifier.key(x: x, y: y) else { return nil }
+        guard let read = DPoPVerifier.key(jwk) else { return nil }
         keys.withLock { keys in
             if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
             keys[id] = read
