@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "MendLogin", package: "Mend"),
                 .product(name: "MendRecording", package: "Mend"),
                 .product(name: "MendSignedRequest", package: "Mend"),
+                .product(name: "MendJOSE", package: "Mend"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -382,5 +382,35 @@ def har_redaction_seeds():
 
 har_redaction_seeds()
 
+# --- jws -----------------------------------------------------------------------------------------------------------
+# MendJOSE's compact JWS reader: tokens of the fixed key the harness signs with (Ed25519, seed 32 × 0x2A; JOSEFuzzing),
+# the RFC 8037 A.4 example, and one token for each rule the reader keeps (alg none, HMAC, crit, b64, a member twice,
+# padding, a second spelling, JWE's five parts, two parts).
+def jws_seeds():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    key = Ed25519PrivateKey.from_private_bytes(bytes([0x2A]) * 32)
+
+    def signed(header, payload):
+        head = b64url(header.encode()) + "." + b64url(payload.encode())
+        return head + "." + b64url(key.sign(head.encode()))
+
+    claims = '{"iss":"mend","sub":"u","iat":1800000000,"exp":1800000900}'
+    write("jws", "fixed-key", signed('{"alg":"EdDSA","kid":"fuzz","typ":"JWT"}', claims))
+    write("jws", "fixed-key-string-time", signed('{"alg":"EdDSA"}', '{"exp":"1800000900"}'))
+    write("jws", "rfc8037-a4", "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc."
+          "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg")
+    write("jws", "alg-none", b64url(b'{"alg":"none"}') + "." + b64url(claims.encode()) + ".")
+    write("jws", "hmac", signed('{"alg":"HS256"}', claims))
+    write("jws", "crit", signed('{"alg":"EdDSA","crit":["exp"],"exp":1}', claims))
+    write("jws", "b64", signed('{"alg":"EdDSA","b64":false,"crit":["b64"]}', claims))
+    write("jws", "member-twice", signed('{"alg":"EdDSA"}', '{"sub":"a","sub":"b"}'))
+    write("jws", "padded", signed('{"alg":"EdDSA"}', claims) + "==")
+    token = signed('{"alg":"EdDSA"}', claims)
+    write("jws", "jwe-five-parts", token + "." + token.split(".")[1] + ".x")
+    write("jws", "two-parts", ".".join(token.split(".")[:2]))
+
+
+jws_seeds()
+
 print("seeds:", {target: len(os.listdir(os.path.join(CORPUS, target))) for target in sorted(os.listdir(CORPUS))
                  if os.path.isdir(os.path.join(CORPUS, target))})

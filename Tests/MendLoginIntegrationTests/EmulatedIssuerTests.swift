@@ -277,12 +277,7 @@ struct EmulatedIssuerTests {
                     emulator, clientID: client, claims: { claims($0, $1, exp: "\"\($0 + 3600)\"") }),
             ]
             for (index, secret) in ([accepted] + refused).enumerated() {
-                let answer = await emulator.emulator.handle(
-                    EmulatorRequest(
-                        method: .post, target: "/_emulator/issuers/apple/native",
-                        headers: [.contentType: "application/json"],
-                        body: Data(#"{"nonce":"n"}"#.utf8), baseURL: emulator.baseURL.absoluteString))
-                let code = try #require(answer.json?["authorization_code"]?.stringValue)
+                let code = try await Self.appleNativeCode(emulator, nonce: "n")
                 let reply = await Self.send(
                     emulator, .post, "/apple/auth/token",
                     form: [
@@ -298,15 +293,20 @@ struct EmulatedIssuerTests {
         }
     }
 
+    /// An authorization code of a native Sign in with Apple (the emulator's control API), for `nonce`.
+    static func appleNativeCode(_ emulator: RunningEmulator, nonce: String) async throws -> String {
+        let answer = await emulator.emulator.handle(
+            EmulatorRequest(
+                method: .post, target: "/_emulator/issuers/apple/native",
+                headers: [.contentType: "application/json"],
+                body: Data(#"{"nonce":"\#(nonce)"}"#.utf8), baseURL: emulator.baseURL.absoluteString))
+        return try #require(answer.json?["authorization_code"]?.stringValue)
+    }
+
     @Test("Apple: the client secret is an ES256 JWT of the team's key; tokens, string booleans, revocation recorded")
     func appleTokens() async throws {
         try await withEmulator(configuration: EmulatorConfiguration(autoConsent: .grantAll)) { emulator in
-            let answer = await emulator.emulator.handle(
-                EmulatorRequest(
-                    method: .post, target: "/_emulator/issuers/apple/native",
-                    headers: [.contentType: "application/json"],
-                    body: Data(#"{"nonce":"abc123"}"#.utf8), baseURL: emulator.baseURL.absoluteString))
-            let native = try #require(answer.json?["authorization_code"]?.stringValue)
+            let native = try await Self.appleNativeCode(emulator, nonce: "abc123")
             let form: [(String, String)] = [
                 ("grant_type", "authorization_code"), ("code", native), ("client_id", Self.appleNative),
             ]

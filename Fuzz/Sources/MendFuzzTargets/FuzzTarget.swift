@@ -16,5 +16,6 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "retry-after", run: RetryAfterHarness.run),
         FuzzTarget(name: "usage-headers", run: UsageHeadersHarness.run),
         FuzzTarget(name: "har-redaction", run: HARRedactionHarness.run),
+        FuzzTarget(name: "jws", run: JWSHarness.run),
     ]
 }

@@ -24,8 +24,8 @@
 /// ```
 package final class Locked<Value>: @unchecked Sendable {
     // Safe: `value` is only read or written between `lock` and `unlock` of `mutex` — which is also why the runtime's
-    // exclusivity check of each access (a thread-local lookup and a record, about 100 instructions per `withLock`) is
-    // off: the lock already makes every access exclusive.
+    // exclusivity check of each access (a thread-local lookup and a record per `withLock`) is off: the lock already
+    // makes every access exclusive.
     @exclusivity(unchecked) private var value: Value
     #if canImport(Darwin)
         private let mutex: UnsafeMutablePointer<os_unfair_lock>

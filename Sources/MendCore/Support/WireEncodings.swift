@@ -56,7 +56,7 @@ package enum Base64URL {
 
     /// ``decodeBytes(_:)`` over contiguous bytes: four characters to three bytes at a time through a table, not
     /// generic (a generic pass over a string's UTF-8 view, unspecialized across modules, cost more than the signature
-    /// check it came before; a character at a time through a `switch`, seven times jwt-kit's decoder).
+    /// check it came before; a character at a time through a `switch`, slower than jwt-kit's decoder).
     private static func decodeBytes(buffer text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var end = text.count
         var padding = 0

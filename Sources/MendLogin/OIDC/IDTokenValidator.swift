@@ -171,7 +171,7 @@ public actor IDTokenValidator {
     package func validate(_ token: String, nonceRule: NonceRule?, accessToken: String? = nil) async throws -> Claims {
         let jws: CompactJWS
         do {
-            jws = try CompactJWS(token)
+            jws = try CompactJWS(token, maximumLength: Self.maximumLength)
         } catch {
             throw Self.invalid(error.reason)
         }
@@ -297,6 +297,9 @@ public actor IDTokenValidator {
         keys = fetched
         lastFetch = clock.now()
     }
+
+    /// The longest id_token read, in bytes: a provider's token with many claims (groups, roles) fits.
+    static let maximumLength = 65_536
 
     static func invalid(_ reason: String) -> MendError {
         MendError.login(.Login.invalidIDToken, "The id_token is invalid: \(reason).")
