@@ -2,29 +2,40 @@ import Crypto
 import MendCore
 
 /// MendJOSE's reader and signer for the fuzzers (Fuzz/), which are a package of their own and cannot see `package`
-/// API. `@_spi(MendFuzzing)`: not part of Mend's public API.
+/// API. `@_spi(MendFuzzing)`: not part of Mend's public API; one entry point, so that it adds no surface to speak of.
 @_spi(MendFuzzing) public enum JOSEFuzzing {
-    /// What reading a token found.
-    public struct Reading: Sendable {
-        /// The header's `alg`, when the token was read.
-        public var algorithm: String?
-        /// Why it was refused, when it was.
-        public var refusal: String?
-        /// Its three parts as sent, when it was read.
-        public var parts: [String]
-        /// Its payload's bytes, when it was read.
-        public var payload: [UInt8]?
-        /// The header's member names, when it was read.
-        public var headerMembers: [String]
-        /// Whether the payload read as a JWT's claims (a JSON object, each member once) with numeric times.
-        public var claimsRead: Bool
-        /// Whether the fixed key of ``sign(_:)`` verified it.
-        public var verifiedByFixedKey: Bool
+    /// Runs MendJOSE's reader on `input` as a token received, and its signer and verifier on `input` as a payload; the
+    /// broken invariant in words, or `nil` when every one held.
+    ///
+    /// Invariants: a token read has exactly three parts, none padded, an algorithm Mend accepts and no `crit` or
+    /// `b64`; the payload of a token the fixed key verifies is the one base64url spelling of its bytes; what is signed
+    /// here is read, verified, and gives its payload back byte for byte.
+    public static func check(_ input: [UInt8]) -> String? {
+        let token = String(decoding: input, as: UTF8.self)
+        if let jws = try? CompactJWS(token) {
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count != 3 { return "a token of \(parts.count) parts was read" }
+            if parts.contains(where: { $0.contains("=") }) { return "a padded part was read" }
+            if jws.header.members["crit"] != nil || jws.header.members["b64"] != nil {
+                return "a header with crit or b64 was read"
+            }
+            if let verified = try? jws.verified(with: fixedKey.publicKey, allowed: JWSAlgorithms([.edDSA])) {
+                if Base64URL.encode(verified.payload) != parts[1] { return "a payload in a second spelling" }
+                _ = try? verified.claims().times()
+            }
+        }
+        // Signing with an in-memory Ed25519 key does not fail.
+        let signed = try! JWSSigner.sign(payload: input, with: fixedKey, keyID: "fuzz", type: "JWT")
+        guard let jws = try? CompactJWS(signed) else { return "a token signed here was refused" }
+        guard let verified = try? jws.verified(with: fixedKey.publicKey, allowed: JWSAlgorithms([.edDSA])) else {
+            return "a token signed here did not verify"
+        }
+        return verified.payload == input ? nil : "the payload did not come back byte for byte"
     }
 
-    /// The fixed Ed25519 key ``sign(_:)`` signs with (its seed: 32 bytes of 0x2A). Kept as swift-crypto's key, not as a
-    /// ``SoftwareSigningKey``: a multi-payload enum keeps its case in the spare bits of the pointer, which
-    /// LeakSanitizer then cannot follow from the global.
+    /// The fixed Ed25519 key (its seed: 32 bytes of 0x2A). Kept as swift-crypto's key, not as a ``SoftwareSigningKey``:
+    /// a multi-payload enum keeps its case in the spare bits of the pointer, which LeakSanitizer then cannot follow
+    /// from the global.
     static let fixedPrivateKey: Curve25519.Signing.PrivateKey = {
         // A 32-byte seed is always an Ed25519 key.
         try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 0x2A, count: 32))
@@ -32,35 +43,4 @@ import MendCore
 
     /// ``fixedPrivateKey`` as MendJOSE signs with it.
     static var fixedKey: SoftwareSigningKey { .edDSA(fixedPrivateKey) }
-
-    /// Reads `token` as every verifier of Mend reads a compact JWS, and tries the fixed key on it.
-    public static func read(_ token: String) -> Reading {
-        do {
-            let jws = try CompactJWS(token)
-            var reading = Reading(
-                algorithm: jws.header.algorithm.rawValue, refusal: nil,
-                parts: token.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
-                payload: nil, headerMembers: jws.header.members.keys.sorted(), claimsRead: false,
-                verifiedByFixedKey: false)
-            if let verified = try? jws.verified(with: fixedKey.publicKey, allowed: JWSAlgorithms([.edDSA])) {
-                reading.verifiedByFixedKey = true
-                reading.payload = verified.payload
-                reading.claimsRead = (try? verified.claims().times()) != nil
-            }
-            return reading
-        } catch {
-            return Reading(
-                algorithm: nil, refusal: error.reason, parts: [], payload: nil, headerMembers: [], claimsRead: false,
-                verifiedByFixedKey: false)
-        }
-    }
-
-    /// `payload` signed by the fixed key (EdDSA, `kid` `fuzz`), as MendJOSE signs every token.
-    public static func sign(_ payload: [UInt8]) -> String {
-        // Signing with an in-memory Ed25519 key does not fail.
-        try! JWSSigner.sign(payload: payload, with: fixedKey, keyID: "fuzz", type: "JWT")
-    }
-
-    /// Base64url of `bytes`, without padding (the one spelling JOSE allows).
-    public static func base64URL(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }
 }
