@@ -23,6 +23,20 @@ package enum HandMadeJWS {
         return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8)))
     }
 
+    /// A token of raw header and claims text whose signature part is `signature`'s bytes, whatever they are: none
+    /// (`alg: none`), zeros, another algorithm's.
+    package static func token(header: String, claims: String, signature: some Sequence<UInt8>) -> String {
+        signingInput(header: header, claims: claims) + "." + Base64URL.encode(Array(signature))
+    }
+
+    /// An HS256 token of raw header and claims text, keyed by `secret`'s bytes (a public key's text, in the
+    /// algorithm-confusion attack).
+    package static func hs256(header: String, claims: String, secret: some Sequence<UInt8>) -> String {
+        let input = signingInput(header: header, claims: claims)
+        let code = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Array(secret)))
+        return input + "." + Base64URL.encode(Array(code))
+    }
+
     /// The public JWK text of a P-256 key, members in RFC 7638's order: what a DPoP proof's header carries.
     package static func jwk(of key: P256.Signing.PublicKey) -> String {
         let raw = key.rawRepresentation
