@@ -59,8 +59,10 @@ package struct DPoPVerifier: Sendable {
     ///
     /// `nonceIsValid` decides whether a nonce is this server's and fresh; `requiresNonce` makes one necessary. A proof
     /// whose `iat` is outside the window is asked for a nonce (`use_dpop_nonce`), and one with a valid nonce is
-    /// accepted whatever its `iat`: the nonce is the server's own timestamp of the proof (RFC 9449 §4.3, step 11), so
-    /// a client whose clock is off gets one nonce challenge, never a refusal.
+    /// accepted however old its `iat`: the nonce is the server's own timestamp of the proof (RFC 9449 §4.3, step 11),
+    /// so a client whose clock is behind gets one nonce challenge. An `iat` or `nbf` ahead of `now` by more than
+    /// `skew` is refused even with a nonce (a client whose clock is ahead learns the server's from the refusal's
+    /// `Date`, as Mend's does).
     package func verify(
         _ proof: String, method: String, url: URL, accessToken: String?, now: Int64,
         nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
@@ -130,6 +132,13 @@ package struct DPoPVerifier: Sendable {
         let nonceIsFresh = claims["nonce"]?.stringValue.map { nonce in nonceIsValid?(nonce) ?? false } ?? false
         if requiresNonce, !nonceIsFresh { throw .nonceRequired }
         let window = JWTTimeRule(skew: Double(skew), requiresExpiry: false, maximumAge: Double(maximumAge))
+        // A fresh nonce stands for the proof's age (RFC 9449 §11.1), not for a time ahead of the server's: nbf or iat
+        // beyond the skew is refused with or without one, as at every other use of a JWT.
+        if nonceIsFresh,
+            (try? JWTTimeRule(skew: Double(skew), requiresExpiry: false).check(times, now: Double(now))) == nil
+        {
+            throw .invalid("iat or nbf is ahead of the server's clock")
+        }
         guard nonceIsFresh || (try? window.check(times, now: Double(now))) != nil else {
             // Without a nonce the window is the only bound on the proof's age; with none to give, refuse.
             guard nonceIsValid != nil else { throw .invalid("iat is outside the accepted window") }
