@@ -24,7 +24,8 @@ public import MendCore
 
     /// Why a `signed_request` was refused.
     public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
-        /// Not base64url(signature).base64url(JSON object), or no integer `issued_at`.
+        /// Not base64url(signature).base64url(JSON object) — each part in its one spelling (no `=` padding), each
+        /// member once — or `issued_at` not an integer, or `expires` present and not an integer.
         case malformed
         /// `algorithm` is not HMAC-SHA256.
         case unsupportedAlgorithm(String?)
@@ -59,11 +60,14 @@ public import MendCore
         _ signedRequest: String, secret: String, now: Date, maximumAge: Duration
     ) -> Result<Payload, Rejection> {
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, let signature = Base64URL.decode(parts[0]),
-            let payloadData = Base64URL.decode(parts[1])
+        // One spelling of each part (as JOSE's, RFC 7515 §2): no padding, no second spelling of the same bytes.
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            let signature = Base64URL.decodeCanonical(parts[0].utf8),
+            let payloadData = Base64URL.decodeCanonical(parts[1].utf8), payloadData.count <= 64 * 1024
         else { return .failure(.malformed) }
-        guard case .success(let json) = JSONValue.parse(payloadData, maxBytes: 64 * 1024), json.objectValue != nil
-        else { return .failure(.malformed) }
+        // Each member once: a payload that another reader would read otherwise is refused.
+        guard let members = JSONValue.parseObject(payloadData) else { return .failure(.malformed) }
+        let json = JSONValue.object(members)
         let algorithm = json["algorithm"]?.stringValue
         guard algorithm?.uppercased() == "HMAC-SHA256" else { return .failure(.unsupportedAlgorithm(algorithm)) }
         let key = SymmetricKey(data: Data(secret.utf8))
@@ -72,12 +76,18 @@ public import MendCore
             return .failure(.badSignature)
         }
         let current = Int64(now.timeIntervalSince1970)
-        guard let issuedAt = json["issued_at"]?.intValue.map(Int64.init) else { return .failure(.malformed) }
+        // Times are JSON integers, never strings.
+        guard case .int(let issued)? = json["issued_at"] else { return .failure(.malformed) }
+        let issuedAt = Int64(issued)
         guard issuedAt <= current + clockSkew else { return .failure(.issuedInFuture) }
         // An `issued_at` near Int64.min would overflow the age (a trap): it is as expired as a payload gets.
         let (age, overflow) = current.subtractingReportingOverflow(issuedAt)
         guard !overflow, age <= Int64(maximumAge.seconds) else { return .failure(.expired) }
-        if let expires = json["expires"]?.intValue, expires > 0, Int64(expires) <= current { return .failure(.expired) }
+        switch json["expires"] {
+        case nil: break
+        case .int(let expires)?: if expires > 0, Int64(expires) <= current { return .failure(.expired) }
+        default: return .failure(.malformed)
+        }
         guard let userID = json["user_id"]?.stringValue ?? json["user_id"]?.intValue.map(String.init), !userID.isEmpty
         else { return .failure(.missingUser) }
         return .success(Payload(userID: userID, issuedAt: issuedAt, json: json))
