@@ -428,12 +428,15 @@ struct AttackCorpusTests {
         var emulatorConfiguration = EmulatorConfiguration()
         emulatorConfiguration.issuerDPoP = true
         let sessionKey = SigningKeyConfiguration.generate(keyID: "corpus-es", algorithm: .es256)
+        // A second key, EdDSA: the server verifies its tokens as those of a key being rotated out.
+        let edKey = SigningKeyConfiguration.generate(keyID: "corpus-ed", algorithm: .eddsa)
         var matrix: [String: [(attack: String, token: String?, verdict: Verdict?)]] = [:]
         try await OwnProvider.run(
             jwks: Self.ownJWKS, emulatorConfiguration: emulatorConfiguration,
-            configure: { $0.sessions.signingKeys = [sessionKey] }
+            configure: { $0.sessions.signingKeys = [sessionKey, edKey] }
         ) { stack, _ in
-            matrix["session (GET /v1/session)"] = try await Self.sessions(stack, sessionKey)
+            matrix["session (GET /v1/session), ES256 key"] = try await Self.sessions(stack, sessionKey)
+            matrix["session (GET /v1/session), EdDSA key"] = try await Self.sessions(stack, edKey)
             matrix["id_token sign-in, provider of one's own"] = try await Self.ownSignIn(stack)
             matrix["id_token sign-in, the emulator's Google"] = try await Self.googleSignIn(stack)
             matrix["DPoP at mend-server (GET /v1/me)"] = try await Self.serverDPoP(stack, withNonce: false)
@@ -463,8 +466,12 @@ struct AttackCorpusTests {
     static func sessions(
         _ stack: TestStack, _ key: SigningKeyConfiguration
     ) async throws -> [(attack: String, token: String?, verdict: Verdict?)] {
-        let trusted = HandKey.es256(
-            try P256.Signing.PrivateKey(rawRepresentation: try #require(Base64URL.decode(key.privateKey.value))))
+        let raw = try #require(Base64URL.decode(key.privateKey.value))
+        let trusted: HandKey =
+            switch key.algorithm {
+            case .es256: .es256(try P256.Signing.PrivateKey(rawRepresentation: raw))
+            case .eddsa: .edDSA(try Curve25519.Signing.PrivateKey(rawRepresentation: raw))
+            }
         let session = try await stack.login()
         let issuer = stack.server.backend.configuration.sessions.issuer
         let audience = stack.server.backend.configuration.accessTokenAudience
@@ -473,7 +480,7 @@ struct AttackCorpusTests {
         let draft: @Sendable () -> TokenDraft = {
             let now = AttackCorpus.now()
             return TokenDraft(
-                header: [("alg", #""ES256""#), ("kid", #""\#(key.keyID)""#), ("typ", #""JWT""#)],
+                header: [("alg", #""\#(trusted.algorithm)""#), ("kid", #""\#(key.keyID)""#), ("typ", #""JWT""#)],
                 claims: [
                     ("iss", #""\#(issuer)""#), ("aud", #""\#(audience)""#), ("sub", #""\#(user)""#),
                     ("sid", #""\#(sid)""#), ("scope", #""public_profile""#), ("iat", String(now)),
@@ -481,12 +488,18 @@ struct AttackCorpusTests {
                 ])
         }
         let target = AttackTarget(
-            kind: .session, draft: draft, trusted: trusted, trustedAlgorithm: "ES256", trustedJWK: trusted.publicJWK,
+            kind: .session, draft: draft, trusted: trusted, trustedAlgorithm: trusted.algorithm,
+            trustedJWK: trusted.publicJWK,
             genuine: { try trusted.sign(draft()) },
             // Another deployment's key under the same kid.
-            otherIssuer: { try HandKey.es256(P256.Signing.PrivateKey()).sign(draft()) },
+            otherIssuer: {
+                switch trusted {
+                case .es256: try HandKey.es256(P256.Signing.PrivateKey()).sign(draft())
+                case .edDSA: try HandKey.edDSA(Curve25519.Signing.PrivateKey()).sign(draft())
+                }
+            },
             audience: audience)
-        return try await AttackCorpus.run("session", target) { token in
+        return try await AttackCorpus.run("session (\(key.algorithm.rawValue))", target) { token in
             await Self.verdict({ _ = try await stack.client.get("/v1/session", bearer: token) }) {
                 $0.isSession(.Session.accessTokenInvalid)
             }
@@ -769,11 +782,12 @@ struct AttackCorpusTests {
 }
 
 /// The same corpus where it applies to Facebook's `signed_request` (HMAC-SHA256 over base64url JSON, MendSignedRequest):
-/// its own shape, so each attack is written for it.
+/// its own shape, so each attack is written for it; through `SignedRequest.verify` and through mend-server's
+/// deauthorize callback.
 @Suite("Attack corpus: signed_request")
 struct SignedRequestAttackTests {
-    static let secret = "0123456789abcdef0123456789abcdef"
-    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    /// The app secret of the emulator's default app, which the test stack's server holds (as CallbackTests).
+    static let secret = CallbackTests.secret
 
     /// A signed_request of raw payload text, its HMAC over the payload part as sent.
     static func signed(_ payload: String, secret: String = secret, payloadPart: String? = nil) -> String {
@@ -782,54 +796,43 @@ struct SignedRequestAttackTests {
         return Base64URL.encode(Array(code)) + "." + part
     }
 
-    static func payload(
-        _ tail: String = "", issuedAt: String = "1799999990", user: String = #""100000000000001""#
-    )
-        -> String
-    {
-        #"{"algorithm":"HMAC-SHA256","issued_at":\#(issuedAt),"user_id":\#(user)\#(tail)}"#
-    }
-
-    @Test("Every attack that applies to a signed_request is refused, with its rejection")
-    func corpus() throws {
-        func verify(_ text: String) -> Result<SignedRequest.Payload, SignedRequest.Rejection> {
-            SignedRequest.verify(text, secret: Self.secret, now: Self.now, maximumAge: .seconds(3600))
+    /// The attacks at `now` (seconds since 1970): what each is, its text, and the rejection it must meet. The first
+    /// is the genuine request.
+    static func cases(now: Int) throws -> [(what: String, text: String, rejection: SignedRequest.Rejection?)] {
+        let issued = String(now - 10)
+        func payload(_ tail: String = "", issuedAt: String = issued, user: String = #""100000000000001""#) -> String {
+            #"{"algorithm":"HMAC-SHA256","issued_at":\#(issuedAt),"user_id":\#(user)\#(tail)}"#
         }
-        #expect(try verify(Self.signed(Self.payload())).get().userID == "100000000000001")
-        let good = Self.signed(Self.payload())
-        let jwt = try HandMadeJWS.es256(
-            header: #"{"alg":"ES256"}"#, claims: Self.payload(), key: P256.Signing.PrivateKey())
-        let cases: [(String, String, SignedRequest.Rejection)] = [
-            ("a member twice (user_id)", Self.signed(Self.payload(#","user_id":"100000000000002""#)), .malformed),
+        let good = signed(payload())
+        let jwt = try HandMadeJWS.es256(header: #"{"alg":"ES256"}"#, claims: payload(), key: P256.Signing.PrivateKey())
+        return [
+            ("genuine", good, nil),
+            ("a member twice (user_id)", signed(payload(#","user_id":"100000000000002""#)), .malformed),
             (
                 "a member twice (algorithm)",
-                Self.signed(#"{"algorithm":"none","algorithm":"HMAC-SHA256","issued_at":1799999990,"user_id":"1"}"#),
+                signed(#"{"algorithm":"none","algorithm":"HMAC-SHA256","issued_at":\#(issued),"user_id":"1"}"#),
                 .malformed
             ),
             (
                 "a member twice (algorithm, the other order)",
-                Self.signed(#"{"algorithm":"HMAC-SHA256","algorithm":"none","issued_at":1799999990,"user_id":"1"}"#),
+                signed(#"{"algorithm":"HMAC-SHA256","algorithm":"none","issued_at":\#(issued),"user_id":"1"}"#),
                 .malformed
             ),
             ("= padding on the signature", good.replacingOccurrences(of: ".", with: "=."), .malformed),
-            (
-                "= padding on the payload",
-                Self.signed("", payloadPart: AttackCorpus.paddedPart(Self.payload())), .malformed
-            ),
-            ("issued_at a day ahead", Self.signed(Self.payload(issuedAt: "1800086400")), .issuedInFuture),
-            ("issued_at as a string", Self.signed(Self.payload(issuedAt: #""1799999990""#)), .malformed),
-            ("expires as a string, past", Self.signed(Self.payload(#","expires":"1799999000""#)), .malformed),
-            ("expires as a string, ahead", Self.signed(Self.payload(#","expires":"1800003600""#)), .malformed),
-            ("an empty user_id", Self.signed(Self.payload(user: #""""#)), .missingUser),
+            ("= padding on the payload", signed("", payloadPart: AttackCorpus.paddedPart(payload())), .malformed),
+            ("issued_at a day ahead", signed(payload(issuedAt: String(now + 86_400))), .issuedInFuture),
+            ("issued_at as a string", signed(payload(issuedAt: #""\#(issued)""#)), .malformed),
+            ("expires as a string, past", signed(payload(#","expires":"\#(now - 1000)""#)), .malformed),
+            ("expires as a string, ahead", signed(payload(#","expires":"\#(now + 3600)""#)), .malformed),
+            ("an empty user_id", signed(payload(user: #""""#)), .missingUser),
             (
                 "algorithm none, no signature",
-                "." + Base64URL.encode(Array(#"{"algorithm":"none","issued_at":1799999990,"user_id":"1"}"#.utf8)),
+                "." + Base64URL.encode(Array(#"{"algorithm":"none","issued_at":\#(issued),"user_id":"1"}"#.utf8)),
                 .malformed
             ),
             (
                 "algorithm none, signed",
-                Self.signed(#"{"algorithm":"none","issued_at":1799999990,"user_id":"1"}"#),
-                .unsupportedAlgorithm("none")
+                signed(#"{"algorithm":"none","issued_at":\#(issued),"user_id":"1"}"#), .unsupportedAlgorithm("none")
             ),
             (
                 "a zero signature",
@@ -839,12 +842,55 @@ struct SignedRequestAttackTests {
             ("a JWT", jwt, .malformed),
             ("a JWE (five parts)", "a.b.c.d.e", .malformed),
             (
-                "valid for another app (its secret)",
-                Self.signed(Self.payload(), secret: "another app's secret, 32 bytes!"), .badSignature
+                "valid for another app (its secret)", signed(payload(), secret: "another app's secret, 32 bytes!"),
+                .badSignature
             ),
         ]
-        for (what, text, rejection) in cases {
-            #expect(verify(text) == .failure(rejection), "\(what)")
+    }
+
+    @Test("Every attack that applies to a signed_request is refused by SignedRequest.verify, with its rejection")
+    func verify() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for (what, text, rejection) in try Self.cases(now: 1_800_000_000) {
+            let result = SignedRequest.verify(text, secret: Self.secret, now: now, maximumAge: .seconds(3600))
+            if let rejection {
+                #expect(result == .failure(rejection), "\(what)")
+            } else {
+                #expect(try result.get().userID == "100000000000001", "\(what)")
+            }
+        }
+    }
+
+    @Test("Every attack is refused at mend-server's deauthorize callback: 401 rest/403, 400 without a user or a shape")
+    func deauthorizeCallback() async throws {
+        try await TestStack.run { stack in
+            _ = try await stack.login()
+            for (what, text, rejection) in try Self.cases(now: Int(stack.clock.now.timeIntervalSince1970)) {
+                guard let rejection else {
+                    let answer = try await stack.client.postForm(
+                        "/v1/provider/deauthorize", form: CallbackTests.form(text)
+                    ).json()
+                    #expect(answer["sessions_ended"]?.intValue == 1, "\(what)")
+                    continue
+                }
+                let error = await stack.client.failure {
+                    try await stack.client.postForm("/v1/provider/deauthorize", form: CallbackTests.form(text))
+                }
+                // The request schema refuses what is not two base64url parts; a verified request without a user is a
+                // 400; every other refusal is not authentic (401).
+                let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+                let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+                let shaped = parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(alphabet.contains) }
+                if !shaped || rejection == .missingUser {
+                    #expect(
+                        error?.code == .REST.badRequest && error?.httpStatus == 400,
+                        "\(what): \(String(describing: error?.code))")
+                } else {
+                    #expect(
+                        error?.code == .REST.accessDenied && error?.httpStatus == 401,
+                        "\(what): \(String(describing: error?.code))")
+                }
+            }
         }
     }
 }
