@@ -181,8 +181,88 @@ struct JOSEInteropTests {
         }
     }
 
+    /// The claims of a session token of `session`, as mend-server writes them, at the stack's time.
+    static func sessionClaims(_ stack: TestStack, _ session: JSONValue) throws -> [String: JSONValue] {
+        let configuration = stack.server.backend.configuration
+        let time = Int(stack.clock.now.timeIntervalSince1970)
+        return [
+            "iss": .string(configuration.sessions.issuer), "aud": .string(configuration.accessTokenAudience),
+            "sub": try #require(session["user"]?["id"]), "sid": try #require(session["session_id"]),
+            "scope": .string("public_profile"), "iat": .int(time), "exp": .int(time + 600), "jti": .string("peer-jti"),
+        ]
+    }
+
+    /// The emulator's Apple team key, its key id, and the claims of a client secret of its native client.
+    static func appleSecretClaims(
+        _ stack: TestStack
+    ) async throws -> (key: P256.Signing.PrivateKey, keyID: String, claims: [String: JSONValue]) {
+        let emulator = stack.emulator
+        let client = try #require(
+            emulator.emulator.configuration.issuerClients.first { $0.kind == .apple && $0.id == "com.example.mend" })
+        let key = try P256.Signing.PrivateKey(pemRepresentation: await emulator.emulator.appleTeamKeyPEM())
+        let time = Int(await emulator.emulator.now().timeIntervalSince1970)
+        let claims: [String: JSONValue] = [
+            "iss": .string(try #require(client.appleTeamID)), "iat": .int(time), "exp": .int(time + 600),
+            "aud": .string(emulator.baseURL.absoluteString + "/apple"), "sub": .string(client.id),
+        ]
+        return (key, try #require(client.appleKeyID), claims)
+    }
+
+    /// The emulator's answer to a code exchange of its Apple native client with `secret` as the client secret.
+    static func appleTokenStatus(_ stack: TestStack, secret: String) async throws -> HTTPResponse.Status {
+        let emulator = stack.emulator
+        let native = await emulator.emulator.handle(
+            EmulatorRequest(
+                method: .post, target: "/_emulator/issuers/apple/native", headers: [.contentType: "application/json"],
+                body: Data(#"{"nonce":"n"}"#.utf8), baseURL: emulator.baseURL.absoluteString))
+        let code = try #require(native.json?["authorization_code"]?.stringValue)
+        return await emulator.emulator.handle(
+            EmulatorRequest(
+                method: .post, target: "/apple/auth/token",
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: Data(
+                    FormEncoding.encode([
+                        ("grant_type", "authorization_code"), ("code", code), ("client_id", "com.example.mend"),
+                        ("client_secret", secret),
+                    ]).utf8),
+                baseURL: emulator.baseURL.absoluteString)
+        ).status
+    }
+
     @Test(
-        "Tokens jwt-kit signs verify in Mend: ES256 and EdDSA in MendJOSE, an id_token, session tokens at mend-server")
+        "joserfc signs with Mend's keys: its session tokens (ES256, EdDSA) open sessions at mend-server, its Apple client secret is taken by the emulator",
+        .enabled(if: Joserfc.isAvailable, Joserfc.skipReason))
+    func joserfcWithMendKeys() async throws {
+        let es = SigningKeyConfiguration.generate(keyID: "py-session-es", algorithm: .es256)
+        let ed = SigningKeyConfiguration.generate(keyID: "py-session-ed", algorithm: .eddsa)
+        try await TestStack.run(configure: { $0.sessions.signingKeys = [es, ed] }) { stack in
+            let session = try await stack.login()
+            let claims = try Self.sessionClaims(stack, session)
+            let esKey = try P256.Signing.PrivateKey(
+                rawRepresentation: try #require(Base64URL.decode(es.privateKey.value)))
+            let edKey = try Curve25519.Signing.PrivateKey(
+                rawRepresentation: try #require(Base64URL.decode(ed.privateKey.value)))
+            let apple = try await Self.appleSecretClaims(stack)
+            let answers = try await Joserfc.run(
+                [
+                    Joserfc.sign("ES256", kid: es.keyID, claims: claims, privateJWK: Joserfc.privateJWK(esKey)),
+                    Joserfc.sign("EdDSA", kid: ed.keyID, claims: claims, privateJWK: Joserfc.privateJWK(edKey)),
+                    Joserfc.sign(
+                        "ES256", kid: apple.keyID, claims: apple.claims, privateJWK: Joserfc.privateJWK(apple.key)),
+                ], now: Int(stack.clock.now.timeIntervalSince1970))
+            for answer in answers.prefix(2) {
+                let token = try #require(answer["token"]?.stringValue)
+                let checked = try await stack.client.get("/v1/session", bearer: token).json()
+                #expect(checked["session_id"] == session["session_id"])
+            }
+            let secret = try #require(answers[2]["token"]?.stringValue)
+            #expect(try await Self.appleTokenStatus(stack, secret: secret) == .ok)
+        }
+    }
+
+    @Test(
+        "Tokens jwt-kit signs verify in Mend: ES256 and EdDSA in MendJOSE, an id_token, session tokens at mend-server, an Apple client secret at the emulator"
+    )
     func jwtKitTokensInMend() async throws {
         let now = Int(Date().timeIntervalSince1970)
         struct IDClaims: JWTPayload {
@@ -248,6 +328,28 @@ struct JOSEInteropTests {
                 let token = try await signer.sign(payload, kid: JWKIdentifier(string: key.keyID))
                 let checked = try await stack.client.get("/v1/session", bearer: token).json()
                 #expect(checked["session_id"] == session["session_id"], "\(algorithm)")
+                guard algorithm == .es256 else { return }
+                // An Apple client secret jwt-kit signs with the team key: the emulator takes it.
+                let apple = try await Self.appleSecretClaims(stack)
+                struct SecretClaims: JWTPayload {
+                    var iss: String
+                    var iat: Int
+                    var exp: Int
+                    var aud: String
+                    var sub: String
+                    func verify(using algorithm: some JWTAlgorithm) throws {}
+                }
+                let claims = SecretClaims(
+                    iss: try #require(apple.claims["iss"]?.stringValue),
+                    iat: try #require(apple.claims["iat"]?.intValue),
+                    exp: try #require(apple.claims["exp"]?.intValue),
+                    aud: try #require(apple.claims["aud"]?.stringValue),
+                    sub: try #require(apple.claims["sub"]?.stringValue))
+                let team = JWTKeyCollection()
+                await team.add(ecdsa: try ES256PrivateKey(backing: apple.key), kid: JWKIdentifier(string: apple.keyID))
+                let secret = try await team.sign(claims, kid: JWKIdentifier(string: apple.keyID))
+                #expect(try await Self.appleTokenStatus(stack, secret: secret) == .ok)
+
             }
         }
     }

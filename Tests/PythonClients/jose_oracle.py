@@ -5,7 +5,8 @@ Input: {"now": <seconds>, "items": [item, ...]}; each item is one of
 - {"op": "verify", "token": ..., "keys": <JWK Set> | "key": <JWK>, "algorithms": [...],
    "claims": {"iss": ..., "aud": ..., "sub": true}}  (claims optional; "sub": true makes sub essential)
   -> {"ok": true, "header": {...}, "claims": {...}} or {"ok": false, "error": "<exception class>"}
-- {"op": "sign", "alg": "ES256" | "EdDSA" | "RS256", "kid": ..., "claims": {...}, "header": {...}}
+- {"op": "sign", "alg": "ES256" | "EdDSA" | "RS256", "kid": ..., "claims": {...}, "header": {...},
+   "private_jwk": {...}}  (private_jwk optional: a new key is made without it)
   -> {"token": ..., "jwk": <the public JWK, with kid>}
 
 Verification is what a careful joserfc user writes: jwt.decode with the allowed algorithms and the issuer's keys,
@@ -39,7 +40,9 @@ def verify(item, now):
 
 def sign(item):
     alg = item["alg"]
-    if alg == "ES256":
+    if "private_jwk" in item:
+        key = import_key({**item["private_jwk"], "kid": item["kid"]})
+    elif alg == "ES256":
         key = ECKey.generate_key("P-256", parameters={"kid": item["kid"]}, private=True)
     elif alg == "EdDSA":
         key = OKPKey.generate_key("Ed25519", parameters={"kid": item["kid"]}, private=True)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import JWTKit
 import MendClientTesting
@@ -31,9 +32,33 @@ enum Joserfc {
         ])
     }
 
-    /// A `sign` item: a new `alg` key with `kid` signs `claims`.
-    static func sign(_ alg: String, kid: String, claims: [String: JSONValue]) -> JSONValue {
-        .object(["op": .string("sign"), "alg": .string(alg), "kid": .string(kid), "claims": .object(claims)])
+    /// A `sign` item: a new `alg` key with `kid` signs `claims` — or `privateJWK`, a key of Mend's, when given.
+    static func sign(
+        _ alg: String, kid: String, claims: [String: JSONValue], privateJWK: JSONValue? = nil
+    ) -> JSONValue {
+        var item: [String: JSONValue] = [
+            "op": .string("sign"), "alg": .string(alg), "kid": .string(kid), "claims": .object(claims),
+        ]
+        if let privateJWK { item["private_jwk"] = privateJWK }
+        return .object(item)
+    }
+
+    /// The private JWK of a P-256 key (RFC 7518 §6.2.2).
+    static func privateJWK(_ key: P256.Signing.PrivateKey) -> JSONValue {
+        let point = key.publicKey.rawRepresentation
+        return .object([
+            "kty": .string("EC"), "crv": .string("P-256"), "x": .string(Base64URL.encode(point.prefix(32))),
+            "y": .string(Base64URL.encode(point.suffix(32))), "d": .string(Base64URL.encode(key.rawRepresentation)),
+        ])
+    }
+
+    /// The private JWK of an Ed25519 key (RFC 8037 §2).
+    static func privateJWK(_ key: Curve25519.Signing.PrivateKey) -> JSONValue {
+        .object([
+            "kty": .string("OKP"), "crv": .string("Ed25519"),
+            "x": .string(Base64URL.encode(key.publicKey.rawRepresentation)),
+            "d": .string(Base64URL.encode(key.rawRepresentation)),
+        ])
     }
 
     /// joserfc's answers to `items`, in order, at `now` (seconds since 1970).
