@@ -415,16 +415,9 @@ struct AttackCorpusTests {
         }
     }
 
-    /// A Google id_token of the emulator for `nonce` (its control API), as a native sign-in returns it.
-    static func googleToken(_ stack: TestStack, nonce: String) async throws -> String {
-        let answer = await stack.emulator.emulator.handle(
-            EmulatorRequest(
-                method: .post, target: "/_emulator/issuers/google/native", headers: [.contentType: "application/json"],
-                body: Data(#"{"nonce":"\#(nonce)"}"#.utf8), baseURL: stack.emulator.baseURL.absoluteString))
-        return try #require(answer.json?["id_token"]?.stringValue)
-    }
-
-    @Test("At mend-server (sessions, id_token sign-in, DPoP) and the emulator (DPoP, Apple client secret)")
+    @Test(
+        "At mend-server (sessions, id_token sign-in with four issuers, DPoP) and the emulator (DPoP, Apple client secret)"
+    )
     func serverAndEmulator() async throws {
         var emulatorConfiguration = EmulatorConfiguration()
         emulatorConfiguration.issuerDPoP = true
@@ -439,7 +432,12 @@ struct AttackCorpusTests {
             matrix["session (GET /v1/session), ES256 key"] = try await Self.sessions(stack, sessionKey)
             matrix["session (GET /v1/session), EdDSA key"] = try await Self.sessions(stack, edKey)
             matrix["id_token sign-in, provider of one's own"] = try await Self.ownSignIn(stack)
-            matrix["id_token sign-in, the emulator's Google"] = try await Self.googleSignIn(stack)
+            matrix["id_token sign-in, the emulator's Google"] = try await Self.emulatedIssuerSignIn(
+                stack, "google", otherProvider: "apple")
+            matrix["id_token sign-in, the emulator's Apple"] = try await Self.emulatedIssuerSignIn(
+                stack, "apple", otherProvider: "facebook")
+            matrix["id_token sign-in, the emulator's Limited Login"] = try await Self.emulatedIssuerSignIn(
+                stack, "facebook", otherProvider: "google")
             matrix["DPoP at mend-server (GET /v1/me)"] = try await Self.serverDPoP(stack, withNonce: false)
             matrix["DPoP at mend-server, with its nonce"] = try await Self.serverDPoP(stack, withNonce: true)
             matrix["DPoP at the emulator (Google's token endpoint)"] = try await Self.emulatorDPoP(
@@ -474,6 +472,8 @@ struct AttackCorpusTests {
         return [
             "session (GET /v1/session), ES256 key": [], "session (GET /v1/session), EdDSA key": ["a DER signature"],
             "id_token sign-in, provider of one's own": [], "id_token sign-in, the emulator's Google": keyOfTheIssuer,
+            "id_token sign-in, the emulator's Apple": keyOfTheIssuer,
+            "id_token sign-in, the emulator's Limited Login": keyOfTheIssuer,
             "DPoP at mend-server (GET /v1/me)": dpop, "DPoP at mend-server, with its nonce": dpop,
             "DPoP at the emulator (Google's token endpoint)": dpop, "DPoP at the emulator, with its nonce": dpop,
             "Apple client secret at the emulator": [],
@@ -534,7 +534,7 @@ struct AttackCorpusTests {
 
     static func ownSignIn(_ stack: TestStack) async throws -> [(attack: String, token: String?, verdict: Verdict?)] {
         let nonce = IDTokenLoginTests.freshNonce()
-        let target = Self.ownTarget(nonce: nonce) { try await Self.googleToken(stack, nonce: nonce) }
+        let target = Self.ownTarget(nonce: nonce) { try await Self.emulatorToken(stack, "google", nonce: nonce) }
         return try await AttackCorpus.run("id_token sign-in, own provider", target) { token in
             await Self.verdict({
                 _ = try await IDTokenLoginTests.signIn(
@@ -553,32 +553,43 @@ struct AttackCorpusTests {
         return !compact && error.code == .REST.badRequest && error.httpStatus == 400
     }
 
-    static func googleSignIn(_ stack: TestStack) async throws -> [(attack: String, token: String?, verdict: Verdict?)] {
+    /// A genuine id_token of the emulator's issuer `provider` (`google`, `apple`, `facebook`: Limited Login) for the
+    /// raw nonce `nonce`, carried as that provider carries it (Apple and Limited Login: its SHA-256, in hex).
+    static func emulatorToken(_ stack: TestStack, _ provider: String, nonce: String) async throws -> String {
+        let carried = provider == "google" ? nonce : IDTokenLoginTests.hash(nonce)
+        if provider == "facebook" {
+            return try await stack.emulator.emulator.limitedLoginToken(
+                appID: nil, userID: nil, nonce: carried, baseURL: stack.emulator.baseURL.absoluteString)
+        }
+        let answer = await stack.emulator.emulator.handle(
+            EmulatorRequest(
+                method: .post, target: "/_emulator/issuers/\(provider)/native",
+                headers: [.contentType: "application/json"], body: Data(#"{"nonce":"\#(carried)"}"#.utf8),
+                baseURL: stack.emulator.baseURL.absoluteString))
+        return try #require(answer.json?["id_token"]?.stringValue)
+    }
+
+    /// id_token sign-in at mend-server with the emulator's issuer `provider`; a token valid at another of its issuers
+    /// (`otherProvider`) is the one valid elsewhere.
+    static func emulatedIssuerSignIn(
+        _ stack: TestStack, _ provider: String, otherProvider: String
+    ) async throws -> [(attack: String, token: String?, verdict: Verdict?)] {
         let nonce = IDTokenLoginTests.freshNonce()
-        let sample = try TokenDraft(token: try await Self.googleToken(stack, nonce: nonce))
+        let sample = try TokenDraft(token: try await Self.emulatorToken(stack, provider, nonce: nonce))
         let issuer = try #require(
-            stack.server.backend.configuration.providers.idTokenIssuers.first { $0.name == "google" })
+            stack.server.backend.configuration.providers.idTokenIssuers.first { $0.name == provider })
         let keys = await stack.emulator.emulator.handle(
             EmulatorRequest(method: .get, target: issuer.jwksURI.path, baseURL: stack.emulator.baseURL.absoluteString))
         let jwk = try #require(keys.json?["keys"]?.arrayValue?.first)
         let audience = String(try #require(sample.claims.first { $0.name == "aud" }).value.dropFirst().dropLast())
         let target = AttackTarget(
             kind: .idToken, draft: { sample }, trusted: nil, trustedAlgorithm: "RS256", trustedJWK: jwk.jsonText(),
-            genuine: { try await Self.googleToken(stack, nonce: nonce) },
-            // The emulator's Apple issuer's genuine token, for the same sign-in.
-            otherIssuer: {
-                let answer = await stack.emulator.emulator.handle(
-                    EmulatorRequest(
-                        method: .post, target: "/_emulator/issuers/apple/native",
-                        headers: [.contentType: "application/json"],
-                        body: Data(#"{"nonce":"\#(nonce)"}"#.utf8), baseURL: stack.emulator.baseURL.absoluteString))
-                return try #require(answer.json?["id_token"]?.stringValue)
-            },
-            audience: audience)
-        return try await AttackCorpus.run("id_token sign-in, emulator's Google", target) { token in
+            genuine: { try await Self.emulatorToken(stack, provider, nonce: nonce) },
+            otherIssuer: { try await Self.emulatorToken(stack, otherProvider, nonce: nonce) }, audience: audience)
+        return try await AttackCorpus.run("id_token sign-in, emulator's \(provider)", target) { token in
             await Self.verdict({
                 _ = try await IDTokenLoginTests.signIn(
-                    stack, provider: "google", IDTokenLoginTests.Issued(token: token, nonce: nonce))
+                    stack, provider: provider, IDTokenLoginTests.Issued(token: token, nonce: nonce))
             }) { Self.isIDTokenRefusal($0, token) }
         }
     }
