@@ -24,7 +24,8 @@ public import MendCore
 
     /// Why a `signed_request` was refused.
     public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
-        /// Not base64url(signature).base64url(JSON object), or no integer `issued_at`.
+        /// Not base64url(signature).base64url(JSON object) — base64url without padding, a JSON object naming each
+        /// member once —, or no integer `issued_at`.
         case malformed
         /// `algorithm` is not HMAC-SHA256.
         case unsupportedAlgorithm(String?)
@@ -59,10 +60,14 @@ public import MendCore
         _ signedRequest: String, secret: String, now: Date, maximumAge: Duration
     ) -> Result<Payload, Rejection> {
         let parts = signedRequest.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, let signature = Base64URL.decode(parts[0]),
-            let payloadData = Base64URL.decode(parts[1])
+        // Base64url as JWS writes it (no padding, one spelling of the bytes) and the strict reader (a member named
+        // twice refused): a signed payload is read one way only.
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            let signature = Base64URL.decodeCanonical(parts[0].utf8),
+            let payloadBytes = Base64URL.decodeCanonical(parts[1].utf8)
         else { return .failure(.malformed) }
-        guard case .success(let json) = JSONValue.parse(payloadData, maxBytes: 64 * 1024), json.objectValue != nil
+        guard case .success(let json) = JSONValue.parse(Data(payloadBytes), maxBytes: 64 * 1024),
+            json.objectValue != nil
         else { return .failure(.malformed) }
         let algorithm = json["algorithm"]?.stringValue
         guard algorithm?.uppercased() == "HMAC-SHA256" else { return .failure(.unsupportedAlgorithm(algorithm)) }
