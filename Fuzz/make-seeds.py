@@ -412,5 +412,35 @@ def jws_seeds():
 
 jws_seeds()
 
+# --- json ----------------------------------------------------------------------------------------------------------
+# Mend's one JSON lexer: bodies of the provider (its error envelope, a page, a batch), a token's header and claims, a
+# JWK set, and one text for each rule the lexer keeps and each class the differential test names (a member twice,
+# NaN, a lone surrogate, an integer beyond 64 bits, a trailing comma, a byte order mark, deep nesting, cut-off text).
+def json_seeds():
+    write("json", "graph-error", '{"error":{"message":"Invalid OAuth access token.","type":"OAuthException",'
+          '"code":190,"error_subcode":463,"fbtrace_id":"AbCdEf"}}')
+    write("json", "graph-page", r'{"data":[{"id":"1","name":"A"},{"id":"2","name":"\u00e9\ud83d\ude00"}],'
+          '"paging":{"cursors":{"before":"QVFI","after":"QVFJ"},"next":"https://graph.example/v1/me?after=QVFJ"}}')
+    write("json", "batch", '[{"code":200,"headers":[{"name":"Content-Type","value":"text/javascript"}],'
+          r'"body":"{\"id\":\"1\"}"},null]')
+    write("json", "jwt-claims", '{"iss":"https://issuer.example","sub":"u","aud":["app"],"iat":1800000000,'
+          '"exp":1800000900,"cnf":{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}')
+    write("json", "jwks", '{"keys":[{"kty":"EC","crv":"P-256","kid":"a","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",'
+          '"y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}')
+    write("json", "numbers", '[0,-0,1.0,-0.25e3,1E2,9223372036854775807,-9223372036854775808,18446744073709551616,'
+          '1e308,5e-324,123456789012345678901234567890]')
+    write("json", "escapes", r'["\"\\\/\b\f\n\r\t\u0000\u001f\u007f",""," \t\n\r"]')
+    write("json", "member-twice", '{"sub":"alice","aud":"app","sub":"mallory"}')
+    write("json", "nan", '[NaN,Infinity,-Infinity]')
+    write("json", "lone-surrogate", r'["\ud800","\udc00x"]')
+    write("json", "trailing-comma", '[1,2,]')
+    write("json", "byte-order-mark", b"\xef\xbb\xbf[1]")
+    write("json", "deep", "[" * 300 + "]" * 300)
+    write("json", "cut-off", '{"error":{"message":"trunc')
+    write("json", "top-level-scalars", ' "s" ')
+
+
+json_seeds()
+
 print("seeds:", {target: len(os.listdir(os.path.join(CORPUS, target))) for target in sorted(os.listdir(CORPUS))
                  if os.path.isdir(os.path.join(CORPUS, target))})

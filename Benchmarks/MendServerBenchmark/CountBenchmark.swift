@@ -42,15 +42,14 @@ func benchmarkCount(route: String, requests: Int) async throws {
                 guard let access = login["access_token"] as? String else {
                     throw BenchmarkFailure(description: "login")
                 }
-                let sessionTokens = try await server.backend.openSessions(count: countSetupTokens, asUserOf: access)
-                // Route `dpop` alone: sessions bound to one key, as DPoPBenchmark.swift's (a login with a proof of the
-                // key opens them so).
+                let minted = try SessionTokens(like: access, configuration: configuration.sessions.signingKeys[0])
+                let sessionTokens = try minted.make(count: countSetupTokens)
+                // Route `dpop` alone: sessions bound to one key, as DPoPBenchmark.swift's (as a login with a proof of
+                // the key binds them).
                 let proofKey = try SoftwareProofKeys().makeKey()
                 let proofSigner = try ProofKeyring.signer(for: proofKey)
                 let boundTokens =
-                    route == "dpop"
-                    ? try await server.backend.openSessions(
-                        count: countSetupTokens, asUserOf: access, proofKey: proofKey.thumbprint) : []
+                    route == "dpop" ? try minted.make(count: countSetupTokens, boundTo: proofKey.thumbprint) : []
                 let peerKeys = JWTKeyCollection()
                 await peerKeys.add(ecdsa: ES256PrivateKey())
                 let peerTokens = try await signedPeerTokens(keys: peerKeys, count: countSetupTokens)

@@ -126,9 +126,9 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             guard let access = login["access_token"] as? String else { throw BenchmarkFailure(description: "login") }
             let key = try SoftwareProofKeys().makeKey()
             let signer = try ProofKeyring.signer(for: key)
-            let bound = try await server.backend.openSessions(
-                count: distinctSessions, asUserOf: access, proofKey: key.thumbprint)
-            let bearer = try await server.backend.openSessions(count: distinctSessions, asUserOf: access)
+            let minted = try SessionTokens(like: access, configuration: configuration.sessions.signingKeys[0])
+            let bound = try minted.make(count: distinctSessions, boundTo: key.thumbprint)
+            let bearer = try minted.make(count: distinctSessions)
             let sessionURL = server.url("/v1/session")
             let peerKeys = JWTKeyCollection()
             await peerKeys.add(ecdsa: ES256PrivateKey())

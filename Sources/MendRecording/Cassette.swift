@@ -61,7 +61,7 @@ final class Cassette: Sendable {
         var values: [String: String] = [:]
         var pairs = FormEncoding.decodeFields(URLComponents(string: url)?.percentEncodedQuery ?? "")
         if let body, !body.isEmpty {
-            if case .success(.object(let members)) = JSONValue.parse(body) {
+            if case .success(.object(let members)) = JSONValue.parse(body, duplicateMembers: .lastWins) {
                 for (name, value) in members { if let text = value.stringValue { pairs.append((name, text)) } }
             } else if (mediaType ?? "").contains("x-www-form-urlencoded") {
                 pairs += FormEncoding.decodeFields(String(decoding: body, as: UTF8.self))
@@ -94,7 +94,7 @@ final class Cassette: Sendable {
             return (response, HTTPBody(body))
         }
         text = bind(text)
-        if case .success(let json) = JSONValue.parse(Data(text.utf8)) {
+        if case .success(let json) = JSONValue.parse(Data(text.utf8), duplicateMembers: .lastWins) {
             if let first = json["keys"]?.arrayValue?.first, first["kty"] != nil {
                 text = try fixtureKeys.jwks(replacing: json).jsonText()
             }
@@ -173,7 +173,7 @@ struct RequestKey: Sendable, Equatable {
     /// `batch` by its parts), JSON with sorted keys, anything else redacted as text.
     static func canonicalBody(_ data: Data, mediaType: String?, redactor: ExchangeRedactor) -> String {
         guard !data.isEmpty else { return "" }
-        if case .success(let json) = JSONValue.parse(data) {
+        if case .success(let json) = JSONValue.parse(data, duplicateMembers: .lastWins) {
             if json["query"]?.stringValue != nil, json.objectValue != nil {
                 let operation = json["operationName"]?.stringValue ?? Self.operationName(json["query"]?.stringValue)
                 return collapse(

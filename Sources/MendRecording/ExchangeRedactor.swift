@@ -116,7 +116,7 @@ struct ExchangeRedactor: Sendable {
         if PlaceholderTable.isPlaceholder(value) || value.isEmpty { return value }
         if isCredential { return placeholders.placeholder(for: value, kind: lowered) }
         if let first = value.first, first == "{" || first == "[",
-            case .success(let json) = JSONValue.parse(Data(value.utf8))
+            case .success(let json) = JSONValue.parse(Data(value.utf8), duplicateMembers: .lastWins)
         {
             return redact(json: json).jsonText()
         }
@@ -176,7 +176,7 @@ struct ExchangeRedactor: Sendable {
         guard !body.isEmpty else { return body }
         let type = mediaType?.lowercased() ?? ""
         if type.contains("json") || type.isEmpty || type.contains("javascript"),
-            case .success(let json) = JSONValue.parse(body)
+            case .success(let json) = JSONValue.parse(body, duplicateMembers: .lastWins)
         {
             return Data(redact(json: json).jsonText().utf8)
         }

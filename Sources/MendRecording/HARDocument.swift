@@ -25,7 +25,7 @@ public struct HARDocument: Sendable, Equatable, Codable {
     ///   `entries` array.
     public init(data: Data) throws(MendError) {
         let json: JSONValue
-        switch JSONValue.parse(data, maxBytes: Self.maximumSize) {
+        switch JSONValue.parse(data, maxBytes: Self.maximumSize, duplicateMembers: .lastWins) {
         case .success(let value): json = value
         case .failure(let failure): throw Self.refusal(Self.problem(failure, in: data))
         }
@@ -51,10 +51,8 @@ public struct HARDocument: Sendable, Equatable, Codable {
         case .notJSON: "it is not JSON (a HAR file is a JSON object with a log)"
         case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB"
         case .tooDeep(let limit): "its JSON nests deeper than \(limit) levels"
-        case .malformed:
-            JSONValue.scanBrackets(data).endsUnfinished
-                ? "its JSON is cut off after \(data.count) bytes (an unfinished string, object or array)"
-                : "its JSON is invalid"
+        case .truncated: "its JSON is cut off after \(data.count) bytes (an unfinished string, object or array)"
+        case .malformed, .duplicateMember: "its JSON is invalid"
         }
     }
 

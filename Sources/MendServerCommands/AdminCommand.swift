@@ -66,7 +66,7 @@ struct AdminConnection: ParsableArguments {
                 APIRequest(
                     method: method, url: target, headers: headers, body: body.map { Data($0.jsonText().utf8) },
                     options: RequestOptions(timeout: .seconds(60))))
-            return try response.decode(JSONValue.self)
+            return try response.json()
         } catch let error as MendError {
             ServerCommandSupport.complain("admin: \(error.shortDescription): \(error.developerMessage)")
             throw ExitCode.failure

@@ -3,14 +3,16 @@ import Testing
 
 @testable import MendCore
 
-/// `JSONValue.jsonText()`, written byte by byte, held to what it replaced: `JSONEncoder` with `.sortedKeys` and
-/// `.withoutEscapingSlashes` — the same bytes for every value, the same `"null"` for one it cannot write.
+/// `JSONValue.jsonText()`, Mend's one JSON writer, held to what it replaced: `JSONEncoder` with `.sortedKeys` and
+/// `.withoutEscapingSlashes`, and `.prettyPrinted` for `jsonText(pretty: true)` — the same bytes for every value, the
+/// same `"null"` for one it cannot write.
 @Suite("Compact JSON text (servers' answers)")
 struct JSONTextTests {
     /// The reference: Foundation's encoder, as `jsonText()` used it.
-    static func reference(_ value: JSONValue) -> String {
+    static func reference(_ value: JSONValue, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         guard let data = try? encoder.encode(value) else { return "null" }
         return String(decoding: data, as: UTF8.self)
     }
@@ -29,18 +31,22 @@ struct JSONTextTests {
             ]),
             .object(["valid": .bool(true), "user_id": .string("u1"), "scopes": .array([.string("email")])]),
         ]
-        for value in values { #expect(value.jsonText() == Self.reference(value), "\(value)") }
+        for value in values {
+            #expect(value.jsonText() == Self.reference(value), "\(value)")
+            #expect(value.jsonText(pretty: true) == Self.reference(value, pretty: true), "pretty: \(value)")
+        }
     }
 
     @Test("A number JSON cannot carry gives \"null\", as before")
     func nonFinite() {
         for value: JSONValue in [.double(.nan), .double(.infinity), .array([.int(1), .double(-.infinity)])] {
             #expect(value.jsonText() == "null")
+            #expect(value.jsonText(pretty: true) == "null")
             #expect(Self.reference(value) == "null")
         }
     }
 
-    @Test("Random values (5,000 seeded): the reference's bytes")
+    @Test("Random values (5,000 seeded), compact and indented: the reference's bytes")
     func random() {
         var generator = SplitMix(seed: 20_261_128)
         let scalars: [Unicode.Scalar] = [
@@ -57,6 +63,10 @@ struct JSONTextTests {
             case 0: return .null
             case 1: return .bool(generator.next() % 2 == 0)
             case 2: return .int(Int(bitPattern: UInt(generator.next())) >> Int(generator.next() % 64))
+            case 3 where generator.next() % 2 == 0:
+                // Any finite double, every exponent.
+                let bits = Double(bitPattern: generator.next())
+                return .double(bits.isFinite ? bits : 0.5)
             case 3: return .double(Double(Int64(bitPattern: generator.next()) >> 20) / 1024)
             case 4: return .string(text())
             case 5: return .array((0..<Int(generator.next() % 4)).map { _ in value(depth: depth + 1) })
@@ -69,6 +79,7 @@ struct JSONTextTests {
         for _ in 0..<5_000 {
             let random = value(depth: 0)
             #expect(random.jsonText() == Self.reference(random), "\(random)")
+            #expect(random.jsonText(pretty: true) == Self.reference(random, pretty: true), "pretty: \(random)")
         }
     }
 }

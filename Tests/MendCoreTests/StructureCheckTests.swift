@@ -3,64 +3,19 @@ import Testing
 
 @testable import MendCore
 
-/// `JSONValue.validateStructure` (every success body's check) held to the implementation it replaced, which kept its
-/// open brackets in an array: the same answer for every text, deep nesting past a word of brackets included.
+/// `JSONValue.validateStructure` (every success body's check) is the one JSON lexer run without building the value:
+/// for every text, the answer `JSONValue.parse` gives (reading duplicates last-wins), deep nesting past a word of
+/// brackets included.
 @Suite("The structure check of success bodies")
 struct StructureCheckTests {
-    /// The check as it was before it kept its brackets in a word: the reference.
+    /// What the full parse says of `data`: the reference.
     static func reference(
         _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = JSONValue.defaultMaxDepth
-    )
-        -> JSONValue.ParseFailure?
-    {
-        guard data.count <= maxBytes else { return .tooLarge(limit: maxBytes) }
-        let bytes = Array(data)
-        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-        var index = 0
-        let count = bytes.count
-        while index < count, isWhitespace(bytes[index]) { index += 1 }
-        guard index < count else { return .empty }
-        let first = bytes[index]
-        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-            return "\"-0123456789tfn".utf8.contains(first)
-                ? (JSONValue.parse(data, maxBytes: maxBytes, maxDepth: maxDepth).failure) : .notJSON
+    ) -> JSONValue.ParseFailure? {
+        switch JSONValue.parse(data, maxBytes: maxBytes, maxDepth: maxDepth, duplicateMembers: .lastWins) {
+        case .success: nil
+        case .failure(let failure): failure
         }
-        var stack: [UInt8] = []
-        var inString = false
-        var escaped = false
-        while index < count {
-            let byte = bytes[index]
-            index += 1
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                } else if byte < 0x20 {
-                    return .malformed
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                stack.append(byte)
-                if stack.count > maxDepth { return .tooDeep(limit: maxDepth) }
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard let open = stack.popLast(),
-                    (open == UInt8(ascii: "{") && byte == UInt8(ascii: "}"))
-                        || (open == UInt8(ascii: "[") && byte == UInt8(ascii: "]"))
-                else { return .malformed }
-                if stack.isEmpty {
-                    while index < count, isWhitespace(bytes[index]) { index += 1 }
-                    return index == count ? nil : .malformed
-                }
-            default: continue
-            }
-        }
-        return .malformed
     }
 
     /// Nested brackets: `levels` of them, each an object or an array as `objectAt` says, closed in order.
@@ -75,7 +30,8 @@ struct StructureCheckTests {
     static let corpus: [String] =
         CompactJSONTests.corpus + [
             "[]", " [ ] ", "[1,2,{\"a\":\"}\"}]", "{\"a\":\"\\\"\"}", "{\"a\":\"x\\\\\"}", "[\"\\", "[\"a]", "{", "}",
-            "[}", "{]", "[] []", "\"s\"", "12", "true", "<html>", "", "  ",
+            "[}", "{]", "[] []", "\"s\"", "12", "true", "<html>", "", "  ", "[tru]", "[1,]", "[01]", "[1e400]",
+            "{\"a\":1,\"a\":2}", "[\"\\ud800\"]", "[1.]", "[-]", "{\"a\"}", "[\"a\" \"b\"]", "[1] x",
             nested(63, objectAt: { $0 % 2 == 0 }), nested(64, objectAt: { $0 % 3 == 0 }),
             nested(65, objectAt: { $0 % 2 == 1 }), nested(128, objectAt: { $0 % 5 == 0 }),
             nested(129, objectAt: { $0 > 64 }), nested(200, objectAt: { $0 % 7 < 3 }),
@@ -104,7 +60,20 @@ struct StructureCheckTests {
                 text.replaceSubrange(position...position, with: text[position] == "}" ? "]" : "}")
                 let data = Data(text.utf8)
                 #expect(JSONValue.validateStructure(data) == .malformed, "\(levels) levels, level \(wrong) wrong")
-                #expect(Self.reference(data) == .malformed)
+            }
+        }
+    }
+
+    @Test("Cut off anywhere, a valid text is `truncated`, not `malformed`")
+    func truncation() {
+        for text in Self.corpus where Self.reference(Data(text.utf8)) == nil {
+            let bytes = Array(text.utf8)
+            for end in 1..<bytes.count {
+                let cut = Data(bytes[..<end])
+                // A number or a value at the top level may end anywhere: `12` cut is `1`, still JSON.
+                guard bytes.first == UInt8(ascii: "{") || bytes.first == UInt8(ascii: "[") else { continue }
+                #expect(JSONValue.validateStructure(cut) == .truncated, "\(text.prefix(40)) cut at \(end)")
+                #expect(Self.reference(cut) == .truncated, "\(text.prefix(40)) cut at \(end)")
             }
         }
     }

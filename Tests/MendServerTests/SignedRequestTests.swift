@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import MendCore
@@ -91,5 +92,34 @@ import Testing
     @Test func refusesAMissingUser() {
         let signed = SignedRequest.make(payload: Self.payload(userID: .null), secret: Self.secret)
         #expect(verify(signed) == .failure(.missingUser))
+    }
+
+    /// A `signed_request` over `payload`, exactly these bytes, signed with the app secret.
+    static func signed(rawPayload payload: String) -> String {
+        let encoded = Base64URL.encode(Data(payload.utf8))
+        let signature = HMAC<SHA256>.authenticationCode(
+            for: Data(encoded.utf8), using: SymmetricKey(data: Data(Self.secret.utf8)))
+        return Base64URL.encode(Data(signature)) + "." + encoded
+    }
+
+    @Test("A payload naming a member twice is refused, though signed: one signed text, one reading")
+    func refusesDuplicateMembers() {
+        let shadowed = #"{"algorithm":"HMAC-SHA256","issued_at":1799999940,"user_id":"1","user_id":"2"}"#
+        #expect(verify(Self.signed(rawPayload: shadowed)) == .failure(.malformed))
+        let algorithmTwice = #"{"algorithm":"none","algorithm":"HMAC-SHA256","issued_at":1799999940,"user_id":"1"}"#
+        #expect(verify(Self.signed(rawPayload: algorithmTwice)) == .failure(.malformed))
+    }
+
+    @Test("Base64url with padding, or a second spelling of the same bytes, is refused")
+    func refusesSecondSpellings() throws {
+        let signed = SignedRequest.make(payload: Self.payload(), secret: Self.secret)
+        let parts = signed.split(separator: ".").map(String.init)
+        // 32 bytes of HMAC: 43 characters, the last carrying two bits that must be zero.
+        #expect(verify(parts[0] + "=." + parts[1]) == .failure(.malformed))
+        let last = try #require(parts[0].last)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let index = try #require(alphabet.firstIndex(of: last))
+        let sameBytes = String(parts[0].dropLast()) + String(alphabet[index | 1])
+        #expect(verify(sameBytes + "." + parts[1]) == .failure(.malformed))
     }
 }

@@ -17,5 +17,6 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "usage-headers", run: UsageHeadersHarness.run),
         FuzzTarget(name: "har-redaction", run: HARRedactionHarness.run),
         FuzzTarget(name: "jws", run: JWSHarness.run),
+        FuzzTarget(name: "json", run: JSONHarness.run),
     ]
 }

@@ -65,7 +65,7 @@ public struct Explainer: Sendable {
     public func explain(_ input: Input) throws(ExplainFailure) -> Explanation {
         if let status = input.status, !(100...599).contains(status) { throw .invalidStatus(status) }
         guard input.body.count <= maximumInputSize else { throw .inputTooLarge(limit: maximumInputSize) }
-        let parsed = JSONValue.parse(input.body, maxBytes: maximumInputSize)
+        let parsed = JSONValue.parse(input.body, maxBytes: maximumInputSize, duplicateMembers: .lastWins)
         let json = try? parsed.get()
         let kind = input.kind == .auto ? try detectKind(json: json, parsed: parsed, status: input.status) : input.kind
         switch kind {

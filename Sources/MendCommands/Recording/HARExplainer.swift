@@ -101,7 +101,8 @@ public struct HARExplainer: Sendable {
         let headers = entry.response.headers.map { (name: $0.name, value: $0.value) }
         if status < 400 {
             // A success, unless it is a GraphQL answer with errors.
-            guard case .success(let json) = JSONValue.parse(body), json["errors"]?.arrayValue?.isEmpty == false
+            guard case .success(let json) = JSONValue.parse(body, duplicateMembers: .lastWins),
+                json["errors"]?.arrayValue?.isEmpty == false
             else { return nil }
             return try? explainer.explain(.init(body: body, status: status, headers: headers, kind: .graphql)).error
         }

@@ -99,9 +99,13 @@ public struct MendMessages: Sendable, Hashable {
         guard data.count <= Self.maximumSize else {
             throw Invalid(reason: "the file is larger than \(Self.maximumSize) bytes.")
         }
-        guard case .success(let value) = JSONValue.parse(data, maxBytes: Self.maximumSize),
-            let languages = value.objectValue
-        else { throw Invalid(reason: "it is not a JSON object of languages.") }
+        let parsed = JSONValue.parse(data, maxBytes: Self.maximumSize)
+        if case .failure(.duplicateMember(let name)) = parsed {
+            throw Invalid(reason: "an object in it names \"\(name)\" twice.")
+        }
+        guard case .success(let value) = parsed, let languages = value.objectValue else {
+            throw Invalid(reason: "it is not a JSON object of languages.")
+        }
         var texts: [String: [String: String]] = [:]
         for (tag, entries) in languages {
             guard let object = entries.objectValue else {

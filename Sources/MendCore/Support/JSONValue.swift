@@ -119,218 +119,153 @@ extension JSONValue {
         case empty
         /// The bytes do not start like JSON (an HTML page, plain text).
         case notJSON
-        /// The bytes start like JSON but are invalid or cut off.
+        /// The bytes start like JSON but are not: a wrong token, a trailing comma, `NaN`, invalid UTF-8, a lone
+        /// surrogate escape, text after the value.
         case malformed
+        /// The bytes end before the value does: an unfinished string, number, literal, object or array.
+        case truncated
+        /// An object names the member `name` twice, and the parse was asked to refuse that
+        /// (``DuplicateMembers/refuse``).
+        case duplicateMember(name: String)
         /// The input is larger than the limit.
         case tooLarge(limit: Int)
         /// The input nests deeper than the limit.
         case tooDeep(limit: Int)
     }
 
-    /// The default nesting limit of ``parse(_:maxBytes:maxDepth:)``.
+    /// The default nesting limit of ``parse(_:maxBytes:maxDepth:duplicateMembers:)``.
     public static let defaultMaxDepth = 256
 
-    /// Parses `data` as JSON, telling apart empty, non-JSON, malformed, oversized and too deeply nested input.
+    /// Parses `data` as JSON (RFC 8259, strictly), telling apart empty, non-JSON, malformed, cut-off, oversized and
+    /// too deeply nested input and, unless `duplicateMembers` is ``DuplicateMembers/lastWins``, an object that names a
+    /// member twice.
     ///
     /// - Parameters:
     ///   - data: The bytes.
     ///   - maxBytes: Input larger than this fails with ``ParseFailure/tooLarge(limit:)`` before any parsing.
-    ///   - maxDepth: Input nesting deeper than this fails with ``ParseFailure/tooDeep(limit:)`` before parsing.
+    ///   - maxDepth: Input nesting objects and arrays deeper than this fails with ``ParseFailure/tooDeep(limit:)``.
+    ///   - duplicateMembers: What an object naming a member twice means: refused (the default), or its last member.
     public static func parse(
-        _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth
+        _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth,
+        duplicateMembers: DuplicateMembers = .refuse
     ) -> Result<JSONValue, ParseFailure> {
-        guard data.count <= maxBytes else { return .failure(.tooLarge(limit: maxBytes)) }
-        guard let first = data.first(where: { !Self.isWhitespace($0) }) else { return .failure(.empty) }
-        let startsLikeJSON = "{[\"-0123456789tfn".utf8.contains(first)
-        guard startsLikeJSON else { return .failure(.notJSON) }
-        guard scanBrackets(data).deepest <= maxDepth else { return .failure(.tooDeep(limit: maxDepth)) }
-        do {
-            return .success(try JSONDecoder().decode(JSONValue.self, from: data))
-        } catch {
-            return .failure(.malformed)
-        }
+        read(data, maxBytes: maxBytes, maxDepth: maxDepth, duplicateMembers: duplicateMembers, building: true)
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    /// Checks that `data` is one complete JSON value without building it: a single pass over the bytes that finds
-    /// empty, non-JSON, truncated, unbalanced and oversized input. Returns `nil` for valid structure.
+    /// Checks that `data` is one complete JSON value without building it: what ``parse(_:maxBytes:maxDepth:duplicateMembers:)``
+    /// with ``DuplicateMembers/lastWins`` answers — the same lexer — at a fraction of its cost. Returns `nil` for
+    /// valid JSON.
     ///
-    /// This is what the pipeline runs on success bodies (a full parse would cost more than the request); a body
+    /// This is what the pipeline runs on success bodies (building the value would cost more than the request); a body
     /// that passes and still does not decode fails later, classified, when it is decoded.
     package static func validateStructure(
         _ data: Data, maxBytes: Int = 16 << 20, maxDepth: Int = defaultMaxDepth
     ) -> ParseFailure? {
-        guard data.count <= maxBytes else { return .tooLarge(limit: maxBytes) }
-        return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> ParseFailure? in
-            let bytes = buffer.bindMemory(to: UInt8.self)
-            var index = 0
-            let count = bytes.count
-            while index < count, isWhitespace(bytes[index]) { index += 1 }
-            guard index < count else { return .empty }
-            let first = bytes[index]
-            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-                // Scalars at the top level are rare: parse them.
-                return "\"-0123456789tfn".utf8.contains(first)
-                    ? (parse(data, maxBytes: maxBytes, maxDepth: maxDepth).failure) : .notJSON
-            }
-            // The open brackets, innermost in the lowest bit (1: an object), the first 64 levels in a word; deeper
-            // ones spill into an array only a document that deep allocates.
-            var open: UInt64 = 0
-            var spilled: [UInt64] = []
-            var depth = 0
-            while index < count {
-                let byte = bytes[index]
-                index += 1
-                switch byte {
-                case UInt8(ascii: "\""):
-                    // A string: to its closing quote, escapes skipped, control characters refused.
-                    while true {
-                        guard index < count else { return .malformed }
-                        let inner = bytes[index]
-                        index += 1
-                        if inner == UInt8(ascii: "\"") { break }
-                        if inner == UInt8(ascii: "\\") {
-                            index += 1
-                        } else if inner < 0x20 {
-                            return .malformed
-                        }
-                    }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                    if depth > maxDepth { return .tooDeep(limit: maxDepth) }
-                    if depth > 64, depth % 64 == 1 {
-                        spilled.append(open)
-                        open = 0
-                    }
-                    open = open << 1 | (byte == UInt8(ascii: "{") ? 1 : 0)
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard depth > 0, (open & 1 == 1) == (byte == UInt8(ascii: "}")) else { return .malformed }
-                    open >>= 1
-                    depth -= 1
-                    if depth >= 64, depth % 64 == 0 { open = spilled.removeLast() }
-                    if depth == 0 {
-                        while index < count, isWhitespace(bytes[index]) { index += 1 }
-                        return index == count ? nil : .malformed
-                    }
-                default: continue
-                }
-            }
-            return .malformed
+        if case .failure(let failure) = read(
+            data, maxBytes: maxBytes, maxDepth: maxDepth, duplicateMembers: .lastWins, building: false)
+        {
+            return failure
         }
+        return nil
     }
 
-    /// The bracket nesting of bytes read without parsing, brackets inside strings ignored.
-    package struct BracketScan: Sendable, Equatable {
-        /// The deepest nesting reached.
-        package var deepest: Int
-        /// The nesting where the bytes end (0 for a balanced document).
-        package var final: Int
-        /// Whether the bytes end inside a string.
-        package var endsInString: Bool
-
-        /// Whether the bytes end inside a string or an open object or array: cut off, not wrong.
-        package var endsUnfinished: Bool { endsInString || final > 0 }
-    }
-
-    /// One pass over `data` that follows strings (and their escapes) and brackets: how deep it nests and how it ends.
-    /// The depth check before a parse and the truncation diagnosis of a file both read it.
-    package static func scanBrackets(_ data: Data) -> BracketScan {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
+    private static func read(
+        _ data: Data, maxBytes: Int, maxDepth: Int, duplicateMembers: DuplicateMembers, building: Bool
+    ) -> Result<JSONValue, ParseFailure> {
+        guard data.count <= maxBytes else { return .failure(.tooLarge(limit: maxBytes)) }
+        guard let first = data.first(where: { !JSONReader.isWhitespace($0) }) else { return .failure(.empty) }
+        guard "{[\"-0123456789tfn".utf8.contains(first) else { return .failure(.notJSON) }
+        return data.withUnsafeBytes { raw in
+            var reader = JSONReader(
+                bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth, duplicates: duplicateMembers,
+                building: building)
+            return reader.document().mapError { failure in
+                switch failure {
+                case .malformed: .malformed
+                case .truncated: .truncated
+                case .tooDeep: .tooDeep(limit: maxDepth)
+                case .duplicate(let name): .duplicateMember(name: name)
                 }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
             }
         }
-        return BracketScan(deepest: deepest, final: depth, endsInString: inString)
     }
 
     /// Whether the body's top-level object starts with the member `key` (`{"error": …`), read without parsing.
     package static func startsWithMember(_ key: String, in data: Data) -> Bool {
         let prefix = data.prefix(64 + key.utf8.count)
-        var bytes = prefix.drop { isWhitespace($0) }
+        var bytes = prefix.drop { JSONReader.isWhitespace($0) }
         guard bytes.first == UInt8(ascii: "{") else { return false }
-        bytes = bytes.dropFirst().drop { isWhitespace($0) }
+        bytes = bytes.dropFirst().drop { JSONReader.isWhitespace($0) }
         return bytes.starts(with: Array("\"\(key)\"".utf8))
     }
 
-    /// Compact JSON text with sorted keys.
+    /// JSON text with sorted keys: compact, or indented as `JSONEncoder`'s `.prettyPrinted` indents (two spaces,
+    /// `"name" : value`). `"null"` when a number is not finite, which JSON cannot carry.
     public func jsonText(pretty: Bool = false) -> String {
-        if !pretty {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(128)
-            guard write(into: &bytes) else { return "null" }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
-extension Result where Failure == JSONValue.ParseFailure {
-    /// The failure, if any.
-    var failure: JSONValue.ParseFailure? {
-        if case .failure(let failure) = self { return failure }
-        return nil
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        guard write(into: &bytes, indent: pretty ? 0 : nil) else { return "null" }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
 extension JSONValue {
-    /// Appends the compact text of the value to `bytes`: byte for byte what `JSONEncoder` writes with `.sortedKeys`
-    /// and `.withoutEscapingSlashes` (keys in the order of their UTF-8 bytes, the escapes it uses, its numbers) — a
-    /// test holds the two together — without building an encoder and its containers: servers answer with this on
-    /// every request. `false` (and part of the text written) when a number is not finite, which JSON cannot carry.
-    package func write(into bytes: inout [UInt8]) -> Bool {
+    /// Appends the text of the value to `bytes`, Mend's one JSON writer: byte for byte what `JSONEncoder` writes with
+    /// `.sortedKeys` and `.withoutEscapingSlashes` (keys in the order of their UTF-8 bytes, the escapes it uses, its
+    /// numbers), and with `indent` (the nesting level it starts at) what it writes with `.prettyPrinted` too — a test
+    /// holds them together — without building an encoder and its containers: servers answer with this on every
+    /// request. `false` (and part of the text written) when a number is not finite, which JSON cannot carry.
+    package func write(into bytes: inout [UInt8], indent: Int? = nil) -> Bool {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
         case .int(let value): bytes.append(contentsOf: String(value).utf8)
         case .double(let value):
-            // Rare in what Mend writes: Foundation's own shortest form (`1e+20`, `0.1`, `-0`).
-            guard value.isFinite, let text = try? JSONEncoder().encode(value) else { return false }
-            bytes.append(contentsOf: text)
+            // Foundation's shortest form: Swift's, without a trailing `.0` (`1e+20`, `0.1`, `-0`, `1e-07`).
+            guard value.isFinite else { return false }
+            var text = value.description
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            bytes.append(contentsOf: text.utf8)
         case .string(let value): Self.writeString(value.utf8, into: &bytes)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                guard element.write(into: &bytes) else { return false }
+            return Self.writeContainer(
+                elements, open: "[", close: "]", indent: indent, into: &bytes
+            ) { element, level, bytes in
+                element.write(into: &bytes, indent: level)
             }
-            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
             let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (index, key) in keys.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            return Self.writeContainer(keys, open: "{", close: "}", indent: indent, into: &bytes) { key, level, bytes in
                 Self.writeString(key.utf8, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                guard members[key]!.write(into: &bytes) else { return false }
+                bytes.append(contentsOf: level == nil ? ":".utf8 : " : ".utf8)
+                return members[key]!.write(into: &bytes, indent: level)
             }
-            bytes.append(UInt8(ascii: "}"))
         }
+        return true
+    }
+
+    /// An array's or object's text: `open`, each item written by `item` (given the level to indent its own
+    /// containers at, `nil` when compact), separated by commas, then `close`; indented two spaces a level as
+    /// `JSONEncoder` indents, an empty container included (an empty line between its brackets).
+    private static func writeContainer<Item>(
+        _ items: [Item], open: Unicode.Scalar, close: Unicode.Scalar, indent: Int?, into bytes: inout [UInt8],
+        _ item: (Item, Int?, inout [UInt8]) -> Bool
+    ) -> Bool {
+        bytes.append(UInt8(ascii: open))
+        let inner = indent.map { $0 + 1 }
+        func newline(_ level: Int?) {
+            guard let level else { return }
+            bytes.append(0x0A)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        }
+        if items.isEmpty, indent != nil { bytes.append(0x0A) }
+        for (index, element) in items.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            newline(inner)
+            guard item(element, inner, &bytes) else { return false }
+        }
+        newline(indent)
+        bytes.append(UInt8(ascii: close))
         return true
     }
 

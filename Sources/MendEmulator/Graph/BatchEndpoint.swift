@@ -78,7 +78,7 @@ enum BatchEndpoint {
                     ))
             }
             if let name = item["name"]?.stringValue {
-                named[name] = (try? JSONValue.parse(response.body).get()) ?? .null
+                named[name] = (try? JSONValue.parse(response.body, duplicateMembers: .lastWins).get()) ?? .null
                 if response.status.code < 300, item["omit_response_on_success"]?.boolValue ?? true {
                     results.append(.null)
                     continue

@@ -168,6 +168,8 @@ extension GraphClient {
         if let error = decoder.decodeError(response: head, body: body, context: context) {
             return .failure(error)
         }
-        return .success(status: status, headers: headers, body: (try? JSONValue.parse(body).get()) ?? .null)
+        return .success(
+            status: status, headers: headers,
+            body: (try? JSONValue.parse(body, duplicateMembers: .lastWins).get()) ?? .null)
     }
 }

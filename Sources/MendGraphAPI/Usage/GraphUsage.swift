@@ -79,7 +79,8 @@ public struct GraphUsage: Sendable, Hashable {
     private init?(now: Date, header: (String) -> String?) {
         func parse(_ name: String) -> JSONValue? {
             guard let text = header(name),
-                case .success(let value) = JSONValue.parse(Data(text.utf8), maxBytes: 64 << 10)
+                case .success(let value) = JSONValue.parse(
+                    Data(text.utf8), maxBytes: 64 << 10, duplicateMembers: .lastWins)
             else { return nil }
             return value
         }

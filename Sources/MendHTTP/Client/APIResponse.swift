@@ -39,7 +39,7 @@ public struct APIResponse: Sendable {
 
     /// The body parsed as JSON, or a classified error.
     public func json() throws(MendError) -> JSONValue {
-        switch JSONValue.parse(body, maxBytes: .max) {
+        switch JSONValue.parse(body, maxBytes: .max, duplicateMembers: .lastWins) {
         case .success(let value): return value
         case .failure:
             var mendError = MendError(

@@ -90,7 +90,7 @@ package enum DecodedBody: Sendable {
 
     /// Classifies `body` within `limit` bytes.
     package init(_ body: Data, limit: Int) {
-        switch JSONValue.parse(body, maxBytes: limit) {
+        switch JSONValue.parse(body, maxBytes: limit, duplicateMembers: .lastWins) {
         case .success(let value): self = .json(value)
         case .failure(.empty): self = .empty
         case .failure(.tooLarge(let limit)): self = .tooLarge(limit: limit)
@@ -98,7 +98,8 @@ package enum DecodedBody: Sendable {
             let start = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
             self = .notJSON(
                 looksLikeHTML: start.contains("<html") || start.contains("<!doctype") || start.contains("<body"))
-        case .failure(.malformed), .failure(.tooDeep): self = .malformed
+        case .failure(.malformed), .failure(.truncated), .failure(.duplicateMember), .failure(.tooDeep):
+            self = .malformed
         }
     }
 
@@ -112,7 +113,7 @@ package enum DecodedBody: Sendable {
             let start = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
             self = .notJSON(
                 looksLikeHTML: start.contains("<html") || start.contains("<!doctype") || start.contains("<body"))
-        case .malformed, .tooDeep: self = .malformed
+        case .malformed, .truncated, .duplicateMember, .tooDeep: self = .malformed
         }
     }
 

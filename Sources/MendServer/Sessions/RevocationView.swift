@@ -48,8 +48,6 @@ final class RevocationView: Sendable {
     private struct State {
         var endings: [String: Ending] = [:]
         var freshness: Freshness
-        /// Set by the benchmark only: every check reads the database.
-        var bypassed = false
     }
 
     private let state: Locked<State>
@@ -65,7 +63,6 @@ final class RevocationView: Sendable {
     /// Whether `sessionID` ended, whether it is active, or whether the caller must read the database.
     func status(of sessionID: String, at instant: ContinuousClock.Instant = .now) -> Status {
         state.withLock { state in
-            if state.bypassed { return .unknown }
             switch state.freshness {
             case .stale: return .unknown
             case .until(let deadline) where instant >= deadline: return .unknown
@@ -109,11 +106,6 @@ final class RevocationView: Sendable {
         state.withLock { state in
             if state.freshness != .always { state.freshness = .stale }
         }
-    }
-
-    /// Makes every ``status(of:)`` answer ``Status/unknown`` while `on` (the benchmark's baseline).
-    func setBypassed(_ on: Bool) {
-        state.withLock { $0.bypassed = on }
     }
 
     /// The view's freshness (for tests and metrics).
