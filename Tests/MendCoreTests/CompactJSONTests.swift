@@ -67,20 +67,9 @@ struct CompactJSONTests {
 
     @Test("Mutated texts: whatever the parser accepts, the reference accepts and reads the same (20,000 seeded)")
     func mutationsAgree() {
-        var generator = SplitMix(seed: 20_261_127)
-        let alphabet = Array(#"{}[]:,"\\/ -+.eE0123456789abfnrtuAZ"#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
         var accepted = 0
-        for round in 0..<20_000 {
-            var bytes = Array(Self.corpus[round % Self.corpus.count].utf8)
-            for _ in 0...Int(generator.next() % 3) {
-                let position = bytes.isEmpty ? 0 : Int(generator.next() % UInt64(bytes.count))
-                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
-                switch generator.next() % 3 {
-                case 0 where !bytes.isEmpty: bytes[position] = byte
-                case 1: bytes.insert(byte, at: position)
-                default: if !bytes.isEmpty { bytes.remove(at: position) }
-                }
-            }
+        let alphabet = Array(#"{}[]:,"\\/ -+.eE0123456789abfnrtuAZ"#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
+        for bytes in jsonMutations(of: Self.corpus, count: 20_000, seed: 20_261_127, alphabet: alphabet) {
             #expect(
                 Self.members(bytes) == JSONValue.parseObject(bytes),
                 "member by member: \(String(decoding: bytes, as: UTF8.self))")

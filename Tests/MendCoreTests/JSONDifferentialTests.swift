@@ -133,23 +133,11 @@ struct JSONDifferentialTests {
 
     /// The corpus and 4,000 seeded mutations of it.
     static func texts() -> [Data] {
-        var texts = corpus.map { Data($0.utf8) }
-        var generator = SplitMix(seed: 20_261_128)
-        let alphabet = Array(#"{}[]:,"\\/ -+.eE0123456789abfnrtuINAZ"#.utf8) + [0x00, 0x0A, 0x1F, 0xC3, 0xFF]
-        for round in 0..<4_000 {
-            var bytes = Array(corpus[round % corpus.count].utf8)
-            for _ in 0...Int(generator.next() % 3) {
-                let position = bytes.isEmpty ? 0 : Int(generator.next() % UInt64(bytes.count))
-                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
-                switch generator.next() % 3 {
-                case 0 where !bytes.isEmpty: bytes[position] = byte
-                case 1: bytes.insert(byte, at: position)
-                default: if !bytes.isEmpty { bytes.remove(at: position) }
-                }
-            }
-            texts.append(Data(bytes))
-        }
-        return texts
+        corpus.map { Data($0.utf8) }
+            + jsonMutations(
+                of: corpus, count: 4_000, seed: 20_261_128,
+                alphabet: Array(#"{}[]:,"\\/ -+.eE0123456789abfnrtuINAZ"#.utf8) + [0x00, 0x0A, 0x1F, 0xC3, 0xFF]
+            ).map { Data($0) }
     }
 
     @Test(

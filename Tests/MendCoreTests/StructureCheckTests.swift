@@ -80,19 +80,7 @@ struct StructureCheckTests {
 
     @Test("Mutated texts (20,000 seeded): the reference's answer every time")
     func mutationsAgree() {
-        var generator = SplitMix(seed: 20_261_128)
-        let alphabet = Array(#"{}[]:,"\\/ -+.eE0123456789abfnrtuAZ"#.utf8) + [0x00, 0x0A, 0x1F, 0xC3, 0xFF]
-        for round in 0..<20_000 {
-            var bytes = Array(Self.corpus[round % Self.corpus.count].utf8)
-            for _ in 0...Int(generator.next() % 4) {
-                let position = bytes.isEmpty ? 0 : Int(generator.next() % UInt64(bytes.count))
-                let byte = alphabet[Int(generator.next() % UInt64(alphabet.count))]
-                switch generator.next() % 3 {
-                case 0 where !bytes.isEmpty: bytes[position] = byte
-                case 1: bytes.insert(byte, at: position)
-                default: if !bytes.isEmpty { bytes.remove(at: position) }
-                }
-            }
+        for bytes in jsonMutations(of: Self.corpus, count: 20_000, seed: 20_261_128, maxEdits: 4) {
             let data = Data(bytes)
             #expect(
                 JSONValue.validateStructure(data, maxDepth: 100) == Self.reference(data, maxDepth: 100),
