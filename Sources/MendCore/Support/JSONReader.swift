@@ -219,15 +219,19 @@ struct JSONReader {
     private mutating func string() -> String? {
         index += 1  // "
         let start = index
-        // The common case: no escape, so the bytes are the string.
+        // The common case: no escape, so the bytes are the string — their high bits gathered on the way, so that
+        // ASCII text (most of what Mend reads) needs no second pass to be known valid UTF-8.
+        var high: UInt8 = 0
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { return refuse() }
+            high |= byte
             index += 1
         }
         guard let stop = current else { return refuse() }
         if stop == UInt8(ascii: "\"") {
             index += 1
             let text = UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+            if high < 0x80 { return building ? String(decoding: text, as: UTF8.self) : "" }
             return Self.validated(text, building: building) ?? refuse()
         }
         var decoded = Array(bytes[start..<index])
