@@ -11,6 +11,15 @@ Mend's own left out. More than the bound fails, naming them.
 
     scripts/check-app-dependencies.py              # resolve and count (about 10 s)
     scripts/check-app-dependencies.py --keep DIR   # and leave the app and the repository in DIR
+    scripts/check-app-dependencies.py --build-readme-code SCRATCH
+
+`--build-readme-code` then builds README.md's code as an app would: the app of the install snippet, its products
+depending on this tree by path (so that `SCRATCH`, Examples/QuickStart's build folder, already holds every Mend module
+and dependency, and only the app compiles: well under a minute), its `main.swift` made of each ```swift block of
+README.md marked `<!-- readme-code: builds -->` — the block's imports at the top, the rest inside an
+`async throws` function whose parameters and helpers are the placeholders the README names (`backendURL`, `show`).
+Every ```swift block after the install snippet must carry a mark: `builds`, `excerpt` or `apple-only` (the README
+says which in words); an unmarked block fails the check, so a new block is either built or said to be an excerpt.
 """
 import json
 import os
@@ -79,10 +88,90 @@ def make_repository(destination, version):
     run(["git", "tag", version], destination)
 
 
+# What the README's built blocks may use without declaring it: the placeholders its words name.
+README_PLACEHOLDERS = """\
+func show(_ message: String, reference: String?) {}
+"""
+README_CODE_MARKS = ("builds", "excerpt", "apple-only")
+
+
+def readme_blocks():
+    """Each ```swift block of README.md after the install section, with its mark (None when it has none)."""
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    after = readme.split("## Add Mend to an app", 1)[1].split("```", 2)[2]  # past the install snippet
+    blocks = []
+    for match in re.finditer(r"(?:<!-- readme-code: ([a-z-]+) -->\n)?```swift\n(.*?)```", after, re.S):
+        blocks.append((match.group(1), match.group(2)))
+    return blocks
+
+
+def readme_main(blocks):
+    """main.swift: the built blocks' imports, then each block's body in an async throwing function."""
+    imports, bodies = [], []
+    for position, code in enumerate(blocks):
+        lines = code.splitlines()
+        imports += [line.split("//")[0].strip() for line in lines if line.startswith("import ")]
+        body = "\n".join("    " + line if line else "" for line in lines if not line.startswith("import "))
+        bodies.append(f"func readmeBlock{position}(backendURL: URL) async throws {{\n{body}\n}}\n")
+    unique = list(dict.fromkeys(imports))
+    return "\n".join(unique) + "\n\n" + README_PLACEHOLDERS + "\n" + "\n".join(bodies) + 'print("README code")\n'
+
+
+def build_readme_code(scratch, work, products, identity):
+    """Builds README.md's marked blocks in the snippet's app, Mend by path, in `scratch`; exits on a failure."""
+    blocks = readme_blocks()
+    unmarked = [code.splitlines()[0] for mark, code in blocks if mark not in README_CODE_MARKS]
+    if unmarked:
+        sys.exit("check-app-dependencies: README.md has ```swift blocks without <!-- readme-code: builds|excerpt|"
+                 f"apple-only -->: {unmarked}")
+    built = [code for mark, code in blocks if mark == "builds"]
+    if not built:
+        sys.exit("check-app-dependencies: README.md marks no block `readme-code: builds`")
+    app = os.path.join(work, "ReadmeApp")
+    shutil.rmtree(app, ignore_errors=True)
+    os.makedirs(os.path.join(app, "Sources/ReadmeApp"))
+    local = os.path.basename(ROOT)  # the identity of a path dependency, as Examples/QuickStart names it
+    product_lines = ",\n".join(f'                .product(name: "{name}", package: "{local}")' for name in products)
+    with open(os.path.join(app, "Package.swift"), "w") as handle:
+        handle.write(f"""// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "ReadmeApp",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    dependencies: [.package(name: "Mend", path: "{ROOT}")],
+    targets: [
+        .executableTarget(
+            name: "ReadmeApp",
+            dependencies: [
+{product_lines}
+            ]
+        )
+    ]
+)
+""")
+    with open(os.path.join(app, "Sources/ReadmeApp/main.swift"), "w") as handle:
+        handle.write(readme_main(built))
+    # The versions Examples/QuickStart resolved, so that nothing is fetched or rebuilt.
+    resolved = os.path.join(ROOT, "Examples/QuickStart/Package.resolved")
+    if os.path.exists(resolved):
+        shutil.copy(resolved, os.path.join(app, "Package.resolved"))
+    result = subprocess.run(["swift", "build", "--package-path", app, "--scratch-path", scratch], text=True,
+                            capture_output=True)
+    if result.returncode != 0:
+        sys.exit("check-app-dependencies: README.md's code does not build as written "
+                 f"({app}/Sources/ReadmeApp/main.swift):\n{result.stdout[-6000:]}{result.stderr[-3000:]}")
+    print(f"README.md's code ({len(built)} block(s) marked `builds`, with the install snippet's products: "
+          f"{', '.join(products)}) builds; {len(blocks) - len(built)} block(s) marked excerpt or apple-only.")
+
+
 def main():
     keep = None
+    build_scratch = None
     if sys.argv[1:2] == ["--keep"]:
         keep = sys.argv[2]
+    if sys.argv[1:2] == ["--build-readme-code"]:
+        build_scratch = os.path.abspath(sys.argv[2])
     version = current_version()
     package_line, url, from_version, snippet_products = install_snippet()
     if from_version != version:
@@ -136,6 +225,8 @@ let package = Package(
         if len(others) > BOUND:
             sys.exit(f"check-app-dependencies: {len(others)} packages, more than {BOUND}: a client product's "
                      "dependency graph reaches a package that no trait guards (Package.swift, 'Traits')")
+        if build_scratch:
+            build_readme_code(build_scratch, work, [name for name, _ in snippet_products], identity)
     except subprocess.CalledProcessError as error:
         sys.exit(f"check-app-dependencies: {' '.join(error.cmd)} failed: {error.stderr or ''}")
     finally:

@@ -134,9 +134,10 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             await peerKeys.add(ecdsa: ES256PrivateKey())
             let peerTokens = try await signedPeerTokens(keys: peerKeys, count: distinctSessions)
             let total = requestsPerRound
-            let needed = total + connections * 20
-            func proved(_ offset: Int) throws -> [HTTPHeaders] {
-                try (0..<needed).map { index in
+            // A round of `count` requests reads the sets 0..<count, its warm-up 0..<connections × 20.
+            func needed(_ count: Int) -> Int { max(count, connections * 20) }
+            func proved(_ offset: Int, count: Int = total) throws -> [HTTPHeaders] {
+                try (0..<needed(count)).map { index in
                     let token = bound[(offset + index) % bound.count]
                     var headers = HTTPHeaders()
                     headers.add(name: "Authorization", value: "DPoP \(token)")
@@ -149,27 +150,29 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
                     return headers
                 }
             }
-            func bearers(_ tokens: [String], offset: Int) -> [HTTPHeaders] {
-                (0..<needed).map { index in
+            func bearers(_ tokens: [String], offset: Int, count: Int = total) -> [HTTPHeaders] {
+                (0..<needed(count)).map { index in
                     var headers = HTTPHeaders()
                     headers.add(name: "Authorization", value: "Bearer \(tokens[(offset + index) % tokens.count])")
                     return headers
                 }
             }
             print(
-                "\nDPoP (issue 42): SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request"
+                "\nDPoP: SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request"
             )
             // Warm: every token once, as in (a) above.
-            _ = try await measureOnce(url: sessionURL.absoluteString, sets: try proved(0), total: distinctSessions)
+            _ = try await measureOnce(
+                url: sessionURL.absoluteString, sets: try proved(0, count: distinctSessions), total: distinctSessions)
             var dpopRatios: [Double] = []
             var peerRatios: [Double] = []
             var bearerRatios: [Double] = []
             try await withJWTKitPeer(keys: peerKeys) { peerPort in
                 _ = try await measureOnce(
-                    url: "http://127.0.0.1:\(peerPort)/check", sets: bearers(peerTokens, offset: 0),
-                    total: distinctSessions)
+                    url: "http://127.0.0.1:\(peerPort)/check",
+                    sets: bearers(peerTokens, offset: 0, count: distinctSessions), total: distinctSessions)
                 _ = try await measureOnce(
-                    url: sessionURL.absoluteString, sets: bearers(bearer, offset: 0), total: distinctSessions)
+                    url: sessionURL.absoluteString, sets: bearers(bearer, offset: 0, count: distinctSessions),
+                    total: distinctSessions)
                 for round in 1...rounds {
                     let offset = round * total
                     let proofs = try proved(offset)

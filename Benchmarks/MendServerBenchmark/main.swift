@@ -33,9 +33,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-let requestsPerRound = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
-let rounds = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 3
 let connections = 64
+// README's `[requests-per-round] [rounds]`: at least one request per connection and one round (as MendHTTPBenchmark).
+let requestsPerRound = max(connections, CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000)
+let rounds = max(1, CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 3)
 let distinctSessions = 10_000
 
 struct Figures {

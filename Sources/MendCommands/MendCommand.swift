@@ -61,6 +61,13 @@ extension MendCommand {
     /// Parses the arguments and runs the command; returns its error instead of exiting.
     private static func runParsed() async -> (any Error)? {
         do {
+            // A misspelt command is said as one, with the nearest command (argument-parser's words would be "3
+            // unexpected arguments").
+            let words = Array(CommandLine.arguments.dropFirst())
+            if let misspelling = NameSuggestion.misspeltCommand(in: words, tree: .init(commandsOf: MendCommand.self)) {
+                StandardError.write(misspelling.message)
+                return ExitCode.validationFailure
+            }
             var command = try parseAsRoot()
             // Ctrl-C is an interruption, said as one (exit 130): never a timeout, a "code expired" or a framework's
             // log line on the way out.
@@ -88,4 +95,15 @@ extension MendCommand {
 /// the command's own type).
 private func endProcess(_ status: Int32) -> Never {
     exit(status)
+}
+
+extension NameSuggestion.CommandTree {
+    /// The names of `command` and of its subcommands, as argument-parser's configurations give them.
+    init(commandsOf command: any ParsableCommand.Type) {
+        let configuration = command.configuration
+        self.init(
+            names: [configuration.commandName ?? command._commandName] + configuration.aliases,
+            subcommands: configuration.subcommands.map { Self(commandsOf: $0) },
+            hasDefaultSubcommand: configuration.defaultSubcommand != nil, isHidden: !configuration.shouldDisplay)
+    }
 }

@@ -29,7 +29,27 @@ struct MendServerCommand: AsyncParsableCommand {
 public enum MendServerTool {
     /// Parses the process's arguments, runs the command, and exits.
     public static func runFromCommandLine() async {
+        // A misspelt command (`mend-server serv`) is said as one, with the nearest command, before `serve` (the
+        // default) could take it as its argument.
+        let words = Array(CommandLine.arguments.dropFirst())
+        if let misspelling = NameSuggestion.misspeltCommand(
+            in: words, tree: .init(commandsOf: MendServerCommand.self))
+        {
+            FileHandle.standardError.write(Data((misspelling.message + "\n").utf8))
+            MendServerCommand.exit(withError: ExitCode.validationFailure)
+        }
         await MendServerCommand.main()
+    }
+}
+
+extension NameSuggestion.CommandTree {
+    /// The names of `command` and of its subcommands, as argument-parser's configurations give them.
+    init(commandsOf command: any ParsableCommand.Type) {
+        let configuration = command.configuration
+        self.init(
+            names: [configuration.commandName ?? command._commandName] + configuration.aliases,
+            subcommands: configuration.subcommands.map { Self(commandsOf: $0) },
+            hasDefaultSubcommand: configuration.defaultSubcommand != nil, isHidden: !configuration.shouldDisplay)
     }
 }
 

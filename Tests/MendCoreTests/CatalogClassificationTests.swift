@@ -13,13 +13,16 @@ struct ExpectedRow: Sendable, CustomTestStringConvertible {
     var name: String
     var category: MendError.Category
     var recovery: MendError.Recovery.Action
+    /// The provider's message, for a row that the message's words select.
+    var message: String?
 
     init(
-        _ code: MendError.Code, sub subcode: Int? = nil, _ name: String, _ category: MendError.Category,
-        _ recovery: MendError.Recovery.Action
+        _ code: MendError.Code, sub subcode: Int? = nil, message: String? = nil, _ name: String,
+        _ category: MendError.Category, _ recovery: MendError.Recovery.Action
     ) {
         self.code = code
         self.subcode = subcode
+        self.message = message
         self.name = name
         self.category = category
         self.recovery = recovery
@@ -121,6 +124,14 @@ let expectedRows: [ExpectedRow] = [
     .init(.Graph.customRateLimit, "customRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.customRateLimit, sub: 1996, "customRateLimitReached", .transient, .waitForRateLimit),
     .init(.Graph.linkNotScraped, "linkNotScraped", .other, .changeRequest),
+    // 2500 tells "no token" from a malformed request only in words.
+    .init(.Graph.requestNotUnderstood, "requestNotUnderstood", .other, .changeRequest),
+    .init(.Graph.requestNotUnderstood, message: "Unknown path components: /mee", "requestNotUnderstood", .other, .changeRequest),
+    .init(
+        .Graph.requestNotUnderstood,
+        message: "OAuthException: An active access token must be used to query information about the current user.",
+        "accessTokenRequired", .recoverable, .reauthenticate),
+    .init(.Graph.requestNotUnderstood, message: "an ACTIVE access token MUST BE USED", "accessTokenRequired", .recoverable, .reauthenticate),
     .init(.Graph.adsInsightsRateLimit, "adsInsightsRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.pagesBusinessRateLimit, "pagesBusinessRateLimit", .transient, .waitForRateLimit),
     .init(.Graph.instagramRateLimit, "instagramRateLimit", .transient, .waitForRateLimit),
@@ -204,7 +215,8 @@ struct CatalogClassificationTests {
     @Test("Each documented code classifies as the references say", arguments: expectedRows)
     func classification(row: ExpectedRow) {
         let error = MendError(
-            code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everyClientSpace)
+            code: row.code, subcode: row.subcode.map(MendError.Subcode.init(rawValue:)), developerMessage: row.message,
+            catalog: .everyClientSpace)
         #expect(error.name == row.name)
         #expect(error.category == row.category)
         #expect(error.recovery.action == row.recovery)
@@ -217,11 +229,12 @@ struct CatalogClassificationTests {
             guard let lower = entry.codes?.lowerBound else { continue }
             let error = MendError(
                 code: MendError.Code(entry.domain, lower),
-                subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), catalog: .everyClientSpace)
+                subcode: entry.subcode.map(MendError.Subcode.init(rawValue:)), developerMessage: entry.messagePhrase,
+                catalog: .everyClientSpace)
             #expect(error.name == entry.name, "\(entry.domain)/\(entry.codeText)/\(entry.subcodeText)")
             let covered = expectedRows.contains {
                 $0.code.domain == entry.domain && entry.codes?.contains($0.code.rawValue) == true
-                    && $0.subcode == entry.subcode
+                    && $0.subcode == entry.subcode && $0.name == entry.name
             }
             #expect(covered, "no expectation for \(entry.domain)/\(entry.codeText)/\(entry.subcodeText) \(entry.name)")
         }
@@ -240,7 +253,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 21), (.session, 16), (.graph, 43), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 21), (.session, 16), (.graph, 45), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 15),
         ])
     func counts(domain: MendError.Domain, count: Int) {

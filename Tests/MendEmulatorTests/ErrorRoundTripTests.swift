@@ -21,21 +21,23 @@ struct ErrorRoundTripTests {
             response: response, body: reply.body, context: ErrorDecodingContext(catalog: .everySpace))
     }
 
-    /// `graph/190/460` for every Graph row (short test names; the row is looked up again).
-    static let graphErrors: [String] = graphRows.map { entry in
+    /// `graph/190/460` for every Graph row (short test names; the row is looked up again), and the row's message
+    /// phrase after a space for a row that the message selects (`graph/2500 An active access token must be used`).
+    static let graphErrors: [String] = graphRows.map(name(of:))
+
+    static func name(of entry: ErrorCatalog.Entry) -> String {
         let (code, subcode) = concrete(entry)
-        return "graph/\(code)" + (subcode.map { "/\($0)" } ?? "")
+        return "graph/\(code)" + (subcode.map { "/\($0)" } ?? "") + (entry.messagePhrase.map { " \($0)" } ?? "")
     }
 
     @Test(arguments: graphErrors)
     func graphRowRoundTrips(error: String) async throws {
-        let entry = try #require(
-            Self.graphRows.first {
-                "graph/\(Self.concrete($0).code)" + (Self.concrete($0).subcode.map { "/\($0)" } ?? "") == error
-            })
+        let entry = try #require(Self.graphRows.first { Self.name(of: $0) == error })
         let (code, subcode) = Self.concrete(entry)
         try await withEmulatorClient(.router) { client, emulator in
-            try await emulator.injectFault(.error(error, path: "/me", times: 1))
+            var fault = FaultRule.error(String(error.prefix { $0 != " " }), path: "/me", times: 1)
+            fault.message = entry.messagePhrase.map { "\($0) for this request." }
+            try await emulator.injectFault(fault)
             let token = try await emulator.issueToken(userID: alice)
             let reply = try await client.get("\(v)/me?access_token=\(token)")
             let envelope = try #require(reply.json?["error"])
@@ -51,7 +53,7 @@ struct ErrorRoundTripTests {
             let decoded = try #require(Self.decode(reply))
             let expected = MendError(
                 code: MendError.Code(.graph, code), subcode: subcode.map(MendError.Subcode.init(rawValue:)),
-                catalog: .everySpace)
+                developerMessage: fault.message, catalog: .everySpace)
             #expect(decoded == expected)
             #expect(decoded.name == entry.name)
             #expect(decoded.category == entry.category)

@@ -189,7 +189,7 @@ struct ProcessTests {
             let statusAfter = try await MendExecutable.run([
                 "token", "status", "--json", "--state-directory", directory,
             ])
-            #expect(statusAfter.status == 1)
+            #expect(statusAfter.status == 4)  // ExitCodes.notLoggedIn
             #expect(statusAfter.output.contains("\"loggedIn\":false"))
         }
     }

@@ -30,15 +30,18 @@ public struct CatalogListing: Sendable {
         public var codes: ClosedRange<Int>? = nil
         /// The subcode as a number (`nil`: any subcode).
         public var subcodeNumber: Int? = nil
+        /// The phrase the provider's message contains for this row to match (`nil`: the code alone decides).
+        public var messagePhrase: String? = nil
 
         private enum Keys: String, CodingKey {
-            case domain, code, codes, codeText, subcode, subcodeText, name, category, recovery, autoRetry, userTitle
-            case userMessage, summary
+            case domain, code, codes, codeText, subcode, subcodeText, messagePhrase, name, category, recovery
+            case autoRetry, userTitle, userMessage, summary
         }
 
         /// As `mend errors list --json` writes it: `code` and `subcode` are numbers (`null` for a row that covers
         /// any, or a range of codes), `codes` the range as `{"lowest", "highest"}` (`null`: any), and `codeText`
-        /// and `subcodeText` as the text table shows them (`200–299`, `*`).
+        /// and `subcodeText` as the text table shows them (`200–299`, `*`); `messagePhrase` the words the provider's
+        /// message contains for the row to match (`null` for most rows).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(domain, forKey: .domain)
@@ -48,6 +51,7 @@ public struct CatalogListing: Sendable {
             try container.encode(code, forKey: .codeText)
             try container.encode(subcodeNumber, forKey: .subcode)
             try container.encode(subcode, forKey: .subcodeText)
+            try container.encode(messagePhrase, forKey: .messagePhrase)
             try container.encode(name, forKey: .name)
             try container.encode(category, forKey: .category)
             try container.encode(recovery, forKey: .recovery)
@@ -75,7 +79,7 @@ public struct CatalogListing: Sendable {
                 category: entry.category.rawValue, recovery: entry.recovery.rawValue,
                 autoRetry: entry.isAutomaticallyRetryable, userTitle: error.userTitle(locale: locale),
                 userMessage: error.userMessage(locale: locale), summary: entry.summary, codes: entry.codes,
-                subcodeNumber: entry.subcode)
+                subcodeNumber: entry.subcode, messagePhrase: entry.messagePhrase)
         }
     }
 
@@ -129,7 +133,9 @@ public struct CatalogListing: Sendable {
             "",
             "Every error Mend produces is one of these rows. Lookup within a domain goes (code, subcode) → "
                 + "(code, any) → (any, subcode) → (any, any); `*` means any. An HTTP status without a row of its own "
-                + "is classified by its class (4xx as 400, 5xx as 500). A provider's `is_transient: true` makes any "
+                + "is classified by its class (4xx as 400, 5xx as 500). A row whose meaning begins “Message contains …” "
+                + "matches when the provider's message contains that phrase (in any case), before the rows of its code "
+                + "without one: the provider tells those cases apart only in words. A provider's `is_transient: true` makes any "
                 + "Graph error transient. User messages are shown in English here; Mend ships "
                 + MendLocalization.supportedLanguages.joined(separator: ", ") + ".",
             "",
@@ -148,9 +154,10 @@ public struct CatalogListing: Sendable {
                 "|---|---|---|---|---|---|---|---|",
             ]
             for row in rows where row.domain == domain {
+                let meaning = row.messagePhrase.map { "Message contains “\($0)”: \(row.summary)" } ?? row.summary
                 let cells = [
                     row.code, row.subcode, "`\(row.name)`", row.category, row.recovery, row.autoRetry ? "yes" : "no",
-                    row.userMessage, row.summary,
+                    row.userMessage, meaning,
                 ]
                 lines.append(
                     "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")

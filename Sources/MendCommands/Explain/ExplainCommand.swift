@@ -15,7 +15,7 @@ struct ExplainCommand: ParsableCommand {
             failed exchange of a HAR (a browser's, a proxy's, a Mend recording's) is explained in order.
 
             Examples:
-              mend explain '{"error":{"message":"Session has expired","type":"OAuthException","code":190,"error_subcode":463,"fbtrace_id":"AbC"}}'
+              mend explain '{"error":{"code":190,"error_subcode":463,"fbtrace_id":"AbC"}}'
               mend explain --status 503 --file page.html
               curl -s … | mend explain --json --locale de
               mend explain --har session.har
@@ -168,4 +168,7 @@ enum ExitCodes {
     static let badInput: Int32 = 65
     /// The input was a success: nothing to explain.
     static let notAnError: Int32 = 1
+    /// Nobody is logged in (no session, or it ended) and no token was given: `graph`, `graphql`, `whoami`, `token`
+    /// and `sessions` sent nothing. 4, as `gh` says "authentication required".
+    static let notLoggedIn: Int32 = 4
 }

@@ -17,9 +17,9 @@ struct GraphCommand: AsyncParsableCommand {
             "Call the Graph API: mend graph GET me --fields id,name · mend graph POST me/feed message=hi · mend graph batch file.json",
         discussion: """
             The token comes from --token, the MEND_ACCESS_TOKEN environment variable, or the session `mend login` \
-            stored (refreshed as an app's would be; its base URL too). On failure, the user message, \
-            the recovery and the reference id are printed and the exit status is 1 (65 for bad input); --json prints \
-            the same fields as `mend explain --json`.
+            stored (refreshed as an app's would be; its base URL too); with none of them, nothing is sent and the \
+            exit status is 4. On failure, the user message, the recovery and the reference id are printed and the \
+            exit status is 1 (65 for bad input); --json prints the same fields as `mend explain --json`.
             """
     )
 
@@ -88,14 +88,14 @@ struct GraphCommand: AsyncParsableCommand {
         let resolved = try language.resolve()
         var logger = Logger(label: "mend.graph") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .critical
-        let (credentials, profile) = try await LoginProfile.commandCredential(
-            token: token, stateDirectory: stateDirectory)
+        let (found, profile) = try await LoginProfile.commandCredential(token: token, stateDirectory: stateDirectory)
+        guard let credentials = found else { throw Failure.notLoggedIn(command: "graph", json: json) }
         let graphURL = baseURL ?? profile?.baseURL ?? "https://graph.facebook.com"
         let configuration = GraphClient.Configuration(graphURL: URL(string: graphURL)!, version: version)
         let client = GraphClient(
             transport: AsyncHTTPClientTransport(), configuration: configuration,
             steps: .graph(
-                for: configuration, credentials: credentials ?? StaticCredential(token: nil),
+                for: configuration, credentials: credentials,
                 logging: verbose ? .all : []),
             logger: logger)
         do {

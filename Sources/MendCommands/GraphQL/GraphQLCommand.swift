@@ -10,10 +10,15 @@ import MendHTTPAsyncHTTPClient
 struct GraphQLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graphql",
-        abstract: "Run a GraphQL operation: mend graphql '{ me { name } }' --endpoint URL",
+        abstract: "Run a GraphQL operation: mend graphql '{ me { name } }' [--endpoint URL]",
         discussion: """
+            Without --endpoint, the operation goes to the logged-in provider's GraphQL endpoint (its base URL's \
+            /graphql) with the session's token; with nobody logged in and no token, nothing is sent. A public API \
+            given with --endpoint is called with the token of --token or MEND_ACCESS_TOKEN, else with none.
+
             Exit status: 0 when the data came back without errors, 2 when GraphQL errors came back (with partial \
-            data or none), 1 for an execution error (network, HTTP status, unreadable body), 65 for bad input.
+            data or none), 1 for an execution error (network, HTTP status, unreadable body), 4 when nobody is \
+            logged in, 65 for bad input.
             """
     )
 
@@ -29,8 +34,8 @@ struct GraphQLCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The operation to run, when the text holds several.")
     var operationName: String?
 
-    @Option(name: .long, help: "The GraphQL endpoint.")
-    var endpoint: String
+    @Option(name: .long, help: "The GraphQL endpoint (default: the logged-in provider's).")
+    var endpoint: String?
 
     @Option(name: .long, help: "The access token (default: $MEND_ACCESS_TOKEN, else the session of `mend login`).")
     var token: String?
@@ -48,7 +53,9 @@ struct GraphQLCommand: AsyncParsableCommand {
         guard (operation == nil) != (file == nil) else {
             throw ValidationError("Give the operation as an argument or with --file (one of them).")
         }
-        guard URL(string: endpoint)?.host != nil else { throw ValidationError("--endpoint must be an absolute URL.") }
+        if let endpoint, URL(string: endpoint)?.host == nil {
+            throw ValidationError("--endpoint must be an absolute URL.")
+        }
     }
 
     func run() async throws {
@@ -71,9 +78,19 @@ struct GraphQLCommand: AsyncParsableCommand {
             }
             parsedVariables = object
         }
-        let (credentials, _) = try await LoginProfile.commandCredential(token: token, stateDirectory: stateDirectory)
-        let client = GraphQLClient(
-            endpoint: URL(string: endpoint)!, transport: AsyncHTTPClientTransport(), credentials: credentials)
+        let (credentials, profile) = try await LoginProfile.commandCredential(
+            token: token, stateDirectory: stateDirectory)
+        let target: URL
+        if let endpoint {
+            target = URL(string: endpoint)!
+        } else if credentials != nil, let base = profile?.baseURL.flatMap(URL.init(string:)) {
+            target = base.appendingPathComponent("graphql")
+        } else if credentials != nil {
+            throw ValidationError("Give --endpoint: no logged-in provider's GraphQL endpoint is known.")
+        } else {
+            throw Failure.notLoggedIn(command: "graphql", json: json)
+        }
+        let client = GraphQLClient(endpoint: target, transport: AsyncHTTPClientTransport(), credentials: credentials)
         let response: GraphQLResponse<JSONValue>
         do {
             response = try await client.send(

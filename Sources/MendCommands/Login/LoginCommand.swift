@@ -17,17 +17,20 @@ struct LoginCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               mend login --app-id 1234 --backend https://api.example.com
-              mend login --base-url http://127.0.0.1:8080 --app-id 111111111111111 --headless   (against mend emulate)
-              mend login --provider oidc --issuer https://accounts.example.com --app-id my-client
+              mend login --provider oidc --issuer https://id.example.com --app-id app
               mend login --provider google --app-id 1234-abc.apps.googleusercontent.com
-              mend login --provider google --issuer http://127.0.0.1:8080/google \\
-                --app-id mend-ios.apps.googleusercontent.com --headless            (against mend emulate)
-              mend login --device --app-id 1234 --client-token abcd   (a code to enter on another device)
+              mend login --device --app-id 1234 --client-token abcd
 
-            Device login (--device) shows a code and an address to open on a phone or a computer, and waits for
-            the answer there. It is the default when no browser can be opened here (an SSH session, or Linux
-            without a display) and the provider can do it: Facebook with the app's client token (--client-token or
-            MEND_CLIENT_TOKEN), an OpenID Connect provider with a device authorization endpoint (a client secret,
+            Against mend emulate (its address instead of http://127.0.0.1:8080):
+              mend login --base-url http://127.0.0.1:8080 --app-id 111111111111111 \\
+                --headless
+              mend login --provider google --issuer http://127.0.0.1:8080/google \\
+                --app-id mend-ios.apps.googleusercontent.com --headless
+
+            Device login (--device) shows a code and an address to open on a phone or a computer, and waits for \
+            the answer there. It is the default when no browser can be opened here (an SSH session, or Linux \
+            without a display) and the provider can do it: Facebook with the app's client token (--client-token or \
+            MEND_CLIENT_TOKEN), an OpenID Connect provider with a device authorization endpoint (a client secret, \
             if the client has one, from MEND_CLIENT_SECRET).
             """
     )
@@ -248,6 +251,21 @@ enum Failure {
               an app shows: \(error.userTitle(locale: locale)): \(error.userMessage(locale: locale))
             """)
         return ExitCode(1)
+    }
+
+    /// No token and no session: the command sent nothing. Says how to log in — on standard error, or with `json` as
+    /// an error report (login/310) on standard output — and returns ``ExitCodes/notLoggedIn``.
+    static func notLoggedIn(command: String, json: Bool) -> ExitCode {
+        let advice =
+            "Not logged in: `mend \(command)` sends no request without a token. Run `mend login`, or give a token "
+            + "with --token or MEND_ACCESS_TOKEN."
+        if json {
+            let error = MendError(code: .Login.missingAccessToken, developerMessage: advice, catalog: .login)
+            print(ErrorReport.json(ErrorReport(error, locale: Locale(identifier: MendLocalization.preferredLanguage))))
+        } else {
+            StandardError.write(advice)
+        }
+        return ExitCode(ExitCodes.notLoggedIn)
     }
 }
 

@@ -7,7 +7,9 @@ import MendLogin
 
 /// `mend whoami`: the logged-in user, after a validity check.
 struct WhoAmICommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Show the logged-in user.")
+    static let configuration = CommandConfiguration(
+        commandName: "whoami", abstract: "Show the logged-in user.",
+        discussion: "Exit status 4 when nobody is logged in (or the session ended), 1 when the check failed.")
 
     @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
     var stateDirectory: String?
@@ -29,7 +31,7 @@ struct WhoAmICommand: AsyncParsableCommand {
             let session = try await credentials.currentSession()
         else {
             print(json ? Self.json(user: nil, reason: "not logged in") : "Not logged in. Run `mend login`.")
-            throw ExitCode(1)
+            throw ExitCode(ExitCodes.notLoggedIn)
         }
         do {
             guard try await credentials.checkValidity(force: true) else {
@@ -39,7 +41,7 @@ struct WhoAmICommand: AsyncParsableCommand {
                     reason?.error.map { "\($0.userMessage(locale: locale)) (\($0.name), \($0.code))" }
                     ?? "the session was ended elsewhere."
                 print(json ? Self.json(user: nil, reason: why) : "Not logged in any more: \(why) Run `mend login`.")
-                throw ExitCode(1)
+                throw ExitCode(ExitCodes.notLoggedIn)
             }
         } catch let error as MendError {
             throw Failure.report(error)
@@ -98,8 +100,8 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Print the access token alone, for scripts (refreshed first when it is about to expire).",
             discussion: """
                 Standard output gets the token and a newline, nothing else: `curl -H "Authorization: Bearer \
-                $(mend token print)" …`. It is a secret: do not paste it or log it. Exit status 1 when nobody is \
-                logged in or the session cannot be renewed. A session mend-server bound to this tool's key (DPoP, \
+                $(mend token print)" …`. It is a secret: do not paste it or log it. Exit status 4 when nobody is \
+                logged in, 1 when the session cannot be renewed. A session mend-server bound to this tool's key (DPoP, \
                 the default: `mend whoami --json` shows its binding) accepts the token only with a proof of that \
                 key, which curl cannot make: that is what keeps a copied token useless.
                 """)
@@ -114,7 +116,7 @@ struct TokenCommand: AsyncParsableCommand {
                 try await credentials.currentSession() != nil
             else {
                 StandardError.write("Not logged in. Run `mend login`.")
-                throw ExitCode(1)
+                throw ExitCode(ExitCodes.notLoggedIn)
             }
             do {
                 print(try await credentials.validToken().tokenString)
@@ -144,8 +146,9 @@ struct TokenCommand: AsyncParsableCommand {
                     directory: LoginProfile.directory(stateDirectory)),
                 let session = try await credentials.currentSession()
             else {
-                print(json ? JSONValue.object(["loggedIn": .bool(false)]).jsonText() : "Not logged in.")
-                throw ExitCode(1)
+                let loggedOut = JSONValue.object(["loggedIn": .bool(false)]).jsonText()
+                print(json ? loggedOut : "Not logged in. Run `mend login`.")
+                throw ExitCode(ExitCodes.notLoggedIn)
             }
             let token = session.accessToken
             let formatter = ISO8601DateFormatter()
@@ -200,8 +203,9 @@ struct TokenCommand: AsyncParsableCommand {
                 let (credentials, _) = try await LoginProfile.credentials(
                     directory: LoginProfile.directory(stateDirectory))
             else {
-                print(json ? JSONValue.object(["loggedIn": .bool(false)]).jsonText() : "Not logged in.")
-                throw ExitCode(1)
+                let loggedOut = JSONValue.object(["loggedIn": .bool(false)]).jsonText()
+                print(json ? loggedOut : "Not logged in. Run `mend login`.")
+                throw ExitCode(ExitCodes.notLoggedIn)
             }
             do {
                 let session = try await credentials.refresh()

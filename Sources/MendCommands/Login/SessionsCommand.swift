@@ -26,7 +26,7 @@ struct SessionsCommand: AsyncParsableCommand {
             } else {
                 StandardError.write("Not logged in. Run `mend login --backend …`.\n")
             }
-            throw ExitCode(1)
+            throw ExitCode(ExitCodes.notLoggedIn)
         }
         guard let backend = profile.backendClient(transport: AsyncHTTPClientTransport()) else {
             let reason = "The session does not come from a backend (mend login --backend …): it has no devices."

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ErrorCatalog {
     /// One row of the catalog: an immutable value shared by reference, so that every error classified with it
     /// carries one pointer instead of a copy of the row.
@@ -8,6 +10,11 @@ extension ErrorCatalog {
         package let codes: ClosedRange<Int>?
         /// The subcode the row matches, or `nil` for any.
         package let subcode: Int?
+        /// A phrase the provider's message contains, compared without regard to case, for a code whose meaning the
+        /// provider tells apart only in words (Graph's 2500 says "An active access token must be used" when a request
+        /// carried no token, and "Unknown path components" for a mistyped path); `nil` for a row that matches by
+        /// code and subcode alone. A row with a phrase is looked up before the rows without one.
+        package let messagePhrase: String?
         /// A stable name, unique within the domain (`tokenExpired`).
         package let name: String
         /// The category errors of this row get.
@@ -35,6 +42,7 @@ extension ErrorCatalog {
             domain: MendError.Domain,
             codes: ClosedRange<Int>?,
             subcode: Int? = nil,
+            messagePhrase: String? = nil,
             name: String,
             category: MendError.Category,
             recovery: MendError.Recovery.Action,
@@ -49,6 +57,7 @@ extension ErrorCatalog {
             self.override = nil
             self.codes = codes
             self.subcode = subcode
+            self.messagePhrase = messagePhrase
             self.name = name
             self.category = category
             self.recovery = recovery
@@ -69,6 +78,7 @@ extension ErrorCatalog {
             domain = row.domain
             codes = row.codes
             subcode = row.subcode
+            messagePhrase = row.messagePhrase
             name = row.name
             self.category = category ?? row.category
             self.recovery = recovery ?? row.recovery
@@ -117,18 +127,20 @@ extension ErrorCatalog {
         public static func == (lhs: Entry, rhs: Entry) -> Bool {
             lhs === rhs
                 || (lhs.domain == rhs.domain && lhs.codes == rhs.codes && lhs.subcode == rhs.subcode
-                    && lhs.name == rhs.name && lhs.category == rhs.category && lhs.recovery == rhs.recovery
+                    && lhs.messagePhrase == rhs.messagePhrase && lhs.name == rhs.name && lhs.category == rhs.category
+                    && lhs.recovery == rhs.recovery
                     && lhs.messageKey == rhs.messageKey && lhs.summary == rhs.summary && lhs.wireName == rhs.wireName
                     && lhs.isSecuritySensitive == rhs.isSecuritySensitive
                     && lhs.isAutomaticallyRetryable == rhs.isAutomaticallyRetryable
                     && lhs.providerRecovery == rhs.providerRecovery && lhs.override == rhs.override)
         }
 
-        /// Hashes the row's identity (domain, codes, subcode, name).
+        /// Hashes the row's identity (domain, codes, subcode, message phrase, name).
         public func hash(into hasher: inout Hasher) {
             hasher.combine(domain)
             hasher.combine(codes)
             hasher.combine(subcode)
+            hasher.combine(messagePhrase)
             hasher.combine(name)
         }
 
@@ -141,7 +153,13 @@ extension ErrorCatalog {
         /// The row's subcode as text: `463` or `*`.
         package var subcodeText: String { subcode.map(String.init) ?? "*" }
 
-        var key: EntryKey { EntryKey(domain: domain, codes: codes, subcode: subcode) }
+        var key: EntryKey { EntryKey(domain: domain, codes: codes, subcode: subcode, messagePhrase: messagePhrase) }
+
+        /// Whether this row's phrase occurs in `message` (without regard to case); `false` for a row without one.
+        func phraseOccurs(in message: String) -> Bool {
+            guard let messagePhrase else { return false }
+            return message.range(of: messagePhrase, options: .caseInsensitive) != nil
+        }
 
         static func unknown(in domain: MendError.Domain) -> Entry {
             Entry(

@@ -15,6 +15,8 @@ public struct ErrorCatalog: Sendable {
     /// Recovery text supplied by a provider's error configuration, keyed like the entries.
     private var serverRecovery: [EntryKey: MendError.ServerRecoveryText]
     private var index: [EntryKey: Int]
+    /// The rows that match by a phrase of the provider's message, looked up first (few: a handful of codes).
+    private var phraseRows: [Entry] = []
 
     /// Creates a catalog from entries. A later entry with the same key as an earlier one replaces it.
     package init(entries: [Entry]) {
@@ -43,10 +45,14 @@ public struct ErrorCatalog: Sendable {
         return seen
     }
 
-    /// The entry that classifies `code` and `subcode`, following the lookup order.
+    /// The entry that classifies `code` and `subcode`, following the lookup order; with the provider's `message`, a
+    /// row whose phrase it contains comes first (``Entry/messagePhrase``).
     ///
     /// Every code gets an entry: when nothing in its domain matches, a generic `other` entry is returned.
-    package func entry(code: MendError.Code, subcode: MendError.Subcode? = nil) -> Entry {
+    package func entry(code: MendError.Code, subcode: MendError.Subcode? = nil, message: String? = nil) -> Entry {
+        if let message, !phraseRows.isEmpty, let found = phraseRow(code: code, subcode: subcode, message: message) {
+            return withServerRecovery(found, code: code, subcode: subcode)
+        }
         if code.domain == .http, (400..<600).contains(code.rawValue) {
             // A status's own row, else its class's row, before the domain's catch-all.
             let statusClass = code.rawValue / 100 * 100
@@ -99,6 +105,22 @@ public struct ErrorCatalog: Sendable {
             index[key] = entries.count
             entries.append(entry)
         }
+        if entry.messagePhrase != nil {
+            phraseRows.removeAll { $0.key == key }
+            phraseRows.append(entry)
+        }
+    }
+
+    /// The row with a phrase that `message` contains, for `code` and `subcode` (a row with the subcode before one
+    /// for any subcode).
+    private func phraseRow(code: MendError.Code, subcode: MendError.Subcode?, message: String) -> Entry? {
+        let candidates = phraseRows.filter { row in
+            row.domain == code.domain && row.codes.map { $0.contains(code.rawValue) } != false
+                && (row.subcode == nil || row.subcode == subcode?.rawValue)
+        }
+        guard !candidates.isEmpty else { return nil }
+        let ordered = candidates.filter { $0.subcode != nil } + candidates.filter { $0.subcode == nil }
+        return ordered.first { $0.phraseOccurs(in: message) }
     }
 
     /// Sets the provider's recovery text for `entry`'s key (a merged provider configuration).
@@ -148,11 +170,13 @@ extension ErrorCatalog {
     }
 }
 
-/// The key that identifies an entry: domain, code range (nil = any) and subcode (nil = any).
+/// The key that identifies an entry: domain, code range (nil = any), subcode (nil = any) and message phrase (nil for
+/// the rows that match by code alone).
 struct EntryKey: Hashable, Sendable {
     var domain: MendError.Domain
     var codes: ClosedRange<Int>?
     var subcode: Int?
+    var messagePhrase: String? = nil
 
     static func lookupOrder(domain: MendError.Domain, code: Int, subcode: Int?) -> [EntryKey] {
         var keys: [EntryKey] = []

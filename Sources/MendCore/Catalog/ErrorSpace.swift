@@ -45,6 +45,8 @@ extension ErrorCatalog.Entry {
     ///   - domain: The row's domain.
     ///   - code: The code it matches, or `nil` for any code of the domain.
     ///   - subcode: The subcode it matches, or `nil` for any.
+    ///   - phrase: A phrase the provider's message contains (without regard to case), for a code the provider tells
+    ///     apart only in words; such a row is looked up before the rows of its code without one.
     ///   - name: A stable name, unique within the domain.
     ///   - category: The category its errors get.
     ///   - recovery: The recovery action its errors get.
@@ -54,12 +56,14 @@ extension ErrorCatalog.Entry {
     ///   - security: Whether the user sees only generic text.
     ///   - autoRetry: Whether the pipeline may retry automatically (default: when transient).
     public static func row(
-        _ domain: MendError.Domain, _ code: Int?, sub subcode: Int? = nil, _ name: String,
+        _ domain: MendError.Domain, _ code: Int?, sub subcode: Int? = nil, message phrase: String? = nil,
+        _ name: String,
         _ category: MendError.Category, _ recovery: MendError.Recovery.Action, _ key: MendError.MessageKey,
         _ summary: String, wire: String? = nil, security: Bool = false, autoRetry: Bool? = nil
     ) -> Self {
         Self(
-            domain: domain, codes: code.map { $0...$0 }, subcode: subcode, name: name, category: category,
+            domain: domain, codes: code.map { $0...$0 }, subcode: subcode, messagePhrase: phrase, name: name,
+            category: category,
             recovery: recovery, messageKey: key, summary: summary, wireName: wire, isSecuritySensitive: security,
             isAutomaticallyRetryable: autoRetry)
     }

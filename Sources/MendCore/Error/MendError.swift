@@ -118,6 +118,8 @@ public struct MendError: Error, Sendable {
     ///   - code: The error's code (its domain is part of it).
     ///   - subcode: The provider's subcode, if any.
     ///   - developerMessage: Text for logs; it is redacted before it is stored. Defaults to the catalog's summary.
+    ///     A catalog row keyed by a phrase of the provider's message classifies the error when this text contains
+    ///     the phrase (Graph's 2500 "An active access token must be used" is a login case).
     ///   - isTransient: The provider's own `is_transient` flag; `true` applies `providerTransient`.
     ///   - catalog: The catalog that classifies the error.
     public init(
@@ -127,7 +129,7 @@ public struct MendError: Error, Sendable {
         isTransient: Bool = false,
         catalog: ErrorCatalog
     ) {
-        let entry = catalog.entry(code: code, subcode: subcode)
+        let entry = catalog.entry(code: code, subcode: subcode, message: developerMessage)
         self.init(
             entry: isTransient ? entry.overridden(by: .providerTransient) : entry, code: code, subcode: subcode,
             developerMessage: developerMessage ?? entry.summary)

@@ -42,6 +42,9 @@ extension MendError.Code {
         public static let duplicatePost = MendError.Code(.graph, 506)
         /// 613: a custom rate limit was reached.
         public static let customRateLimit = MendError.Code(.graph, 613)
+        /// 2500: the request could not be read (an unknown path, a syntax error in the fields) — or, with the message
+        /// "An active access token must be used", it carried no access token (`accessTokenRequired`, a login case).
+        public static let requestNotUnderstood = MendError.Code(.graph, 2500)
         /// 1609005: the link could not be scraped.
         public static let linkNotScraped = MendError.Code(.graph, 1_609_005)
         /// 80000: the Ads Insights business-use-case rate limit.
@@ -104,6 +107,8 @@ extension ErrorSpace {
         .row(.graph, 506, "duplicatePost", .other, .changeRequest, .duplicatePost, "A duplicate post; change the content."),
         .row(.graph, 613, "customRateLimit", .transient, .waitForRateLimit, .rateLimited, "A custom rate limit was reached; wait, then retry."),
         .row(.graph, 613, sub: 1996, "customRateLimitReached", .transient, .waitForRateLimit, .rateLimited, "A custom rate limit was reached; wait, then retry."),
+        .row(.graph, 2500, "requestNotUnderstood", .other, .changeRequest, .generic, "The request could not be read (an unknown path, a syntax error in the fields); fix the request."),
+        .row(.graph, 2500, message: "An active access token must be used", "accessTokenRequired", .recoverable, .reauthenticate, .notLoggedIn, "The request carried no access token (2500 with this message): log in, then send the request with the token."),
         .row(.graph, 1609005, "linkNotScraped", .other, .changeRequest, .linkNotReadable, "The link could not be scraped; check the URL."),
         .row(.graph, 80000, "adsInsightsRateLimit", .transient, .waitForRateLimit, .rateLimited, "Ads Insights business-use-case rate limit; wait estimated_time_to_regain_access."),
         .row(.graph, 80001, "pagesBusinessRateLimit", .transient, .waitForRateLimit, .rateLimited, "Pages business-use-case rate limit; wait estimated_time_to_regain_access."),

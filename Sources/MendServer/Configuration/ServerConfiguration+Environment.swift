@@ -296,7 +296,7 @@ enum ServerEnvironment {
         }.sorted().map { (name: String) -> String in
             var closest: (name: String, distance: Int)?
             for candidate in known.sorted() {
-                let distance = editDistance(name, candidate)
+                let distance = NameSuggestion.editDistance(name, candidate)
                 if closest == nil || distance < closest!.distance { closest = (candidate, distance) }
             }
             if let (suggestion, distance) = closest, distance <= max(2, name.count / 4) {
@@ -304,20 +304,6 @@ enum ServerEnvironment {
             }
             return "\(name) (\(source)) is not a mend-server variable (mend-server env lists them)"
         }
-    }
-
-    /// The Levenshtein distance of two names.
-    static func editDistance(_ first: String, _ second: String) -> Int {
-        let a = Array(first.utf8), b = Array(second.utf8)
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, y) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)

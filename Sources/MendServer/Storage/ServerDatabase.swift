@@ -26,15 +26,34 @@ final class ServerDatabase: Sendable {
     static func open(_ location: DatabaseLocation, logger: Logger) async throws -> ServerDatabase {
         switch location {
         case .sqliteMemory, .sqliteFile:
-            let storage: SQLiteConnection.Storage
-            if case .sqliteFile(let path) = location { storage = .file(path: path) } else { storage = .memory }
-            let connection = try await SQLiteConnection.open(
-                storage: storage, threadPool: .singleton, logger: logger,
-                on: MultiThreadedEventLoopGroup.singleton.any())
+            var path: String?
+            if case .sqliteFile(let file) = location { path = file }
+            // SQLiteNIO's own words ("cantOpen: Failed to open to SQLite database at …") say neither why nor what
+            // to do: the folder and the file are looked at first, and SQLite's answers are said in words.
+            if let path, let problem = SQLiteFailure.fileProblem(at: path) {
+                throw DatabaseUnavailable(location: location.redactedDescription, reason: problem)
+            }
+            let connection: SQLiteConnection
+            do {
+                connection = try await SQLiteConnection.open(
+                    storage: path.map { .file(path: $0) } ?? .memory, threadPool: .singleton, logger: logger,
+                    on: MultiThreadedEventLoopGroup.singleton.any())
+            } catch {
+                throw DatabaseUnavailable(
+                    location: location.redactedDescription, reason: SQLiteFailure.reason(error, path: path))
+            }
             let database = connection.sql(queryLogLevel: nil)
-            if case .sqliteFile = location {
-                _ = try await database.raw("PRAGMA journal_mode=WAL").all()
-                try await database.raw("PRAGMA busy_timeout=5000").run()
+            if let path {
+                do {
+                    // The wait first: SQLiteNIO's own busy handler retries for ever, so a file another process holds
+                    // locked hung the start silently; 5 s, then "locked by another process".
+                    try await database.raw("PRAGMA busy_timeout=5000").run()
+                    _ = try await database.raw("PRAGMA journal_mode=WAL").all()
+                } catch {
+                    try? await connection.close().get()  // a connection left open traps when it is released
+                    throw DatabaseUnavailable(
+                        location: location.redactedDescription, reason: SQLiteFailure.reason(error, path: path))
+                }
             }
             return ServerDatabase(kind: .sqlite, sql: database) { try await connection.close().get() }
         case .postgres(let url):
