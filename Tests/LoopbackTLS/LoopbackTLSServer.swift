@@ -37,7 +37,8 @@ public struct TestCertificateAuthority: Sendable {
     /// A leaf for `names` (DNS names, or IPv4 addresses such as `127.0.0.1`), valid over `validity`, signed by this
     /// authority.
     public func issue(
-        names: [String], validity: ClosedRange<Date> = Date(timeIntervalSinceNow: -3600)...Date(timeIntervalSinceNow: 86400)
+        names: [String],
+        validity: ClosedRange<Date> = Date(timeIntervalSinceNow: -3600)...Date(timeIntervalSinceNow: 86400)
     ) throws -> TLSIdentity {
         let leafKey = P256.Signing.PrivateKey()
         let leaf = try Self.certificate(
