@@ -99,12 +99,12 @@ enum TLSFailure: Equatable {
             return "The certificate of \(name) is not trusted: \(findings.words.joined(separator: "; ")). "
                 + findings.advice.joined(separator: " ")
         case .otherHost:
-            guard let certificate, let server else {
+            let findings = server.flatMap { certificate?.findings(host: $0.host, chainVerified: true, now: Date()) }
+            guard let findings, !findings.words.isEmpty else {
                 return "The certificate of \(name) is issued for other names than \(server?.host ?? "its host") "
                     + "(the certificate could not be read for details). Use a URL with a name the certificate is issued "
                     + "for, or give the server a certificate for its host."
             }
-            let findings = certificate.findings(host: server.host, chainVerified: true, now: Date())
             return "The certificate of \(name) is for another host: \(findings.words.joined(separator: "; ")). "
                 + findings.advice.joined(separator: " ")
         case .refused(let words):
@@ -137,6 +137,7 @@ enum TLSFailure: Equatable {
 struct TLSServer: CustomStringConvertible {
     /// The host name or IP address, without brackets (`::1`).
     var host: String
+    /// The port (the scheme's when the URL has none).
     var port: Int
 
     /// The server of `authority` (`example.com`, `127.0.0.1:8443`, `[::1]:8443`), with the port of `scheme` when it
@@ -176,7 +177,9 @@ struct TLSServer: CustomStringConvertible {
 /// What a server's certificate says about itself: its validity, the names it is issued for, whether it signed
 /// itself. Read from the leaf that the server presents.
 struct ServerCertificate: Sendable {
+    /// The start of its validity.
     var notValidBefore: Date
+    /// The end of its validity.
     var notValidAfter: Date
     /// Its DNS names and IP addresses (subject alternative names; the common name when it has none).
     var names: [String]
