@@ -107,6 +107,8 @@ let package = Package(
         // MendHTTPAsyncHTTPClient and MendTesting (server side only; never reached by a client module)
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in the graph through AsyncHTTPClient: MendHTTPAsyncHTTPClient reads a failed TLS handshake with it.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
         // MendServer: the HTTP types' channel parts (what Hummingbird's pipeline carries), to answer a request the
         // parser refuses in Mend's error shape.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -119,6 +121,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // An outside oracle of MendJOSE in the tests, and the benchmark's peer: no target in Sources/ uses it.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // Already in the graph through jwt-kit and swift-crypto: the tests' loopback TLS server makes its certificates
+        // with them (MendLoopbackTLS); no target in Sources/ uses them.
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.15.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.2.0"),
         // MendServer (server side only; never reached by a client module)
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
@@ -248,6 +254,8 @@ let package = Package(
             dependencies: [
                 "MendHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // A failed TLS handshake read in words (TLSFailure.swift); AsyncHTTPClient brings swift-nio-ssl.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -423,6 +431,20 @@ let package = Package(
             dependencies: ["MendCore", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/HandMadeTokens"
         ),
+        // A loopback TLS server with certificates made at run time (a test authority, self-signed, expired, for
+        // another name), for the tests of TLS failures (MendHTTPTests, MendCommandsTests): a target of the tests.
+        .target(
+            name: "MendLoopbackTLS",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/LoopbackTLS"
+        ),
         // MendJOSE's rules and the RFCs' own examples: MendJOSE and MendCore only.
         .testTarget(
             name: "MendJOSETests",
@@ -434,10 +456,11 @@ let package = Package(
             name: "MendHTTPTests",
             dependencies: [
                 "MendHTTP", "MendClientTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession", "MendGraphAPI",
-                "MendLogin",
+                "MendLogin", "MendLoopbackTLS",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(
@@ -532,7 +555,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MendCommandsTests",
-            dependencies: ["MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendServer", "MendTesting"],
+            dependencies: [
+                "MendCommands", "MendCLI", "MendCore", "MendGraphQL", "MendServer", "MendTesting", "MendLoopbackTLS",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

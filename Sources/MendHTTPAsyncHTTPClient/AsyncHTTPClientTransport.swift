@@ -59,7 +59,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         do {
             response = try await client.execute(outgoing, deadline: .now() + TimeAmount(timeout ?? defaultTimeout))
         } catch {
-            throw Self.map(error, target: "\(scheme)://\(authority)")
+            throw await Self.map(error, scheme: scheme, authority: authority)
         }
         var fields = HTTPFields()
         fields.reserveCapacity(response.headers.count)
@@ -144,7 +144,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// Maps AsyncHTTPClient and SwiftNIO errors to transport-domain `MendError`s (cancellation stays cancellation);
     /// `target` (`http://127.0.0.1:8080`) names where a connection could not be made, in words a developer reads
-    /// (SwiftNIO's own are `connection reset (error set): Connection refused (errno: 111)`).
+    /// (SwiftNIO's own are `connection reset (error set): Connection refused (errno: 111)`). A failed TLS handshake is
+    /// said in words too (``TLSFailure``), without reading the certificate (the `async` overload does).
     package static func map(_ error: any Error, target: String? = nil) -> any Error {
         if let target, let refused = refusal(error) {
             var mendError = MendError(
@@ -187,14 +188,24 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let channelError = error as? ChannelError, case .connectTimeout = channelError {
             return transportError(.Transport.timedOut, error)
         }
-        let typeName = String(reflecting: type(of: error))
-        if typeName.contains("NIOSSL") || typeName.contains("TLS") {
-            return transportError(.Transport.secureConnectionFailed, error)
+        if let failure = TLSFailure(error) {
+            return failure.mendError(
+                server: target.flatMap(TLSServer.init(target:)), certificate: nil, underlying: error)
         }
-        if typeName.contains("HTTPParserError") {
+        if String(reflecting: type(of: error)).contains("HTTPParserError") {
             return transportError(.Transport.malformedResponse, error)
         }
         return transportError(.Transport.unclassified, error)
+    }
+
+    /// ``map(_:target:)`` for a request to `scheme://authority`. A failed TLS handshake whose certificate did not
+    /// verify, or is for another host, is read further: one more connection to the server reads the certificate, to
+    /// say what is wrong with it (``TLSFailure``, ``ServerCertificate/read(from:timeout:)``).
+    static func map(_ error: any Error, scheme: String, authority: String) async -> any Error {
+        guard let failure = TLSFailure(error) else { return map(error, target: "\(scheme)://\(authority)") }
+        let server = TLSServer(scheme: scheme, authority: authority)
+        let certificate = failure.needsCertificate ? await ServerCertificate.read(from: server) : nil
+        return failure.mendError(server: server, certificate: certificate, underlying: error)
     }
 
     /// The words for a connection that could not be made, when `error` is one.
