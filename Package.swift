@@ -213,12 +213,20 @@ let package = Package(
         .target(
             name: "MendTelemetry",
             dependencies: [
+                "MendNeedsTelemetry",
                 "MendHTTP",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+
+        // One empty module per trait, which every module of that tier depends on: without the trait it stops the build
+        // at once with one error naming the trait (a plain `swift build` of a clone, or a product used without its
+        // trait), where the tier's own modules would fail first on `no such module 'Hummingbird'`.
+        .target(name: "MendNeedsServer", path: "Sources/TraitChecks/Server"),
+        .target(name: "MendNeedsAsyncHTTPClient", path: "Sources/TraitChecks/AsyncHTTPClient"),
+        .target(name: "MendNeedsTelemetry", path: "Sources/TraitChecks/Telemetry"),
 
         // MARK: Server-side modules
         // Exporting traces and metrics over OTLP/HTTP from the `OTEL_*` variables: the executables' only link to
@@ -241,6 +249,7 @@ let package = Package(
         .target(
             name: "MendServing",
             dependencies: [
+                "MendNeedsServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -252,6 +261,7 @@ let package = Package(
         .target(
             name: "MendHTTPAsyncHTTPClient",
             dependencies: [
+                "MendNeedsAsyncHTTPClient",
                 "MendHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // A failed TLS handshake read in words (TLSFailure.swift); AsyncHTTPClient brings swift-nio-ssl.
@@ -321,6 +331,7 @@ let package = Package(
         .target(
             name: "MendClientTesting",
             dependencies: [
+                "MendNeedsAsyncHTTPClient",
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendLogin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

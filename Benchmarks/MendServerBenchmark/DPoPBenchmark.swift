@@ -134,8 +134,9 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             await peerKeys.add(ecdsa: ES256PrivateKey())
             let peerTokens = try await signedPeerTokens(keys: peerKeys, count: distinctSessions)
             let total = requestsPerRound
-            // A round of `count` requests reads the sets 0..<count, its warm-up 0..<connections × 20.
-            func needed(_ count: Int) -> Int { max(count, connections * 20) }
+            // `measureOnce` takes the sets in turn: a round of `count` requests uses its warm-up's (connections × 20)
+            // and then its own.
+            func needed(_ count: Int) -> Int { count + connections * 20 }
             func proved(_ offset: Int, count: Int = total) throws -> [HTTPHeaders] {
                 try (0..<needed(count)).map { index in
                     let token = bound[(offset + index) % bound.count]
@@ -158,7 +159,8 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
                 }
             }
             print(
-                "\nDPoP: SQLite, ES256 session keys, cache 25,000; 10,000 sessions of each kind in turn, a new proof per request"
+                "\nDPoP: SQLite, ES256 session keys, cache 25,000; \(distinctSessions) sessions of each kind in turn, a new "
+                    + "proof per request"
             )
             // Warm: every token once, as in (a) above.
             _ = try await measureOnce(

@@ -37,7 +37,8 @@ let connections = 64
 // README's `[requests-per-round] [rounds]`: at least one request per connection and one round (as MendHTTPBenchmark).
 let requestsPerRound = max(connections, CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000)
 let rounds = max(1, CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 3)
-let distinctSessions = 10_000
+// 10,000 sessions presented in turn; fewer when a round has fewer requests (a short run's figures mean little anyway).
+let distinctSessions = min(10_000, requestsPerRound)
 
 struct Figures {
     var requestsPerSecond: Double

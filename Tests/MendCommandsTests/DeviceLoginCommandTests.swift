@@ -62,10 +62,10 @@ struct DeviceLoginCommandTests {
                 token,
             ])
             #expect(explicit.status == 0 && explicit.stdout.contains("Alice Example"), "\(explicit.stderr)")
-            // Without a session: not logged in, exit 1, nothing on standard output.
+            // Without a session: not logged in, exit 4 (ExitCodes.notLoggedIn), nothing on standard output.
             let empty = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
             let none = try await MendBinary.run(["token", "print", "--state-directory", empty.path])
-            #expect(none.status == 1 && none.stdout.isEmpty && none.stderr.contains("Not logged in"))
+            #expect(none.status == 4 && none.stdout.isEmpty && none.stderr.contains("Not logged in"))
         }
     }
 

@@ -37,7 +37,7 @@ struct OIDCLoginCommandTests {
             let after = try await MendBinary.run(["whoami"] + state)
             #expect(after.stdout.contains("Not logged in."))
             let afterJSON = try await MendBinary.run(["whoami", "--json"] + state)
-            #expect(afterJSON.status == 1)
+            #expect(afterJSON.status == 4)  // not logged in
             let loggedOut = try #require(
                 try JSONSerialization.jsonObject(with: Data(afterJSON.stdout.utf8)) as? [String: Any])
             #expect(loggedOut["loggedIn"] as? Bool == false)

@@ -40,14 +40,14 @@ struct SessionsCommandTests {
             // The laptop ends the phone's session: the phone is signed out, with the reason.
             #expect(try await laptop.mend(["sessions", "end", phoneID]).status == 0)
             let phoneAfter = try await phone.mend(["whoami", "--json"])
-            #expect(phoneAfter.status == 1)
+            #expect(phoneAfter.status == 4)  // not logged in any more
             #expect(phoneAfter.output.contains("\"loggedIn\":false"))
             #expect(try await laptop.mend(["sessions", "end", phoneID + "x"]).status == 1)
 
             // --others: the phone (logged in again) is signed out, the laptop goes on.
             try await phone.login()
             #expect(try await laptop.mend(["logout", "--others"]).status == 0)
-            #expect(try await phone.mend(["whoami"]).status == 1)
+            #expect(try await phone.mend(["whoami"]).status == 4)
             #expect(try await laptop.mend(["whoami"]).status == 0)
 
             // --everywhere: both, the laptop's local session forgotten.
@@ -55,7 +55,7 @@ struct SessionsCommandTests {
             let everywhere = try await laptop.mend(["logout", "--everywhere"])
             #expect(everywhere.status == 0 && everywhere.output.contains("Signed out everywhere"))
             #expect(try await laptop.store.read() == nil)
-            #expect(try await phone.mend(["whoami"]).status == 1)
+            #expect(try await phone.mend(["whoami"]).status == 4)
             #expect(try await laptop.mend(["logout", "--others", "--everywhere"]).status == 64)
         }
     }
