@@ -130,8 +130,8 @@ def build_readme_code(scratch, work, products, identity):
     app = os.path.join(work, "ReadmeApp")
     shutil.rmtree(app, ignore_errors=True)
     os.makedirs(os.path.join(app, "Sources/ReadmeApp"))
-    local = os.path.basename(ROOT)  # the identity of a path dependency, as Examples/QuickStart names it
-    product_lines = ",\n".join(f'                .product(name: "{name}", package: "{local}")' for name in products)
+    # Mend by path and by the name Examples/QuickStart gives it: the same package there, so nothing is rebuilt.
+    product_lines = ",\n".join(f'                .product(name: "{name}", package: "Mend")' for name in products)
     with open(os.path.join(app, "Package.swift"), "w") as handle:
         handle.write(f"""// swift-tools-version:6.1
 import PackageDescription

@@ -465,11 +465,13 @@ def self_test():
 
 
 def package_modules():
-    """Every target of the package: {module name: source directory}."""
+    """Every target of the package: {module name: source directory}. The trait checks (Sources/TraitChecks) are left
+    out: with their trait they hold no code, so the index has nothing of theirs to read."""
     description = json.loads(subprocess.run(["swift", "package", "--package-path", ROOT, "--traits", "Server", "describe", "--type", "json"],
                                             check=True, capture_output=True, text=True).stdout)
     return {target["c99name"]: os.path.join(ROOT, target["path"]) for target in description["targets"]
-            if target.get("module_type") in ("SwiftTarget", None)}
+            if target.get("module_type") in ("SwiftTarget", None)
+            and not target["path"].startswith("Sources/TraitChecks/")}
 
 
 def dependency_modules(bin_path, own):
