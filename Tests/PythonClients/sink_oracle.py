@@ -590,7 +590,7 @@ def step_admin(context):
     report = json.loads(stdout)
     expect((report.get("domain"), report.get("code")) == ("session", 17), "the ended session's refresh is "
            f"{report.get('domain')}/{report.get('code')}, not session/17")
-    stdout, _ = day.run("whoami-ended", ["whoami", "--state-directory", context.state], expected=1)
+    stdout, _ = day.run("whoami-ended", ["whoami", "--state-directory", context.state], expected=4)  # not logged in (ExitCodes.notLoggedIn)
     expect("Not logged in" in stdout, "whoami of the ended session")
     # A second admin action, whose reason quotes a token after Bearer and the session's refresh token (mend-server's
     # access tokens, about 400 bytes, do not fit in a reason); the session's own refresh then answers session/17
