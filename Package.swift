@@ -443,7 +443,7 @@ let package = Package(
             path: "Tests/HandMadeTokens"
         ),
         // A loopback TLS server with certificates made at run time (a test authority, self-signed, expired, for
-        // another name), for the tests of TLS failures (MendHTTPTests, MendCommandsTests): a target of the tests.
+        // another name), for the tests of TLS failures (MendTLSTests, MendCommandsTests): a target of the tests.
         .target(
             name: "MendLoopbackTLS",
             dependencies: [
@@ -467,9 +467,19 @@ let package = Package(
             name: "MendHTTPTests",
             dependencies: [
                 "MendHTTP", "MendClientTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession", "MendGraphAPI",
-                "MendLogin", "MendLoopbackTLS",
+                "MendLogin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // TLS failures in words, against a loopback TLS server with certificates made at run time: a target of its
+        // own, so that the thread sanitizer's step (MendHTTPTests) does not rebuild swift-certificates with it.
+        .testTarget(
+            name: "MendTLSTests",
+            dependencies: [
+                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendLoopbackTLS",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]

@@ -52,7 +52,7 @@ CLIENT_MODULES = {
 # The client test kit and the client-only test targets: what they must not reach (the server stack).
 CLIENT_TEST_TARGETS = [
     "MendClientTesting", "MendCoreTests", "MendJOSETests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
-    "MendRecordingTests", "MendTelemetryTests",
+    "MendRecordingTests", "MendTelemetryTests", "MendTLSTests",
 ]
 SERVER_TARGETS = {
     "MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest", "MendDPoPCheck",
