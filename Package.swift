@@ -58,6 +58,7 @@ let package = Package(
     products: [
         .library(name: "MendCore", targets: ["MendCore"]),
         .library(name: "MendHTTP", targets: ["MendHTTP"]),
+        .library(name: "MendResponseStore", targets: ["MendResponseStore"]),
         .library(name: "MendHTTPURLSession", targets: ["MendHTTPURLSession"]),
         .library(name: "MendHTTPAsyncHTTPClient", targets: ["MendHTTPAsyncHTTPClient"]),
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
@@ -155,6 +156,16 @@ let package = Package(
             ]
         ),
         .target(name: "MendHTTPURLSession", dependencies: ["MendHTTP"]),
+        // The user's last good answers in a folder (crash-safe, optionally encrypted): MendHTTP's `LastKnownGood`
+        // store across launches. Its own module, so that MendHTTP stays free of swift-crypto.
+        .target(
+            name: "MendResponseStore",
+            dependencies: [
+                "MendHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .target(
             name: "MendGraphAPI",
             dependencies: [
@@ -360,7 +371,7 @@ let package = Package(
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing", "MendTelemetry",
-                "MendTelemetryExport", "MendJOSE",
+                "MendTelemetryExport", "MendJOSE", "MendResponseStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -467,7 +478,7 @@ let package = Package(
             name: "MendHTTPTests",
             dependencies: [
                 "MendHTTP", "MendClientTesting", "MendHTTPAsyncHTTPClient", "MendHTTPURLSession", "MendGraphAPI",
-                "MendLogin",
+                "MendLogin", "MendResponseStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -544,12 +555,23 @@ let package = Package(
             dependencies: [
                 "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendGraphAPI", "MendSignedRequest", "MendTelemetry", "MendJOSE", "MendHandMadeTokens",
+                "MendResponseStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        // Mend's client in the stale-answer scenario matrix (scripts/stale-peer-matrix.py), beside requests-cache and
+        // hishel: a credentials manager, a file response store and the pipeline, driven over standard input.
+        .executableTarget(
+            name: "MendStaleMatrixClient",
+            dependencies: [
+                "MendHTTP", "MendLogin", "MendResponseStore", "MendHTTPAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/StaleMatrixClient"
         ),
         // A client process of the session torture test (MendLoginTests): several managers sharing one file store.
         .executableTarget(

@@ -38,6 +38,9 @@ CLIENT_MODULES = {
                           "MendTelemetry"}),
     "MendHTTP": ({"swift-http-types", "swift-log"}, set()),
     "MendHTTPURLSession": ({"swift-http-types", "swift-log"}, set()),
+    # The user's last good answers in a folder: MendHTTP and swift-crypto (encryption, the files' names).
+    "MendResponseStore": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendLogin", "MendFacebook", "MendGraphAPI",
+                                                                        "MendGraphQL", "MendRecording", "MendTelemetry"}),
     "MendGraphAPI": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook"}),
     "MendGraphQL": ({"swift-http-types", "swift-log"}, {"MendLogin", "MendFacebook", "MendGraphAPI"}),
     "MendLogin": ({"swift-http-types", "swift-log"} | CRYPTO, {"MendGraphAPI", "MendFacebook", "MendGraphQL"}),

@@ -18,14 +18,21 @@ public import MendHTTP
 /// On Linux, prefer `AsyncHTTPClientTransport` against servers you do not control: FoundationNetworking aborts the
 /// process (`Transfer completed, but there's no response`) when a server closes the connection in the middle of
 /// the response's header block, and no transport built on it can catch that.
+///
+/// The transport keeps no answers: its session has no `URLCache` (an ephemeral session's in-memory cache would hand
+/// one user's answer to another within a process) and every request ignores local cache data. Keeping answers is
+/// the user's own store's business (``MendHTTP/LastKnownGood``), keyed by the user.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate: StreamingDelegate
     /// The timeout of a request that has no deadline of its own.
     package let defaultTimeout: Duration
 
-    /// Creates a transport with its own session built from `configuration`.
+    /// Creates a transport with its own session built from `configuration`, whose `URLCache` is removed.
     public init(configuration: URLSessionConfiguration = .ephemeral, defaultTimeout: Duration = .seconds(60)) {
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let delegate = StreamingDelegate()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -38,6 +45,9 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Whether the session keeps answers of its own (a `URLCache`): never.
+    package var keepsAnswers: Bool { session.configuration.urlCache != nil }
+
     /// Sends `request` within `timeout` (`defaultTimeout` without one) and returns the response head and its body.
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, timeout: Duration?
@@ -47,7 +57,7 @@ public final class URLSessionTransport: HTTPTransport {
                 code: .Transport.invalidRequest, developerMessage: "The request has no absolute URL.", catalog: .core)
         }
         let timeout = timeout ?? defaultTimeout
-        var urlRequest = URLRequest(url: url)
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         for field in request.headerFields {

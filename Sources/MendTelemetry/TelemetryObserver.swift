@@ -178,6 +178,9 @@ extension TelemetryObserver {
         /// (success, failure, cancelled) and, for a failure, `mend.error.category` and `error.type` — `session/12`
         /// and the other session-ended codes are sign-outs.
         public static let refreshes = "mend.client.refreshes"
+        /// `mend.client.stale_answers` (counter): stored answers that stood in for a transient failure
+        /// (`LastKnownGood`), by the failure's `error.type`.
+        public static let staleAnswers = "mend.client.stale_answers"
     }
 
     /// The attribute names, from OpenTelemetry's conventions, and Mend's own (`mend.*`); mend-server's spans use
@@ -340,6 +343,20 @@ final class Observation: RequestObservation {
                 dimensions: reason + [(Key.errorType, wait.error.errorType)], factory: metrics
             ).increment()
         }
+    }
+
+    func servedStale(_ staleness: Staleness) {
+        span.addEvent(
+            SpanEvent(
+                name: "mend.stale_answer",
+                attributes: [
+                    TelemetryObserver.Key.errorType: .string(staleness.error.errorType),
+                    "mend.stale.age": .double(staleness.age),
+                ]))
+        Counter(
+            label: TelemetryObserver.MetricName.staleAnswers,
+            dimensions: [(TelemetryObserver.Key.errorType, staleness.error.errorType)], factory: metrics
+        ).increment()
     }
 
     func renewingCredential(

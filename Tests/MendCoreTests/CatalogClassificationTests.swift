@@ -208,6 +208,9 @@ let expectedRows: [ExpectedRow] = [
     .init(.Transport.cannotConnect, "cannotConnect", .transient, .retry),
     .init(.Transport.replayMismatch, "replayMismatch", .other, .fixConfiguration),
     .init(.Transport.recordingRefused, "recordingRefused", .other, .fixConfiguration),
+    .init(.Transport.cacheReadFailed, "cacheReadFailed", .other, .fixConfiguration),
+    .init(.Transport.invalidCacheData, "invalidCacheData", .transient, .retry),
+    .init(.Transport.notCached, "notCached", .other, .none),
 ]
 
 @Suite("Catalog classification")
@@ -254,7 +257,7 @@ struct CatalogClassificationTests {
         "The catalog holds what the closing note promises",
         arguments: [
             (MendError.Domain.login, 21), (.session, 16), (.graph, 45), (.rest, 15), (.graphQL, 14), (.http, 18),
-            (.transport, 15),
+            (.transport, 18),
         ])
     func counts(domain: MendError.Domain, count: Int) {
         #expect(ErrorCatalog.everyClientSpace.entries(in: domain).count == count)

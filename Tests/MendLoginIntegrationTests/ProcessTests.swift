@@ -1,7 +1,9 @@
 import Foundation
 import MendCore
 import MendEmulator
+import MendHTTP
 import MendLogin
+import MendResponseStore
 import MendTesting
 import Testing
 
@@ -64,6 +66,37 @@ struct ProcessTests {
             let interrupted = before + onWrite
             #expect(session.generation == (stage == "renamed" ? interrupted : interrupted - 1), "round \(round)")
             #expect(session.accessToken.tokenString == "EAAwriter\(session.generation)")
+        }
+    }
+
+    /// The same for a response store: a writer of one request's answer dies at each stage of a write, and the store
+    /// then holds the last complete answer — never a half-written one, never none once one was written.
+    @Test(
+        "A response store's writer killed at every stage of a write leaves the old answer or the new one",
+        arguments: ["opened", "midWrite", "synced", "renamed"])
+    func responseStoreCrashSafety(stage: String) async throws {
+        let folder = temporaryDirectory().appendingPathComponent("answers")
+        let key = ResponseStoreKey(
+            principal: Principal(subject: "writer", issuer: "backend"), method: "GET",
+            resource: "https://api.example/me")
+        func generation() async throws -> Int? {
+            guard let answer = try await FileResponseStore(directory: folder).answer(for: key) else { return nil }
+            let number = String(decoding: answer.body.prefix(while: { $0 != 0x20 }), as: UTF8.self)
+            #expect(answer.body.count == number.utf8.count + 1 + 200_000, "a whole answer")
+            return Int(number)
+        }
+        let first = try await MendExecutable.run(["_store-writer", folder.path, "--answers", "--count", "1"])
+        #expect(first.status == 0)
+        for round in 0..<Self.killRounds {
+            let before = try await generation() ?? 0
+            let onWrite = Int.random(in: 1...3)
+            let (status, _) = try await MendExecutable.run([
+                "_store-writer", folder.path, "--answers", "--count", "5", "--kill-at", stage, "--on-write",
+                "\(onWrite)",
+            ])
+            #expect(status == SIGKILL, "round \(round): the writer was to die at \(stage), it ended with \(status)")
+            let interrupted = before + onWrite
+            #expect(try await generation() == (stage == "renamed" ? interrupted : interrupted - 1), "round \(round)")
         }
     }
 

@@ -42,6 +42,9 @@ extension ErrorSpace {
         .row(.transport, 12, "cannotConnect", .transient, .retry, .serverUnreachable, "The server refused the connection."),
         .row(.transport, 13, "replayMismatch", .other, .fixConfiguration, .generic, "A replayed recording has no answer for the request; the message names the closest recorded request and how it differs."),
         .row(.transport, 14, "recordingRefused", .other, .fixConfiguration, .generic, "The recording was not written: a secret survived redaction (the message says where), or the file cannot be read or written."),
+        .row(.transport, 15, "cacheReadFailed", .other, .fixConfiguration, .generic, "The response store could not be read (file I/O failed): its folder's permissions or disk need fixing."),
+        .row(.transport, 16, "invalidCacheData", .transient, .retry, .unreadableResponse, "A stored answer no longer decodes (truncated, another version's, or not this user's): it was dropped; fetch again.", autoRetry: false),
+        .row(.transport, 17, "notCached", .other, .none, .generic, "Only stored answers were asked for, and none is stored for the request."),
     ])
 }
 

@@ -108,5 +108,12 @@ extension MendError.Code {
         /// A recording (MendRecording) was not written: a token-shaped or high-entropy string survived redaction
         /// (the developer message says where), or the file could not be read or written.
         public static let recordingRefused = MendError.Code(.transport, 14)
+        /// A response store could not be read: file I/O failed (its folder's permissions, a full or failing disk).
+        public static let cacheReadFailed = MendError.Code(.transport, 15)
+        /// A stored answer no longer decodes (truncated, written by another version, or not this user's): the store
+        /// dropped it; fetching again is not affected.
+        public static let invalidCacheData = MendError.Code(.transport, 16)
+        /// Only stored answers were asked for (GraphQL's `cacheOnly` policy), and none is stored for the request.
+        public static let notCached = MendError.Code(.transport, 17)
     }
 }

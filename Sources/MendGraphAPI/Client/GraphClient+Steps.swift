@@ -3,7 +3,7 @@ import MendCore
 public import MendHTTP
 
 extension Array where Element == any ClientMiddleware {
-    /// A Graph client's usual steps, outermost first: the usage step (the provider's usage headers), then Mend's standard
+    /// A Graph client's usual steps, outermost first: the last-known-good answers (when given), the usage step (the provider's usage headers), then Mend's standard
     /// steps with the Graph's token errors (``GraphClient/isTokenError(_:)``: 102, 190) as credential rejections,
     /// the configuration's token placement, and the app as the rate-limit key.
     ///
@@ -24,15 +24,23 @@ extension Array where Element == any ClientMiddleware {
     ///   - slowDownAbove: Above this share (0…1) of any usage counter the provider reports, requests are delayed (up
     ///     to five seconds at 100 %) so that the app never calls into a throttle; `nil` never delays.
     ///   - logging: What the steps log (nothing by default).
+    ///   - lastKnownGood: Where the user's last good answers are kept, to stand in for transient failures of the
+    ///     requests that ask for it (``GraphRequest/maxStale``); its step goes first, so that a stored answer's usage
+    ///     headers are never read as the provider's current usage. `nil`: nowhere.
     public static func graph(
         for configuration: GraphClient.Configuration,
         credentials: (any CredentialProvider)?,
         retryPolicy: RetryPolicy = RetryPolicy(),
         retryBudget: RetryBudget = RetryBudget(),
         slowDownAbove: Double? = nil,
-        logging: LoggingBehaviors = []
+        logging: LoggingBehaviors = [],
+        lastKnownGood: LastKnownGood? = nil
     ) -> [any ClientMiddleware] {
-        [GraphUsageStep(slowDownAbove: slowDownAbove)]
+        let stored: [any ClientMiddleware] =
+            lastKnownGood.map { configuration in
+                [LastKnownGoodStep(configuration, principal: { try await credentials?.principal() })]
+            } ?? []
+        return stored + [GraphUsageStep(slowDownAbove: slowDownAbove)]
             + .standard(
                 credentialProvider: credentials, credentialPlacement: configuration.tokenPlacement,
                 isCredentialRejection: GraphClient.isTokenError,

@@ -68,15 +68,17 @@ public final class GraphClient: Sendable {
     ///   - configuration: Base URL, version, app, catalog, token placement, error configuration.
     ///   - credentials: The user's token and how it is renewed; `nil` sends requests without one (or with each
     ///     request's override).
+    ///   - lastKnownGood: Where the user's last good answers are kept, to stand in for transient failures of the
+    ///     requests that ask for it (``GraphRequest/maxStale``); `nil`: nowhere.
     ///   - logger: Where the steps' logging goes.
     public convenience init(
         transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        credentials: (any CredentialProvider)? = nil,
+        credentials: (any CredentialProvider)? = nil, lastKnownGood: LastKnownGood? = nil,
         logger: Logger = Logger(label: "mend.graph", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.init(
             transport: transport, configuration: configuration,
-            steps: .graph(for: configuration, credentials: credentials), logger: logger)
+            steps: .graph(for: configuration, credentials: credentials, lastKnownGood: lastKnownGood), logger: logger)
     }
 
     /// Whether `error` is a token error that renewing the token can help: 102 or 190 with any subcode, when
@@ -162,7 +164,8 @@ public final class GraphClient: Sendable {
             credentialOverride: request.tokenOverride.map {
                 Credential(token: $0, placement: configuration.tokenPlacement)
             },
-            urlTemplate: Self.urlTemplate(version: request.version ?? configuration.version, path: request.path))
+            urlTemplate: Self.urlTemplate(version: request.version ?? configuration.version, path: request.path),
+            maxStale: request.maxStale)
         return APIRequest(
             method: request.method, url: try url(version: request.version, path: request.path, query: query),
             headers: headers, body: body, options: options)
@@ -250,6 +253,11 @@ public struct GraphResponse: Sendable {
     public var body: Data { response.body }
     /// How many times the request was sent.
     public var attempts: Int { response.attempts }
+    /// Where the answer came from: the network, or the client's response store.
+    public var source: APIResponse.Source { response.source }
+    /// Why the answer is stale and how old, when a stored answer stood in for a transient failure
+    /// (``GraphRequest/maxStale``).
+    public var staleness: Staleness? { response.staleness }
 
     /// The body as JSON.
     public func json() throws(MendError) -> JSONValue { try response.json() }

@@ -29,12 +29,15 @@ public struct GraphRequest: Sendable, Hashable {
     public var onTokenError: CredentialRejection
     /// An idempotency key, which makes a POST safe to retry.
     public var idempotencyKey: String?
+    /// How old a stored answer may be to stand in for a transient failure of this GET (the client's
+    /// ``MendHTTP/LastKnownGood``); `nil`: never, and the answer is not stored.
+    public var maxStale: Duration?
 
     /// Creates a request.
     public init(
         path: String, parameters: [String: String] = [:], fields: [String] = [], method: HTTPRequest.Method = .get,
         version: String? = nil, tokenOverride: String? = nil, onTokenError: CredentialRejection = .reauthenticate,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, maxStale: Duration? = nil
     ) {
         self.path = path
         self.parameters = parameters
@@ -44,6 +47,7 @@ public struct GraphRequest: Sendable, Hashable {
         self.tokenOverride = tokenOverride
         self.onTokenError = onTokenError
         self.idempotencyKey = idempotencyKey
+        self.maxStale = maxStale
     }
 
     /// Every parameter, `fields` included, sorted by name (a stable wire form).

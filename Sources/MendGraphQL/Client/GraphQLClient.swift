@@ -34,6 +34,9 @@ public final class GraphQLClient: Sendable {
     package let configuration: Configuration
     /// The pipeline.
     package let client: APIClient
+    /// The step that keeps the user's last good responses, when the client's steps have one: where the cache
+    /// policies read.
+    let lastKnownGood: LastKnownGoodStep?
 
     /// Creates a client that sends through `steps`, outermost first.
     ///
@@ -58,6 +61,7 @@ public final class GraphQLClient: Sendable {
                 catalog: configuration.classifier.catalog,
                 maximumResponseBodySize: configuration.maximumResponseBodySize, clock: configuration.clock),
             steps: steps, logger: logger)
+        self.lastKnownGood = steps.lazy.compactMap { $0 as? LastKnownGoodStep }.first
     }
 
     /// Creates a client with the standard steps and `credentials`.
@@ -68,15 +72,18 @@ public final class GraphQLClient: Sendable {
     ///   - configuration: How operations go out and how their errors are read.
     ///   - credentials: Supplies, invalidates and renews the credential (MendLogin's `SessionCredentials`: refresh,
     ///     else log in again); `nil` sends requests without one.
+    ///   - lastKnownGood: Where the user's last good responses are kept, for the cache policies
+    ///     (``GraphQLOperation/cachePolicy``) and to stand in for transient failures (``GraphQLOperation/maxStale``);
+    ///     `nil`: nowhere. The principal is the one `credentials` names.
     ///   - logger: Where the steps' logging goes.
     public convenience init(
         endpoint: URL, transport: any HTTPTransport, configuration: Configuration = Configuration(),
-        credentials: (any CredentialProvider)?,
+        credentials: (any CredentialProvider)?, lastKnownGood: LastKnownGood? = nil,
         logger: Logger = Logger(label: "mend.graphql", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.init(
             endpoint: endpoint, transport: transport, configuration: configuration,
-            steps: .standard(credentialProvider: credentials), logger: logger)
+            steps: .standard(credentialProvider: credentials, lastKnownGood: lastKnownGood), logger: logger)
     }
 
     /// Sends `operation` and decodes its data into `Value`.
@@ -101,14 +108,36 @@ public final class GraphQLClient: Sendable {
                 code: .GraphQL.badRequest, developerMessage: "Subscriptions need a streaming transport.",
                 catalog: configuration.classifier.catalog)
         }
-        var (body, attempts) = try await exchange(operation, includingText: operation.persistedQueryHash == nil)
+        if operation.kind == .query, operation.cachePolicy == .cacheFirst || operation.cachePolicy == .cacheOnly,
+            let stored = try await storedResponse(of: operation, as: type, failing: operation.cachePolicy == .cacheOnly)
+        {
+            return try applying(errorPolicy, to: stored)
+        }
+        return try applying(errorPolicy, to: try await fetch(operation, as: type))
+    }
+
+    /// Sends `operation` over the network (the persisted query's text sent again when the server asks).
+    func fetch<Value: Decodable & Sendable>(
+        _ operation: GraphQLOperation, as type: Value.Type
+    ) async throws -> GraphQLResponse<Value> {
+        var (body, meta) = try await exchange(operation, includingText: operation.persistedQueryHash == nil)
         if operation.persistedQueryHash != nil, body.errors.contains(where: { $0.code == "PERSISTED_QUERY_NOT_FOUND" })
         {
-            let (retried, moreAttempts) = try await exchange(operation, includingText: true)
+            let (retried, more) = try await exchange(operation, includingText: true)
             body = retried
-            attempts += moreAttempts
+            meta = (meta.attempts + more.attempts, more.source, more.staleness)
         }
-        let response = Self.response(from: body, as: type, classifier: configuration.classifier, attempts: attempts)
+        var response = Self.response(
+            from: body, as: type, classifier: configuration.classifier, attempts: meta.attempts)
+        response.source = meta.source
+        response.staleness = meta.staleness
+        return response
+    }
+
+    /// `response` as `errorPolicy` has it: whole, without its errors, or thrown when it has any.
+    func applying<Value: Decodable & Sendable>(
+        _ errorPolicy: ErrorPolicy, to response: GraphQLResponse<Value>
+    ) throws(MendError) -> GraphQLResponse<Value> {
         switch errorPolicy {
         case .all:
             return response
@@ -121,7 +150,7 @@ public final class GraphQLClient: Sendable {
             guard response.errors.isEmpty, response.decodingFailure == nil else {
                 throw GraphQLResponseBody.responseError(
                     errors: response.errors, classified: response.classifiedErrors, rawData: response.rawData,
-                    decodingFailure: response.decodingFailure, attempts: attempts,
+                    decodingFailure: response.decodingFailure, attempts: response.attempts,
                     catalog: configuration.classifier.catalog)
             }
             return response
@@ -148,8 +177,12 @@ public final class GraphQLClient: Sendable {
         RequestHandle.run({ try await self.send(operation, as: type) }, completion: completion)
     }
 
-    private func exchange(_ operation: GraphQLOperation, includingText: Bool) async throws -> (GraphQLResponseBody, Int)
-    {
+    /// What a response was besides its body: how many tries, where it came from, how stale.
+    typealias ExchangeMeta = (attempts: Int, source: APIResponse.Source, staleness: Staleness?)
+
+    private func exchange(
+        _ operation: GraphQLOperation, includingText: Bool
+    ) async throws -> (GraphQLResponseBody, ExchangeMeta) {
         let request = try makeRequest(operation, includingText: includingText)
         do {
             let response = try await client.send(request)
@@ -159,10 +192,12 @@ public final class GraphQLClient: Sendable {
                     code: .GraphQL.noData, developerMessage: "The response is not a GraphQL response.",
                     catalog: configuration.classifier.catalog)
             }
-            return (body, response.attempts)
+            return (body, (response.attempts, response.source, response.staleness))
         } catch let error as MendError {
             // A data-less response that the pipeline re-authenticated or retried in vain: return it as a response.
-            if let payload = error.underlying as? GraphQLPayload { return (payload.body, error.attempts) }
+            if let payload = error.underlying as? GraphQLPayload {
+                return (payload.body, (error.attempts, .network, nil))
+            }
             throw error
         }
     }
@@ -171,6 +206,10 @@ public final class GraphQLClient: Sendable {
         let retryable = operation.kind == .query || operation.allowsRetry
         var options = RequestOptions(allowsRetry: retryable, timeout: configuration.timeout)
         options.operation = operation.observed
+        if operation.kind == .query, operation.cachePolicy != .noCache {
+            options.storeResource = operation.storeResource
+            options.maxStale = operation.maxStale
+        }
         var headers = HTTPFields()
         headers[.accept] = "application/graphql-response+json, application/json"
         let body = operation.body(includingText: includingText)

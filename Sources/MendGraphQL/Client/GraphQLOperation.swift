@@ -23,17 +23,41 @@ public struct GraphQLOperation: Sendable, Hashable {
     public var persistedQueryHash: String?
     /// Whether a mutation may be retried (it must be idempotent on the server).
     public var allowsRetry: Bool
+    /// How a query uses the client's response store (``GraphQLClient/CachePolicy``); mutations never do.
+    public var cachePolicy: GraphQLClient.CachePolicy
+    /// How old a stored response may be to stand in for a transient failure of the query (``MendHTTP/LastKnownGood``);
+    /// `nil`: never.
+    public var maxStale: Duration?
 
     /// Creates an operation.
+    ///
+    /// - Parameters:
+    ///   - text: The document.
+    ///   - variables: The variables.
+    ///   - operationName: The operation to run, when the text holds several.
+    ///   - persistedQueryHash: The SHA-256 (hex) of `text`, for automatic persisted queries.
+    ///   - allowsRetry: Whether a mutation may be retried.
+    ///   - cachePolicy: How a query uses the client's response store (``GraphQLClient/CachePolicy/networkOnly`` by
+    ///     default: the network, and its answer stored when the client has a store).
+    ///   - maxStale: How old a stored response may be to stand in for a transient failure; `nil`: never.
     public init(
         _ text: String, variables: [String: JSONValue] = [:], operationName: String? = nil,
-        persistedQueryHash: String? = nil, allowsRetry: Bool = false
+        persistedQueryHash: String? = nil, allowsRetry: Bool = false,
+        cachePolicy: GraphQLClient.CachePolicy = .networkOnly, maxStale: Duration? = nil
     ) {
         self.text = text
         self.variables = variables
         self.operationName = operationName
         self.persistedQueryHash = persistedQueryHash
         self.allowsRetry = allowsRetry
+        self.cachePolicy = cachePolicy
+        self.maxStale = maxStale
+    }
+
+    /// The operation's name in a response store: the document, the operation's name and the variables (keys
+    /// sorted). The endpoint and the user are the store's key's other parts.
+    var storeResource: String {
+        "graphql \(operationName ?? "")\n\(text)\n\(JSONValue.object(variables).jsonText())"
     }
 
     /// The kind of the operation this runs: the definition ``operationName`` names, or the document's only

@@ -1,5 +1,6 @@
 public import Foundation
 public import MendCore
+public import MendHTTP
 
 /// What a GraphQL server answered: whatever data it produced, its errors (typed and classified), and extensions.
 ///
@@ -22,6 +23,11 @@ public struct GraphQLResponse<Value: Decodable & Sendable>: Sendable {
     public var decodingFailure: String?
     /// How many times the operation was sent.
     public var attempts: Int
+    /// Where the response came from: the network, or the client's response store (``GraphQLClient/CachePolicy``).
+    public var source: APIResponse.Source = .network
+    /// Why the response is stale and how old, when a stored response stood in for a transient failure
+    /// (``GraphQLOperation/maxStale``).
+    public var staleness: Staleness? = nil
 
     /// Whether the server reported errors.
     public var hasErrors: Bool { !errors.isEmpty }

@@ -97,11 +97,18 @@ public protocol CredentialProvider: Sendable {
     /// ``refreshCredential(rejected:error:)``, and alone when the request does not re-authenticate
     /// (``CredentialRejection/invalidate``).
     func invalidate(_ credential: Credential, because error: MendError) async
+
+    /// Whose credential it is: the principal a ``ResponseStore`` keys the user's answers by (``LastKnownGood``);
+    /// `nil` when nobody is signed in or the provider cannot say — then nothing is stored or served.
+    func principal() async throws -> Principal?
 }
 
 extension CredentialProvider {
     /// Does nothing: a provider whose refresh replaces the credential needs no separate step.
     public func invalidate(_ credential: Credential, because error: MendError) async {}
+
+    /// Nobody: a provider that names no principal gets no stored answers.
+    public func principal() async throws -> Principal? { nil }
 }
 
 /// A fixed credential, for scripts, servers and tests: it is attached until the server rejects it, then forgotten
@@ -113,15 +120,26 @@ extension CredentialProvider {
 /// ```
 public final class StaticCredential: CredentialProvider {
     private let state: Locked<(credential: Credential?, invalidation: MendError?)>
+    private let owner: Principal?
 
     /// Serves `token` (in the `Authorization: Bearer` header unless the client places tokens elsewhere).
-    public convenience init(token: String?) {
-        self.init(token.map { Credential(token: $0) })
+    ///
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - principal: Whose token it is, for a ``ResponseStore`` (``LastKnownGood``); `nil`: nothing is stored.
+    public convenience init(token: String?, principal: Principal? = nil) {
+        self.init(token.map { Credential(token: $0) }, principal: principal)
     }
 
     /// Serves `credential`.
-    package init(_ credential: Credential?) {
+    package init(_ credential: Credential?, principal: Principal? = nil) {
         state = Locked((credential, nil))
+        owner = principal
+    }
+
+    /// The principal given at creation, while a credential is set.
+    public func principal() async throws -> Principal? {
+        state.withLock { $0.credential } == nil ? nil : owner
     }
 
     /// The error that invalidated the credential, if one did since the last ``set(_:)``.

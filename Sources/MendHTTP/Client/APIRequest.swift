@@ -93,6 +93,12 @@ public struct RequestOptions: Sendable {
     /// The operation the request carries, when its protocol names one (a GraphQL query): its span's name and
     /// attributes.
     package var operation: ObservedRequest.Operation?
+    /// How far past its freshness a stored answer may be to stand in for a transient failure (``LastKnownGood``);
+    /// `nil`: never (and, in ``LastKnownGood/Mode/snapshot``, the answer is not stored either).
+    public var maxStale: Duration?
+    /// The client's own name for the request in a response store (a GraphQL operation with its variables), where
+    /// its URL does not say it; `nil`: the URL.
+    package var storeResource: String?
 
     /// Creates options.
     ///
@@ -108,12 +114,14 @@ public struct RequestOptions: Sendable {
     ///   - expectsJSON: Whether a success must carry a JSON body.
     ///   - errorDecoder: The decoder for this request's errors (`nil`: the client's).
     ///   - urlTemplate: The low-cardinality template of the path (`/{id}/feed`) for traces and metrics.
+    ///   - maxStale: How far past its freshness a stored answer may be to stand in for a transient failure
+    ///     (``LastKnownGood``); `nil`: never.
     public init(
         idempotencyKey: String? = nil, allowsRetry: Bool? = nil,
         credentialRejection: CredentialRejection = .reauthenticate,
         attachesCredential: Bool = true, credentialOverride: Credential? = nil, timeout: Duration? = nil,
         attemptTimeout: Duration? = nil, rateLimitKey: String? = nil, expectsJSON: Bool = true,
-        errorDecoder: (any ErrorDecoder)? = nil, urlTemplate: String? = nil
+        errorDecoder: (any ErrorDecoder)? = nil, urlTemplate: String? = nil, maxStale: Duration? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.allowsRetry = allowsRetry
@@ -126,6 +134,7 @@ public struct RequestOptions: Sendable {
         self.expectsJSON = expectsJSON
         self.errorDecoder = errorDecoder
         self.urlTemplate = urlTemplate
+        self.maxStale = maxStale
     }
 }
 

@@ -11,12 +11,37 @@ public struct APIResponse: Sendable {
     public var body: Data
     /// How many times the request was sent, re-authentication replays included.
     public var attempts: Int
+    /// Where the answer came from: the network, or a client's response store (``LastKnownGood``).
+    public var source: Source
+    /// Why the answer is stale and how old it is, when a stored answer stood in for a transient failure
+    /// (``LastKnownGood``); `nil` for a network answer and a fresh stored one.
+    public var staleness: Staleness?
+
+    /// Where an answer came from.
+    public enum Source: Sendable, Hashable {
+        /// The server answered this request.
+        case network
+        /// A response store answered: a fresh entry (``LastKnownGood/Mode/httpCaching``), or a stale one standing
+        /// in for a failure (``APIResponse/staleness``).
+        case store
+    }
 
     /// Creates a response.
     package init(head: HTTPResponse, body: Data, attempts: Int) {
         self.head = head
         self.body = body
         self.attempts = attempts
+        self.source = .network
+        self.staleness = nil
+    }
+
+    /// A response made from a stored answer.
+    package init(stored answer: StoredAnswer, attempts: Int, staleness: Staleness?) {
+        self.head = HTTPResponse(status: .init(code: answer.status), headerFields: answer.headerFields)
+        self.body = answer.body
+        self.attempts = attempts
+        self.source = .store
+        self.staleness = staleness
     }
 
     /// Decodes the body as JSON into `type`; a body that does not fit throws a classified `malformedResponse`.

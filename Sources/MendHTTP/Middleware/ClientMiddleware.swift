@@ -20,7 +20,8 @@ public protocol ClientMiddleware: Sendable {
 }
 
 extension Array where Element == any ClientMiddleware {
-    /// Mend's standard steps, outermost first: authorization, the rate-limit gate, retry, logging.
+    /// Mend's standard steps, outermost first: the last-known-good answers (when given), authorization, the
+    /// rate-limit gate, retry, logging.
     ///
     /// - Parameters:
     ///   - credentialProvider: Supplies, invalidates and renews the credential; `nil` sends requests without one.
@@ -33,6 +34,9 @@ extension Array where Element == any ClientMiddleware {
     ///   - rateLimitGate: The rate-limit holds.
     ///   - rateLimitKey: The rate-limit bucket of a request that names none (default: its host).
     ///   - logging: What the steps log (nothing by default).
+    ///   - lastKnownGood: Where the user's last good answers are kept, to stand in for transient failures; `nil`:
+    ///     nowhere. Its step goes first, above authorization, and the principal is the one `credentialProvider`
+    ///     names.
     public static func standard(
         credentialProvider: (any CredentialProvider)? = nil,
         credentialPlacement: Credential.Placement? = nil,
@@ -41,9 +45,10 @@ extension Array where Element == any ClientMiddleware {
         retryBudget: RetryBudget = RetryBudget(),
         rateLimitGate: RateLimitGate = RateLimitGate(),
         rateLimitKey: @escaping @Sendable (APIRequest) -> String = { $0.head.authority ?? "" },
-        logging: LoggingBehaviors = []
+        logging: LoggingBehaviors = [],
+        lastKnownGood: LastKnownGood? = nil
     ) -> [any ClientMiddleware] {
-        let steps: [any ClientMiddleware] = [
+        var steps: [any ClientMiddleware] = [
             AuthorizationStep(
                 provider: credentialProvider, placement: credentialPlacement,
                 isRejection: isCredentialRejection ?? AuthorizationStep.isAuthenticationRejection,
@@ -52,6 +57,10 @@ extension Array where Element == any ClientMiddleware {
                 gate: rateLimitGate, key: rateLimitKey, maximumWait: retryPolicy.maximumHintedWait, logging: logging),
             RetryStep(policy: retryPolicy, budget: retryBudget, logging: logging),
         ]
+        if let lastKnownGood {
+            steps.insert(
+                LastKnownGoodStep(lastKnownGood, principal: { try await credentialProvider?.principal() }), at: 0)
+        }
         // The logging step logs nothing without these behaviours: it is left out rather than passed through per try.
         let logsTries = !logging.isDisjoint(with: [.networkRequests, .developerErrors])
         return logsTries ? steps + [LoggingStep(behaviors: logging)] : steps

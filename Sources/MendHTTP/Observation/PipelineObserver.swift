@@ -78,6 +78,16 @@ public protocol RequestObservation: Sendable {
     func renewingCredential(
         after error: MendError, _ renew: () async throws -> Credential
     ) async throws -> Credential
+
+    /// A stored answer stands in for the request's transient failure (``LastKnownGood``).
+    ///
+    /// - Parameter staleness: How old the answer is, and the failure it stands in for.
+    func servedStale(_ staleness: Staleness)
+}
+
+extension RequestObservation {
+    /// Hears nothing of stale answers.
+    public func servedStale(_ staleness: Staleness) {}
 }
 
 /// What one attempt reports when it ends.

@@ -43,6 +43,9 @@ public actor CredentialsManager {
     /// What the manager does under the store's lock.
     private let work: LockedSessionWork
     private var subscribers: [UUID: AsyncStream<SessionEvent>.Continuation] = [:]
+    /// The user's last good answers (``MendHTTP/LastKnownGood``), purged at every end of a session and change of
+    /// user.
+    private let responseStore: (any ResponseStore)?
 
     /// Why the last sign-out happened, if this manager saw one (``SessionEvent/signedOut(_:)`` reports it too).
     public var lastSignOut: SignOutReason? { machine.lastSignOut }
@@ -58,12 +61,17 @@ public actor CredentialsManager {
     ///   - clock: Where token expiry and check intervals are read from (the client's one clock).
     ///   - observer: Hears each refresh that goes to the issuer (`PipelineObserver.observeRefresh(_:)`); by default
     ///     the one set with `APIClient.bootstrapObserver(_:)` when the manager is made.
+    ///   - responseStore: The store of the user's last good answers (``MendHTTP/LastKnownGood``) that the app's
+    ///     clients use: the manager deletes every other user's answers at a sign-in, and all of them at a sign-out
+    ///     (a logout, here or in another process; a revocation; an answer that ends the session).
     public init(
         store: any TokenStore, authority: (any SessionAuthority)? = nil, validityCheckInterval: TimeInterval = 86_400,
         refreshMargin: TimeInterval = 60, clock: PipelineClock = .system,
-        observer: (any PipelineObserver)? = APIClient.bootstrappedObserver
+        observer: (any PipelineObserver)? = APIClient.bootstrappedObserver,
+        responseStore: (any ResponseStore)? = nil
     ) {
         self.store = store
+        self.responseStore = responseStore
         self.authority = authority
         self.clock = clock
         self.work = LockedSessionWork(store: store, authority: authority, observer: observer, clock: clock)
@@ -77,7 +85,7 @@ public actor CredentialsManager {
     ///
     /// - Throws: `login/320` when the store cannot be read — which does not mean logged out.
     public func currentSession() async throws -> Session? {
-        if machine.needsStoreRead { publish(machine.storeRead(try await store.read())) }
+        if machine.needsStoreRead { await publish(machine.storeRead(try await store.read())) }
         return machine.session
     }
 
@@ -85,14 +93,14 @@ public actor CredentialsManager {
     @discardableResult
     public func reload() async throws -> Session? {
         let stored = try await store.read()
-        publish(machine.storeChanged(stored))
+        await publish(machine.storeChanged(stored))
         return stored
     }
 
     /// Stores a new session (after a login) and reports ``SessionEvent/signedIn(_:)``.
     public func signIn(_ newSession: Session) async throws {
         try await store.withExclusiveAccess { try await self.store.write(newSession) }
-        publish(machine.signedIn(newSession, now: clock.now()))
+        await publish(machine.signedIn(newSession, now: clock.now()))
     }
 
     /// A token good for at least `minTTL` seconds, refreshing the session when it is not. A `minTTL` longer than
@@ -161,9 +169,11 @@ public actor CredentialsManager {
         }
     }
 
-    private func refreshEnded(_ id: Int, _ result: Result<SessionStateMachine<Waiter>.RefreshOutcome, any Error>) {
+    private func refreshEnded(
+        _ id: Int, _ result: Result<SessionStateMachine<Waiter>.RefreshOutcome, any Error>
+    ) async {
         let end = machine.refreshEnded(id, result)
-        publish(end.event)
+        await publish(end.event)
         for waiter in end.waiters {
             waiter.yield(end.answer)
             waiter.finish()
@@ -217,7 +227,7 @@ public actor CredentialsManager {
     public func logout(revoke: Bool = true) async throws -> LogoutOutcome {
         let cached = try await currentSession()
         let outcome = try await work.logout(cached: cached, revoke: revoke)
-        publish(machine.loggedOut(hadSession: cached != nil))
+        await publish(machine.loggedOut(hadSession: cached != nil))
         return outcome
     }
 
@@ -231,14 +241,14 @@ public actor CredentialsManager {
         let session = try await work.signIn(
             exchanging: code, transaction: transaction, granted: granted, denied: denied, at: authority,
             sameUser: sameUser)
-        publish(machine.signedIn(session, now: clock.now()))
+        await publish(machine.signedIn(session, now: clock.now()))
         return session
     }
 
     /// Signs out of `ended` with `reason` — if it is still the stored and current session.
     private func signOut(_ ended: Session, because reason: SignOutReason) async throws {
         try await work.delete(ifStill: ended)
-        publish(machine.ended(ended, because: reason))
+        await publish(machine.ended(ended, because: reason))
     }
 
     /// A stream of every session change from now on. Each call returns a stream of its own.
@@ -255,9 +265,27 @@ public actor CredentialsManager {
 
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
-    private func publish(_ event: SessionEvent?) {
+    private func publish(_ event: SessionEvent?) async {
         guard let event else { return }
+        await purgeAnswers(after: event)
         for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    /// Keeps the response store to the signed-in user's answers: a sign-in (a change of user included) deletes every
+    /// other principal's, a sign-out deletes them all — before anyone hears of the change. A store that cannot be
+    /// written is left as it is (its entries stay keyed by their principal, whom no later session names).
+    private func purgeAnswers(after event: SessionEvent) async {
+        guard let responseStore else { return }
+        switch event {
+        case .signedIn(let session): try? await responseStore.purgeAll(keeping: Self.principal(of: session))
+        case .refreshed: break
+        case .signedOut: try? await responseStore.purgeAll(keeping: nil)
+        }
+    }
+
+    /// The principal a session names: its user, at its issuer; `nil` when the session names no user.
+    package static func principal(of session: Session) -> Principal? {
+        session.user.map { Principal(subject: $0.id, issuer: session.issuer.rawValue) }
     }
 }
 
@@ -286,6 +314,12 @@ extension CredentialsManager: CredentialProvider {
         case .rethrow: throw error
         case .refresh(let ticket): return try await credential(of: try await answer(of: ticket))
         }
+    }
+
+    /// The signed-in user, at the session's issuer: whose answers a ``MendHTTP/ResponseStore`` keeps; `nil` when
+    /// nobody is signed in (or the session names no user).
+    public func principal() async throws -> Principal? {
+        try await currentSession().flatMap(Self.principal(of:))
     }
 
     /// The server rejected `credential`: signs the user out with the reason if it is the current session's token and

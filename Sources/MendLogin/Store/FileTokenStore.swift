@@ -33,16 +33,7 @@ public final class FileTokenStore: TokenStore {
     private let observeWrite: (@Sendable (WriteStage) -> Void)?
 
     /// The points of a write, in order, where a crash could leave something behind.
-    package enum WriteStage: String, CaseIterable, Sendable {
-        /// The temporary file exists, empty.
-        case opened
-        /// Half the bytes are in the temporary file.
-        case midWrite
-        /// The temporary file is complete and synced, not yet renamed.
-        case synced
-        /// The rename is done (the new session is the file), the folder not yet synced.
-        case renamed
-    }
+    package typealias WriteStage = PrivateFiles.WriteStage
 
     /// Creates a store for the file at `url`, encrypted with `key` when given.
     public init(url: URL, encryptionKey key: SymmetricKey? = nil) {
@@ -110,39 +101,11 @@ public final class FileTokenStore: TokenStore {
     /// The file's bytes, `nil` when it does not exist; refuses a symbolic link, anything but a regular file owned by
     /// this user, and a file too large to be a session.
     private static func readFile(_ url: URL) throws(MendError) -> Data? {
-        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            if error == ENOENT { return nil }
-            if error == ELOOP {
-                throw MendError.storeUnavailable("\(url.lastPathComponent) is a symbolic link, which is not followed")
-            }
-            throw MendError.storeUnavailable("\(url.lastPathComponent) cannot be read (errno \(error))")
+        do {
+            return try PrivateFiles.read(url, maximumSize: maximumFileSize, tooLarge: "a session")
+        } catch {
+            throw MendError.storeUnavailable(error.description)
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw MendError.storeUnavailable("\(url.lastPathComponent) cannot be read (errno \(errno))")
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid() else {
-            throw MendError.storeUnavailable("\(url.lastPathComponent) is not a regular file owned by this user")
-        }
-        guard Int(status.st_size) <= maximumFileSize else {
-            throw MendError.storeUnavailable("\(url.lastPathComponent) is too large to be a session")
-        }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
-        while data.count <= maximumFileSize {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress!, $0.count) }
-            if count == 0 { return data }
-            guard count > 0 else {
-                let error = errno
-                if error == EINTR { continue }
-                throw MendError.storeUnavailable("\(url.lastPathComponent) cannot be read (errno \(error))")
-            }
-            data.append(contentsOf: chunk[0..<count])
-        }
-        throw MendError.storeUnavailable("\(url.lastPathComponent) is too large to be a session")
     }
 
     /// Writes the session atomically (temporary file, fsync, rename, fsync of the folder).
@@ -155,68 +118,21 @@ public final class FileTokenStore: TokenStore {
             }
             data = Self.encryptedHeader + combined
         }
-        let directory = url.deletingLastPathComponent()
-        try Self.createDirectory(directory)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw MendError.storeUnavailable("a temporary file cannot be created (errno \(errno))")
-        }
-        observeWrite?(.opened)
-        // errno is read right after the call that failed: close() and unlink() may change it.
-        var failure: Int32 = 0
-        data.withUnsafeBytes { buffer in
-            let half = observeWrite == nil ? buffer.count : buffer.count / 2
-            var written = 0
-            while written < buffer.count {
-                let end = written < half ? half : buffer.count
-                let count = systemWrite(descriptor, buffer.baseAddress! + written, end - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    failure = count < 0 ? errno : EIO
-                    return
-                }
-                written += count
-                if written == half, half < buffer.count { observeWrite?(.midWrite) }
-            }
-            if fsync(descriptor) != 0 { failure = errno }
-        }
-        if close(descriptor) != 0, failure == 0 { failure = errno }
-        if failure == 0 { observeWrite?(.synced) }
-        if failure == 0, rename(temporary.path, url.path) != 0 { failure = errno }
-        guard failure == 0 else {
-            unlink(temporary.path)
-            throw MendError.storeUnavailable("the session cannot be written (errno \(failure))")
-        }
-        observeWrite?(.renamed)
-        Self.syncDirectory(directory)
-        removeAbandonedTemporaryFiles(in: directory)
-    }
-
-    /// Removes the temporary files of writers that died before their rename (older than a minute, so never one that
-    /// a live writer is still filling).
-    private func removeAbandonedTemporaryFiles(in directory: URL) {
-        let prefix = ".\(url.lastPathComponent)."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        let cutoff = Date().addingTimeInterval(-60)
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
-            let path = directory.appendingPathComponent(name).path
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                modified < cutoff
-            else { continue }
-            unlink(path)
+        do {
+            try PrivateFiles.write(data, to: url, what: "the session", observe: observeWrite)
+        } catch {
+            throw error.isMisconfiguration
+                ? MendError.storeMisconfigured(error.description) : MendError.storeUnavailable(error.description)
         }
     }
 
     /// Removes the file (a missing file is fine).
     public func delete() async throws {
-        if unlink(url.path) != 0 {
-            let error = errno
-            if error != ENOENT {
-                throw MendError.storeUnavailable("\(url.lastPathComponent) cannot be removed (errno \(error))")
-            }
+        do {
+            try PrivateFiles.remove(url)
+        } catch {
+            throw MendError.storeUnavailable(error.description)
         }
-        Self.syncDirectory(url.deletingLastPathComponent())
     }
 
     /// Holds the store's lock while `body` runs: a lock within this process (managers and tasks wait their turn
@@ -242,65 +158,11 @@ public final class FileTokenStore: TokenStore {
     /// its own.
     static func createDirectory(_ directory: URL) throws(MendError) {
         do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try PrivateFiles.createDirectory(directory)
         } catch {
-            throw MendError.storeMisconfigured(
-                "the folder \(directory.path) cannot be created: \(Self.reason(error, near: directory))")
-        }
-        var status = stat()
-        guard lstat(directory.path, &status) == 0 else {
-            throw MendError.storeMisconfigured(
-                "the folder \(directory.path) cannot be read: \(String(cString: strerror(errno)))")
-        }
-        let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
-        // Group-writable is fine when the group is this user's own (user private groups, umask 002).
-        let writableByOthers =
-            status.st_mode & S_IWOTH != 0 || (status.st_mode & S_IWGRP != 0 && status.st_gid != getegid())
-        guard isDirectory, status.st_uid == geteuid(), !writableByOthers else {
-            throw MendError.storeMisconfigured(
-                "the folder \(directory.path) is not a folder of this user's that only this user can write to (mode "
-                    + "\(String(status.st_mode & 0o7777, radix: 8))): give the store a folder of its own")
-        }
-        guard access(directory.path, W_OK) == 0 else {
-            throw MendError.storeMisconfigured(
-                "the folder \(directory.path) cannot be written: \(String(cString: strerror(errno)))")
+            throw MendError.storeMisconfigured(error.description)
         }
     }
-
-    /// The system's reason a folder could not be created: the first existing ancestor's, when it is not writable
-    /// (a read-only disk, another user's folder), else Foundation's words.
-    static func reason(_ error: any Error, near directory: URL) -> String {
-        var ancestor = directory
-        while !FileManager.default.fileExists(atPath: ancestor.path), ancestor.pathComponents.count > 1 {
-            ancestor.deleteLastPathComponent()
-        }
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isFolder), !isFolder.boolValue {
-            return "\(ancestor.path) is a file, not a folder"
-        }
-        if access(ancestor.path, W_OK) != 0 {
-            return "\(String(cString: strerror(errno))) (\(ancestor.path))"
-        }
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        return underlying.map { String(cString: strerror(Int32($0.code))) }
-            ?? "\((error as NSError).localizedDescription)"
-    }
-
-    private static func syncDirectory(_ directory: URL) {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
-    }
-}
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }
 
 extension JSONEncoder {
