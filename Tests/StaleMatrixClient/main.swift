@@ -36,7 +36,8 @@ struct StaleMatrixClient {
             exit(2)
         }
         let time = MatrixClock()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mend-stale-matrix-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mend-stale-matrix-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let answers = FileResponseStore(directory: folder, clock: time.clock)
         let credentials = CredentialsManager(store: InMemoryTokenStore(), clock: time.clock, responseStore: answers)
@@ -94,7 +95,10 @@ struct StaleMatrixClient {
                         "error": "\(error.code)",
                     ])
                 } catch {
-                    reply(["status": NSNull(), "body": NSNull(), "stale": false, "ageSeconds": NSNull(), "error": "\(type(of: error))"])
+                    reply([
+                        "status": NSNull(), "body": NSNull(), "stale": false, "ageSeconds": NSNull(),
+                        "error": "\(type(of: error))",
+                    ])
                 }
             case "quit":
                 return

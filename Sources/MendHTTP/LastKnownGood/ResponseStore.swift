@@ -171,6 +171,9 @@ public final class InMemoryResponseStore: ResponseStore {
 
     /// How many entries the store holds.
     package var count: Int { entries.withLock { $0.count } }
+
+    /// The keys of the entries the store holds.
+    package func keys() async -> [ResponseStoreKey] { entries.withLock { Array($0.keys) } }
 }
 
 /// How much a response store keeps, and for how long.
