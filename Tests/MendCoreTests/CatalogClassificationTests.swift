@@ -283,7 +283,7 @@ struct CatalogClassificationTests {
     }
 
     @Test("Asked to reduce the data (1 with its phrase): recoverable by a smaller request, never retried unchanged")
-    func reduceDataIsNotRetriedUnchanged() {
+    func reduceDataIsNotRetriedUnchanged() throws {
         let message = "OAuthException: Please reduce the amount of data you're asking for, then retry your request"
         let error = MendError(code: .Graph.unknown, developerMessage: message, catalog: .everyClientSpace)
         #expect(error.name == "reduceData")
@@ -296,6 +296,14 @@ struct CatalogClassificationTests {
         #expect(flagged.category == .recoverable)
         #expect(flagged.recovery.action == .reduceRequestSize)
         #expect(!flagged.isAutomaticallyRetryable)
+        // A provider's error configuration that lists 1 as transient (as the vendor SDK's does) changes the plain 1s
+        // only.
+        let merged = try #require(
+            try? ErrorCatalog.graph.merging(
+                providerConfiguration: JSONValue.array([
+                    .object(["name": .string("transient"), "items": .array([.object(["code": .int(1)])])])
+                ])))
+        #expect(MendError(code: .Graph.unknown, developerMessage: message, catalog: merged).name == "reduceData")
         // Another 1 stays transient and retried.
         let other = MendError(
             code: .Graph.unknown, developerMessage: "OAuthException: An unknown error has occurred.",

@@ -47,9 +47,8 @@ public struct GraphPage<Item: Decodable & Sendable>: Sendable, Decodable {
 /// The cursor, not the `next` URL, drives paging: a `next` URL is the server's text (it may point anywhere and
 /// carries the token), a cursor is only a value. Iteration stops when the provider sends no `next`.
 ///
-/// When the provider asks for less data (an error whose recovery is
-/// ``MendCore/MendError/Recovery-swift.struct/Action/reduceRequestSize``: Graph's code 1 "Please reduce the amount of
-/// data you're asking for"), the same page is sent again with half the `limit` — starting from
+/// When the provider asks for less data (an error whose recovery action is `reduceRequestSize`: Graph's code 1
+/// "Please reduce the amount of data you're asking for"), the same page is sent again with half the `limit` — starting from
 /// ``defaultPageSize`` when the request has none — down to 1; a page of 1 that is still too much throws the error.
 /// After ``successesBeforeRestoring`` pages in a row succeed at a reduced size, the size doubles again, up to the
 /// `limit` the request asked for (or back to no `limit` at all).
