@@ -123,6 +123,28 @@ struct CLITests {
         #expect(given.stdout.contains("http status        401"), "\(given.stdout)")
     }
 
+    @Test("explain: a code-1 body asking for less data says reduceRequestSize, another code 1 transient retry")
+    func explainReduceData() async throws {
+        let reduce = Data(
+            #"{"error":{"message":"Please reduce the amount of data you're asking for, then retry your request","type":"OAuthException","code":1,"fbtrace_id":"AbC123"}}"#
+                .utf8)
+        let json = try await MendBinary.run(["explain", "--json", "--status", "500"], stdin: reduce)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["category"] as? String == "recoverable")
+        #expect(object["recovery"] as? String == "reduceRequestSize")
+        let text = try await MendBinary.run(["explain"], stdin: reduce)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("reduceRequestSize"), "\(text.stdout)")
+        let other = Data(
+            #"{"error":{"message":"An unknown error has occurred.","type":"OAuthException","code":1}}"#.utf8)
+        let otherRun = try await MendBinary.run(["explain", "--json", "--status", "500"], stdin: other)
+        let otherObject = try #require(
+            try JSONSerialization.jsonObject(with: Data(otherRun.stdout.utf8)) as? [String: Any])
+        #expect(otherObject["category"] as? String == "transient")
+        #expect(otherObject["recovery"] as? String == "retry")
+    }
+
     @Test("The Graph API version is --api-version; --version is the tool's own in every command")
     func apiVersionOption() async throws {
         let tool = try await MendBinary.run(["--version"]).stdout

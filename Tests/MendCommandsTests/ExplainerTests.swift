@@ -27,6 +27,27 @@ struct ExplainerTests {
         #expect(explanation.error.httpStatus == 400)
     }
 
+    @Test("A code-1 body asking for less data explains as reduceRequestSize; another code 1 as transient retry")
+    func reduceData() throws {
+        let reduce = #"""
+            {"error":{"message":"Please reduce the amount of data you're asking for, then retry your request",
+             "type":"OAuthException","code":1,"fbtrace_id":"AbC123"}}
+            """#
+        let explained = try explainer.explain(.init(body: Data(reduce.utf8), status: 500))
+        #expect(explained.kind == .graph)
+        let report = ErrorReport(explained.error, locale: Locale(identifier: "en"))
+        #expect(report.name == "reduceData")
+        #expect(report.category == "recoverable")
+        #expect(report.recovery == "reduceRequestSize")
+        #expect(report.recoverySuggestion?.isEmpty == false)
+        let other = #"{"error":{"message":"An unknown error has occurred.","type":"OAuthException","code":1}}"#
+        let otherReport = ErrorReport(
+            try explainer.explain(.init(body: Data(other.utf8), status: 500)).error, locale: Locale(identifier: "en"))
+        #expect(otherReport.name == "unknown")
+        #expect(otherReport.category == "transient")
+        #expect(otherReport.recovery == "retry")
+    }
+
     @Test("A GraphQL response with partial data explains each error with its path")
     func graphQL() throws {
         let explanation = try explainer.explain(.init(body: fixture("graphql-partial.json")))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MendClientTesting
 import MendCore
 import MendGraphAPI
@@ -68,6 +69,27 @@ struct BridgingTests {
         #expect(restored.attempts == 2)
         #expect(restored.developerMessage == "Session has expired")
         #expect(restored.serverUserMessage == "Your session expired.")
+    }
+
+    @Test("A request for less data keeps its row, category and action through the bridge")
+    func reduceDataRoundTrip() throws {
+        let body = Data(
+            #"""
+            {"error":{"message":"An unknown error occurred","type":"OAuthException","code":1,
+             "error_user_msg":"Please reduce the amount of data you're asking for, then retry your request"}}
+            """#.utf8)
+        let original = try #require(
+            GraphErrorDecoder().decodeError(
+                response: HTTPResponse(status: .internalServerError), body: body,
+                context: ErrorDecodingContext(catalog: .everyClientSpace)))
+        #expect(original.name == "reduceData")
+        let bridged = original as NSError
+        let plain = NSError(domain: bridged.domain, code: bridged.code, userInfo: bridged.userInfo)
+        let restored = try #require(MendError(bridging: plain, catalog: .everyClientSpace))
+        #expect(restored.name == "reduceData")
+        #expect(restored.category == .recoverable)
+        #expect(restored.recovery.action == .reduceRequestSize)
+        #expect(!restored.isAutomaticallyRetryable)
     }
 
     @Test("Every login code keeps its domain through the bridge", arguments: 300...310)

@@ -92,6 +92,14 @@ let expectedRows: [ExpectedRow] = [
     .init(.OAuth.consentRequired, "consentRequired", .recoverable, .reauthenticate),
     // Graph: the reference's code table.
     .init(.Graph.unknown, "unknown", .transient, .retry),
+    // 1 asks for less data only in words ("Please reduce the amount of data you're asking for, then retry your
+    // request"): sending the same request again never succeeds. Every other 1 is transient.
+    .init(.Graph.unknown, message: "An unknown error has occurred.", "unknown", .transient, .retry),
+    .init(
+        .Graph.unknown,
+        message: "OAuthException: Please reduce the amount of data you're asking for, then retry your request",
+        "reduceData", .recoverable, .reduceRequestSize),
+    .init(.Graph.unknown, message: "please REDUCE THE AMOUNT OF DATA you're asking for", "reduceData", .recoverable, .reduceRequestSize),
     .init(.Graph.serviceUnavailable, "serviceUnavailable", .transient, .retry),
     .init(.Graph.capabilityMissing, "capabilityMissing", .other, .fixConfiguration),
     .init(.Graph.appRateLimit, "appRateLimit", .transient, .waitForRateLimit),
@@ -256,7 +264,7 @@ struct CatalogClassificationTests {
     @Test(
         "The catalog holds what the closing note promises",
         arguments: [
-            (MendError.Domain.login, 21), (.session, 16), (.graph, 45), (.rest, 15), (.graphQL, 14), (.http, 18),
+            (MendError.Domain.login, 21), (.session, 16), (.graph, 46), (.rest, 15), (.graphQL, 14), (.http, 18),
             (.transport, 18),
         ])
     func counts(domain: MendError.Domain, count: Int) {
@@ -275,6 +283,37 @@ struct CatalogClassificationTests {
         }
         #expect(!MendError.Code.Session.endsSession(.REST.userAuthenticationError))
         #expect(!MendError.Code.Session.endsSession(.Graph.accessTokenInvalid))
+    }
+
+    @Test("Asked to reduce the data (1 with its phrase): recoverable by a smaller request, never retried unchanged")
+    func reduceDataIsNotRetriedUnchanged() throws {
+        let message = "OAuthException: Please reduce the amount of data you're asking for, then retry your request"
+        let error = MendError(code: .Graph.unknown, developerMessage: message, catalog: .everyClientSpace)
+        #expect(error.name == "reduceData")
+        #expect(error.category == .recoverable)
+        #expect(error.recovery.action == .reduceRequestSize)
+        #expect(!error.isAutomaticallyRetryable)
+        // The provider's `is_transient` does not make the same request worth sending again.
+        let flagged = MendError(
+            code: .Graph.unknown, developerMessage: message, isTransient: true, catalog: .everyClientSpace)
+        #expect(flagged.category == .recoverable)
+        #expect(flagged.recovery.action == .reduceRequestSize)
+        #expect(!flagged.isAutomaticallyRetryable)
+        // A provider's error configuration that lists 1 as transient (as the vendor SDK's does) changes the plain 1s
+        // only.
+        let merged = try #require(
+            try? ErrorCatalog.graph.merging(
+                providerConfiguration: JSONValue.array([
+                    .object(["name": .string("transient"), "items": .array([.object(["code": .int(1)])])])
+                ])))
+        #expect(MendError(code: .Graph.unknown, developerMessage: message, catalog: merged).name == "reduceData")
+        // Another 1 stays transient and retried.
+        let other = MendError(
+            code: .Graph.unknown, developerMessage: "OAuthException: An unknown error has occurred.",
+            catalog: .everyClientSpace)
+        #expect(other.category == .transient)
+        #expect(other.recovery.action == .retry)
+        #expect(other.isAutomaticallyRetryable)
     }
 
     @Test("Temporarily blocked (368) is transient but never retried automatically")

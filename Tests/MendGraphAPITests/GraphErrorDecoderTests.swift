@@ -128,4 +128,44 @@ struct GraphErrorDecoderTests {
         #expect(decode(200, #"{"data":[{"id":"1"#)?.code == .Transport.malformedResponse)
         #expect(decode(200, "<html></html>")?.code == .Transport.nonJSONBody)
     }
+
+    @Test(
+        "Code 1 asking for less data, in its message or its user text, asks for a smaller request",
+        arguments: [
+            #"{"error":{"message":"Please reduce the amount of data you're asking for, then retry your request","type":"OAuthException","code":1,"fbtrace_id":"t"}}"#,
+            #"{"error":{"message":"Please reduce the amount of data you're asking for","code":1}}"#,
+            #"{"error":{"message":"An unknown error occurred","type":"OAuthException","code":1,"error_user_msg":"Please reduce the amount of data you're asking for, then retry your request"}}"#,
+            #"{"error":{"message":"An unknown error occurred","code":1,"error_user_title":"Please reduce the amount of data you're asking for","error_user_msg":"Try again with less."}}"#,
+            #"{"error":{"message":"Please reduce the amount of data you're asking for, then retry your request","code":1,"is_transient":true}}"#,
+        ])
+    func reduceData(body: String) throws {
+        let error = try #require(decode(500, body))
+        #expect(error.code == .Graph.unknown)
+        #expect(error.name == "reduceData")
+        #expect(error.category == .recoverable)
+        #expect(error.recovery.action == .reduceRequestSize)
+        #expect(!error.isAutomaticallyRetryable)
+    }
+
+    @Test("Any other code 1 stays transient and retried, even when its user text mentions data")
+    func otherCodeOne() throws {
+        for body in [
+            #"{"error":{"message":"An unknown error has occurred.","type":"OAuthException","code":1,"is_transient":true}}"#,
+            #"{"error":{"message":"An unknown error has occurred.","code":1,"error_user_msg":"Something went wrong with your data."}}"#,
+        ] {
+            let error = try #require(decode(500, body))
+            #expect(error.name == "unknown", "\(body)")
+            #expect(error.category == .transient, "\(body)")
+            #expect(error.recovery.action == .retry, "\(body)")
+            #expect(error.isAutomaticallyRetryable, "\(body)")
+        }
+    }
+
+    @Test("The user text selects a phrase row only for its own code")
+    func userTextOnlyForItsCode() throws {
+        let body =
+            #"{"error":{"message":"Invalid parameter","code":100,"error_user_msg":"Please reduce the amount of data you're asking for"}}"#
+        let error = try #require(decode(400, body))
+        #expect(error.name == "invalidParameter")
+    }
 }

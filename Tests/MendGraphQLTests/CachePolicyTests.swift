@@ -149,7 +149,8 @@ struct CachePolicyTests {
         let store = InMemoryResponseStore()
         let graphQL = client(server, store: store)
         _ = try await graphQL.send(
-            GraphQLOperation("mutation { like }", cachePolicy: .cacheFirst, maxStale: .seconds(600)), as: JSONValue.self)
+            GraphQLOperation("mutation { like }", cachePolicy: .cacheFirst, maxStale: .seconds(600)), as: JSONValue.self
+        )
         #expect(store.count == 0)
     }
 }

@@ -134,9 +134,10 @@ public struct CatalogListing: Sendable {
             "Every error Mend produces is one of these rows. Lookup within a domain goes (code, subcode) → "
                 + "(code, any) → (any, subcode) → (any, any); `*` means any. An HTTP status without a row of its own "
                 + "is classified by its class (4xx as 400, 5xx as 500). A row whose meaning begins “Message contains …” "
-                + "matches when the provider's message contains that phrase (in any case), before the rows of its code "
-                + "without one: the provider tells those cases apart only in words. A provider's `is_transient: true` makes any "
-                + "Graph error transient. User messages are shown in English here; Mend ships "
+                + "matches when the provider's message (or, for Graph, its `error_user_title` or `error_user_msg`) "
+                + "contains that phrase (in any case), before the rows of its code without one: the provider tells those "
+                + "cases apart only in words. A provider's `is_transient: true` makes any Graph error transient, except "
+                + "one that asks for a smaller request (`reduceRequestSize`). User messages are shown in English here; Mend ships "
                 + MendLocalization.supportedLanguages.joined(separator: ", ") + ".",
             "",
             "| domain | rows |",

@@ -13,7 +13,9 @@ extension ErrorCatalog {
         /// A phrase the provider's message contains, compared without regard to case, for a code whose meaning the
         /// provider tells apart only in words (Graph's 2500 says "An active access token must be used" when a request
         /// carried no token, and "Unknown path components" for a mistyped path); `nil` for a row that matches by
-        /// code and subcode alone. A row with a phrase is looked up before the rows without one.
+        /// code and subcode alone. A row with a phrase is looked up before the rows without one. The phrase is looked
+        /// for in the developer message and in the provider's own user title and message, when its decoder passes
+        /// them (Graph's code 1 says "Please reduce the amount of data you're asking for" sometimes only there).
         package let messagePhrase: String?
         /// A stable name, unique within the domain (`tokenExpired`).
         package let name: String
@@ -100,6 +102,9 @@ extension ErrorCatalog {
         /// category, a recovery action and a retry permission, so that they always agree.
         package func overridden(by override: Override) -> Entry {
             switch override {
+            case .providerTransient where recovery == .reduceRequestSize:
+                // The same request fails again, whatever the flag says: only a smaller one helps.
+                return Entry(self, override: .some(override))
             case .providerTransient:
                 return Entry(
                     self, category: .transient, recovery: recovery == .waitForRateLimit ? recovery : .retry,

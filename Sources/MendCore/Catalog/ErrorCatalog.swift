@@ -155,7 +155,8 @@ extension ErrorCatalog {
     /// (``Entry/overridden(by:)``), never from fields set one by one.
     package indirect enum Override: Sendable, Hashable, Codable {
         /// The provider flagged the error `is_transient: true`: transient and retried automatically, with the
-        /// recovery `retry` (a rate limit keeps waiting for its reset).
+        /// recovery `retry` (a rate limit keeps waiting for its reset; a request the provider asked to make smaller,
+        /// ``MendError/Recovery-swift.struct/Action/reduceRequestSize``, keeps its row: the same request fails again).
         case providerTransient
         /// Mend's own serialized form stated the category and recovery: the wire shape a Mend service
         /// (`mend-server`) answers with, since it saw the upstream failure, or a bridged `NSError`'s `userInfo`.

@@ -107,7 +107,9 @@ extension MendError: CustomNSError {
         let subcode = (info[UserInfoKey.subcode] as? Int).map(Subcode.init(rawValue:))
         self.init(
             code: code, subcode: subcode, developerMessage: info[UserInfoKey.developerMessage] as? String,
-            catalog: catalog)
+            providerTexts: [UserInfoKey.serverUserTitle, UserInfoKey.serverUserMessage].compactMap {
+                info[$0] as? String
+            }, isTransient: false, catalog: catalog)
         let category = (info[UserInfoKey.category] as? String).flatMap(Category.init(rawValue:)) ?? entry.category
         let action = (info[UserInfoKey.recovery] as? String).map(Recovery.Action.init(rawValue:)) ?? entry.recovery
         if category != entry.category || action != entry.recovery {

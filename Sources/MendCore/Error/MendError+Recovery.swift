@@ -45,6 +45,11 @@ extension MendError {
             public static let checkNetwork = Action(rawValue: "checkNetwork")
             /// The request itself is wrong: change its parameters or content.
             public static let changeRequest = Action(rawValue: "changeRequest")
+            /// The request asks for too much at once: send it again asking for less — a smaller `limit`, fewer
+            /// `fields`. The same request sent again fails the same way, so it is never retried unchanged
+            /// (Graph's code 1 "Please reduce the amount of data you're asking for"; a Graph client's paging does
+            /// it by itself).
+            public static let reduceRequestSize = Action(rawValue: "reduceRequestSize")
             /// The resource changed elsewhere: reload it and apply the change again.
             public static let reloadAndRetry = Action(rawValue: "reloadAndRetry")
             /// The app's setup is wrong (a capability, an API key, a configuration): the developer must fix it.
@@ -55,7 +60,7 @@ extension MendError {
             /// The actions that the standard catalog uses, in display order.
             public static let known: [Action] = [
                 .none, .retry, .waitForRateLimit, .reauthenticate, .requestPermissions, .visitProvider,
-                .checkNetwork, .changeRequest, .reloadAndRetry, .fixConfiguration, .contactSupport,
+                .checkNetwork, .changeRequest, .reduceRequestSize, .reloadAndRetry, .fixConfiguration, .contactSupport,
             ]
 
             /// The action's stable name.

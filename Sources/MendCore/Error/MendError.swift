@@ -129,7 +129,22 @@ public struct MendError: Error, Sendable {
         isTransient: Bool = false,
         catalog: ErrorCatalog
     ) {
-        let entry = catalog.entry(code: code, subcode: subcode, message: developerMessage)
+        self.init(
+            code: code, subcode: subcode, developerMessage: developerMessage, providerTexts: [],
+            isTransient: isTransient,
+            catalog: catalog)
+    }
+
+    /// Creates an error classified through `catalog`, where a row keyed by a phrase is looked for in the developer
+    /// message and in the provider's other texts: its own user title and message (Graph's `error_user_title` and
+    /// `error_user_msg`), which say what the message sometimes does not.
+    package init(
+        code: Code, subcode: Subcode?, developerMessage: String?, providerTexts: [String], isTransient: Bool,
+        catalog: ErrorCatalog
+    ) {
+        let texts = ([developerMessage].compactMap { $0 } + providerTexts).filter { !$0.isEmpty }
+        let entry = catalog.entry(
+            code: code, subcode: subcode, message: texts.isEmpty ? nil : texts.joined(separator: "\n"))
         self.init(
             entry: isTransient ? entry.overridden(by: .providerTransient) : entry, code: code, subcode: subcode,
             developerMessage: developerMessage ?? entry.summary)

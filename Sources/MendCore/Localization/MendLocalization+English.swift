@@ -45,6 +45,7 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Login Declined", message: "The login on this device was declined. Start again if that was a mistake."),
             .deviceCodeExpired: Message(title: "Code Expired", message: "The code on this device has expired. Start the login again to get a new code."),
             .sessionProofRefused: Message(title: "Couldn’t Verify This Device", message: "Your session couldn’t be verified on this device. Try again; if it keeps happening, log in again."),
+            .requestTooLarge: Message(title: "Too Much at Once", message: "There was too much to load at once. Please try again with less."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),
@@ -55,6 +56,7 @@ extension MendLocalization {
             .visitProvider: RecoveryText(suggestion: "Log in on the provider's website to resolve this.", options: ["OK"]),
             .checkNetwork: RecoveryText(suggestion: "Check your internet connection, then try again.", options: ["Try Again", "Cancel"]),
             .changeRequest: RecoveryText(suggestion: "Check what you entered and try again.", options: ["OK"]),
+            .reduceRequestSize: RecoveryText(suggestion: "Ask for less at once, then try again.", options: ["OK"]),
             .reloadAndRetry: RecoveryText(suggestion: "Reload, then make your change again.", options: ["Reload", "Cancel"]),
             .fixConfiguration: RecoveryText(suggestion: "Please contact support.", options: ["OK"]),
             .contactSupport: RecoveryText(suggestion: "If this keeps happening, contact support and quote the reference.", options: ["OK"]),

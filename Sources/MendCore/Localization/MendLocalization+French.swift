@@ -44,6 +44,7 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Connexion refusée", message: "La connexion sur cet appareil a été refusée. Recommencez s’il s’agit d’une erreur."),
             .deviceCodeExpired: Message(title: "Code expiré", message: "Le code affiché sur cet appareil a expiré. Recommencez la connexion pour obtenir un nouveau code."),
             .sessionProofRefused: Message(title: "Appareil non vérifié", message: "Votre session n’a pas pu être vérifiée sur cet appareil. Réessayez ; si cela se reproduit, reconnectez-vous."),
+            .requestTooLarge: Message(title: "Trop à la fois", message: "Il y avait trop de contenu à charger en une seule fois. Réessayez en demandant moins."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),
@@ -54,6 +55,7 @@ extension MendLocalization {
             .visitProvider: RecoveryText(suggestion: "Connectez-vous sur le site web du fournisseur pour résoudre ce problème.", options: ["OK"]),
             .checkNetwork: RecoveryText(suggestion: "Vérifiez votre connexion Internet, puis réessayez.", options: ["Réessayer", "Annuler"]),
             .changeRequest: RecoveryText(suggestion: "Vérifiez votre saisie et réessayez.", options: ["OK"]),
+            .reduceRequestSize: RecoveryText(suggestion: "Demandez moins à la fois, puis réessayez.", options: ["OK"]),
             .reloadAndRetry: RecoveryText(suggestion: "Rechargez, puis effectuez à nouveau votre modification.", options: ["Recharger", "Annuler"]),
             .fixConfiguration: RecoveryText(suggestion: "Veuillez contacter l’assistance.", options: ["OK"]),
             .contactSupport: RecoveryText(suggestion: "Si le problème persiste, contactez l’assistance en indiquant la référence.", options: ["OK"]),

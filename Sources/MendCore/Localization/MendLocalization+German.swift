@@ -44,6 +44,7 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Anmeldung abgelehnt", message: "Die Anmeldung auf diesem Gerät wurde abgelehnt. Beginnen Sie erneut, falls das ein Versehen war."),
             .deviceCodeExpired: Message(title: "Code abgelaufen", message: "Der Code auf diesem Gerät ist abgelaufen. Starten Sie die Anmeldung erneut, um einen neuen Code zu erhalten."),
             .sessionProofRefused: Message(title: "Gerät nicht bestätigt", message: "Ihre Sitzung konnte auf diesem Gerät nicht bestätigt werden. Versuchen Sie es erneut; wenn das wieder passiert, melden Sie sich erneut an."),
+            .requestTooLarge: Message(title: "Zu viel auf einmal", message: "Es war zu viel, um es auf einmal zu laden. Bitte versuchen Sie es mit weniger erneut."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),
@@ -54,6 +55,7 @@ extension MendLocalization {
             .visitProvider: RecoveryText(suggestion: "Melden Sie sich auf der Website des Anbieters an, um das Problem zu beheben.", options: ["OK"]),
             .checkNetwork: RecoveryText(suggestion: "Überprüfen Sie Ihre Internetverbindung und versuchen Sie es dann erneut.", options: ["Erneut versuchen", "Abbrechen"]),
             .changeRequest: RecoveryText(suggestion: "Überprüfen Sie Ihre Eingabe und versuchen Sie es erneut.", options: ["OK"]),
+            .reduceRequestSize: RecoveryText(suggestion: "Fordern Sie weniger auf einmal an und versuchen Sie es dann erneut.", options: ["OK"]),
             .reloadAndRetry: RecoveryText(suggestion: "Laden Sie neu und nehmen Sie Ihre Änderung dann erneut vor.", options: ["Neu laden", "Abbrechen"]),
             .fixConfiguration: RecoveryText(suggestion: "Bitte wenden Sie sich an den Support.", options: ["OK"]),
             .contactSupport: RecoveryText(suggestion: "Wenn das Problem weiterhin auftritt, wenden Sie sich an den Support und geben Sie die Referenz an.", options: ["OK"]),

@@ -44,6 +44,7 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "ログインが拒否されました", message: "このデバイスでのログインは拒否されました。誤りの場合はもう一度やり直してください。"),
             .deviceCodeExpired: Message(title: "コードの有効期限切れ", message: "このデバイスのコードは有効期限が切れました。もう一度ログインを始めて新しいコードを取得してください。"),
             .sessionProofRefused: Message(title: "デバイスを確認できませんでした", message: "このデバイスでセッションを確認できませんでした。もう一度お試しください。繰り返し起きる場合は、もう一度ログインしてください。"),
+            .requestTooLarge: Message(title: "一度に多すぎます", message: "一度に読み込む量が多すぎました。量を減らしてもう一度お試しください。"),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["OK"]),
@@ -54,6 +55,7 @@ extension MendLocalization {
             .visitProvider: RecoveryText(suggestion: "この問題を解決するには、提供元のウェブサイトでログインしてください。", options: ["OK"]),
             .checkNetwork: RecoveryText(suggestion: "インターネット接続を確認してから、もう一度お試しください。", options: ["再試行", "キャンセル"]),
             .changeRequest: RecoveryText(suggestion: "入力内容を確認して、もう一度お試しください。", options: ["OK"]),
+            .reduceRequestSize: RecoveryText(suggestion: "一度に要求する量を減らしてから、もう一度お試しください。", options: ["OK"]),
             .reloadAndRetry: RecoveryText(suggestion: "再読み込みしてから、もう一度変更してください。", options: ["再読み込み", "キャンセル"]),
             .fixConfiguration: RecoveryText(suggestion: "サポートにお問い合わせください。", options: ["OK"]),
             .contactSupport: RecoveryText(suggestion: "問題が解決しない場合は、参照IDを添えてサポートにお問い合わせください。", options: ["OK"]),

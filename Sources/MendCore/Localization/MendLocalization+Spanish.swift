@@ -44,6 +44,7 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Inicio de sesión rechazado", message: "Se rechazó el inicio de sesión en este dispositivo. Vuelve a empezar si fue un error."),
             .deviceCodeExpired: Message(title: "Código caducado", message: "El código de este dispositivo ha caducado. Vuelve a iniciar sesión para obtener un código nuevo."),
             .sessionProofRefused: Message(title: "No se pudo verificar el dispositivo", message: "No se pudo verificar tu sesión en este dispositivo. Vuelve a intentarlo; si sigue ocurriendo, vuelve a iniciar sesión."),
+            .requestTooLarge: Message(title: "Demasiado a la vez", message: "Había demasiado contenido para cargar de una vez. Vuelve a intentarlo pidiendo menos."),
         ],
         recoveries: [
             .none: RecoveryText(suggestion: nil, options: ["Aceptar"]),
@@ -54,6 +55,7 @@ extension MendLocalization {
             .visitProvider: RecoveryText(suggestion: "Inicia sesión en el sitio web del proveedor para resolverlo.", options: ["Aceptar"]),
             .checkNetwork: RecoveryText(suggestion: "Revisa tu conexión a Internet y vuelve a intentarlo.", options: ["Reintentar", "Cancelar"]),
             .changeRequest: RecoveryText(suggestion: "Revisa lo que escribiste y vuelve a intentarlo.", options: ["Aceptar"]),
+            .reduceRequestSize: RecoveryText(suggestion: "Pide menos a la vez y vuelve a intentarlo.", options: ["Aceptar"]),
             .reloadAndRetry: RecoveryText(suggestion: "Vuelve a cargar y repite el cambio.", options: ["Volver a cargar", "Cancelar"]),
             .fixConfiguration: RecoveryText(suggestion: "Comunícate con el equipo de soporte.", options: ["Aceptar"]),
             .contactSupport: RecoveryText(suggestion: "Si el problema persiste, comunícate con el equipo de soporte e indica la referencia.", options: ["Aceptar"]),

@@ -87,5 +87,7 @@ extension MendError {
         /// The server could not verify that this device holds its session's key (a DPoP proof refused): try again,
         /// then log in again.
         public static let sessionProofRefused = MessageKey(rawValue: "sessionProofRefused")
+        /// The request asked for too much at once: try again asking for less.
+        public static let requestTooLarge = MessageKey(rawValue: "requestTooLarge")
     }
 }

@@ -10,6 +10,9 @@ struct FaultBook: Sendable {
         var unversionedPath: String
         var userID: String?
         var appID: String?
+        /// What a Graph edge request asks for: its `limit` × the number of its `fields` (at least 1); `nil` for
+        /// every other request.
+        var payloadSize: Int? = nil
     }
 
     mutating func add(_ rule: FaultRule) -> FaultRule {
@@ -44,6 +47,10 @@ struct FaultBook: Sendable {
         if let method = rule.method, method.uppercased() != subject.method.uppercased() { return false }
         if let userID = rule.userID, userID != subject.userID { return false }
         if let appID = rule.appID, appID != subject.appID { return false }
+        if rule.kind == .payloadBudget {
+            // Only an edge request over the budget is refused (and counted).
+            guard let size = subject.payloadSize, let budget = rule.payloadBudget, size > budget else { return false }
+        }
         if let pattern = rule.path {
             return glob(pattern, matches: subject.path) || glob(pattern, matches: subject.unversionedPath)
         }

@@ -36,6 +36,14 @@ extension FaultRule {
             return EmulatorResponse(status: status ?? .internalServerError)
         case .drop:
             return EmulatorResponse(status: .internalServerError, delivery: .drop)
+        case .payloadBudget:
+            // Graph's answer to a request for too much data: code 1 with HTTP 500, the words in the message and
+            // the user text, and no `is_transient` (sending the same request again fails again).
+            var failure = GraphFailure(
+                code: 1, message: self.message ?? GraphFailure.reduceData, userMessage: GraphFailure.reduceData,
+                isTransient: false, status: status ?? .internalServerError)
+            failure.includesTransientFlag = false
+            return context.render(.failure(failure))
         case .truncatedJSON, .delay, .connectionLost:
             return nil
         }

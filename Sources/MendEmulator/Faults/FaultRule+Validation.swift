@@ -39,6 +39,13 @@ extension FaultRule {
         if let probability, !(0...1).contains(probability) { return "probability must be between 0 and 1" }
         if let times, times < 1 { return "times must be at least 1" }
         if let status, !(100...599).contains(status) { return "status must be an HTTP status (100–599)" }
+        if kind == .payloadBudget {
+            guard let payloadBudget else {
+                return
+                    "a payloadBudget fault needs \"payloadBudget\": the largest limit × number of fields (at least 1)"
+            }
+            return payloadBudget < 1 ? "payloadBudget must be at least 1" : nil
+        }
         guard kind == .error else { return nil }
         guard let text = error else { return "an error fault needs \"error\": \"domain/code[/subcode]\"" }
         guard let parsed = Self.parse(error: text) else {

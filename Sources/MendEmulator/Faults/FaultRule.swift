@@ -31,6 +31,12 @@ public struct FaultRule: Sendable, Codable, Hashable {
         case drop
         /// The real response's head and half of its body, then the connection is closed.
         case connectionLost
+        /// A Graph edge request (`GET /me/feed`) that asks for more than ``FaultRule/payloadBudget`` — its `limit`
+        /// (the emulator's default page of 25 without one) times the number of its `fields` (at least 1) — gets
+        /// Graph's code 1 "Please reduce the amount of data you're asking for, then retry your request" with
+        /// HTTP 500; a request within the budget, or to anything but an edge, gets the real response and is not
+        /// counted as a hit.
+        case payloadBudget
     }
 
     /// The id the emulator assigned.
@@ -60,6 +66,9 @@ public struct FaultRule: Sendable, Codable, Hashable {
     public var headers: [String: String]?
     /// A `Retry-After` header value (seconds or an HTTP date).
     public var retryAfter: String?
+    /// The largest `limit` × number of `fields` a Graph edge request may ask for, for
+    /// ``Kind-swift.enum/payloadBudget`` (at least 1).
+    public var payloadBudget: Int?
     /// A delay before the response, in milliseconds (with any kind).
     public var delayMilliseconds: Int?
     /// How many matching requests the fault applies to; every one when `nil`.
@@ -101,12 +110,23 @@ public struct FaultRule: Sendable, Codable, Hashable {
         FaultRule(kind: .error, error: error, method: method, path: path, userID: userID, times: times)
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, method, path, userID, appID, kind, error, message, status, body, contentType, headers, retryAfter
-        case delayMilliseconds, times, probability, hits
+    /// A payload budget (``Kind-swift.enum/payloadBudget``): Graph edge requests that ask for more than `budget`
+    /// (`limit` × number of `fields`) are told to ask for less.
+    public static func payloadBudget(
+        _ budget: Int, method: String? = nil, path: String? = nil, userID: String? = nil, times: Int? = nil
+    ) -> FaultRule {
+        var rule = FaultRule(kind: .payloadBudget, method: method, path: path, userID: userID, times: times)
+        rule.payloadBudget = budget
+        return rule
     }
 
-    /// Decodes a fault; `kind` may be left out when `error` is given.
+    enum CodingKeys: String, CodingKey {
+        case id, method, path, userID, appID, kind, error, message, status, body, contentType, headers, retryAfter
+        case payloadBudget, delayMilliseconds, times, probability, hits
+    }
+
+    /// Decodes a fault; `kind` may be left out when `error` (an error), `payloadBudget` (a payload budget),
+    /// `status` or `delayMilliseconds` is given.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let error = try container.decodeIfPresent(String.self, forKey: .error)
@@ -115,6 +135,8 @@ public struct FaultRule: Sendable, Codable, Hashable {
             kind = given
         } else if error != nil {
             kind = .error
+        } else if try container.decodeIfPresent(Int.self, forKey: .payloadBudget) != nil {
+            kind = .payloadBudget
         } else if try container.decodeIfPresent(Int.self, forKey: .status) != nil {
             kind = .status
         } else if try container.decodeIfPresent(Int.self, forKey: .delayMilliseconds) != nil {
@@ -137,6 +159,7 @@ public struct FaultRule: Sendable, Codable, Hashable {
             delayMilliseconds: try container.decodeIfPresent(Int.self, forKey: .delayMilliseconds),
             times: try container.decodeIfPresent(Int.self, forKey: .times),
             probability: try container.decodeIfPresent(Double.self, forKey: .probability))
+        self.payloadBudget = try container.decodeIfPresent(Int.self, forKey: .payloadBudget)
         self.id = try container.decodeIfPresent(String.self, forKey: .id)
         self.hits = try container.decodeIfPresent(Int.self, forKey: .hits) ?? 0
     }

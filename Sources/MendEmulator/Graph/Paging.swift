@@ -10,7 +10,7 @@ struct Paging {
     static func page(
         items: [JSONValue], ids: [String], request: EmulatorRequest, path: String
     ) -> (data: [JSONValue], paging: JSONValue?) {
-        let limit = min(max(Int(request.parameter("limit") ?? "") ?? 25, 1), 100)
+        let limit = limit(of: request)
         var start = 0
         var end = min(limit, items.count)
         if let after = request.parameter("after").flatMap(decode), let index = ids.firstIndex(of: after) {
@@ -39,6 +39,11 @@ struct Paging {
             paging.append(("previous", .string(url(request: request, path: path, query: previous))))
         }
         return (Array(items[start..<end]), .object(paging))
+    }
+
+    /// The page size a request gets: its `limit` between 1 and 100, or 25 without one.
+    static func limit(of request: EmulatorRequest) -> Int {
+        min(max(Int(request.parameter("limit") ?? "") ?? 25, 1), 100)
     }
 
     static func url(request: EmulatorRequest, path: String, query: [String: String]) -> String {

@@ -63,10 +63,15 @@ extension EmulatorState {
             userID = record.userID
             appID = record.appID
         }
+        var payloadSize: Int?
+        if request.method == .get, case .graph(_, .edge(_, _, nil)) = route {
+            let fields = FieldList.parse(request.parameter("fields"))?.count ?? 0
+            payloadSize = Paging.limit(of: request) * max(fields, 1)
+        }
         return FaultBook.Subject(
             method: request.method.rawValue, path: request.path,
             unversionedPath: unversioned.isEmpty ? "/" : unversioned,
-            userID: userID, appID: appID)
+            userID: userID, appID: appID, payloadSize: payloadSize)
     }
 
     /// The GraphQL view of the state for a request's token.

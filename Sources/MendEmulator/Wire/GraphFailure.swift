@@ -16,6 +16,11 @@ struct GraphFailure: Error, Sendable, Hashable {
     var status: HTTPResponse.Status
     /// Extra headers (usage headers of a throttled call).
     var headers: [String: String] = [:]
+    /// Whether the envelope carries `is_transient` (Graph leaves it out of some answers).
+    var includesTransientFlag = true
+
+    /// Graph's words for a request that asks for too much data (code 1).
+    static let reduceData = "Please reduce the amount of data you're asking for, then retry your request"
 
     init(
         code: Int, subcode: Int? = nil, message: String, type: String = "OAuthException", userTitle: String? = nil,
@@ -59,7 +64,8 @@ struct GraphFailure: Error, Sendable, Hashable {
             "error": .object([
                 ("message", .string(message)), ("type", .string(type)), ("code", .int(code)),
                 ("error_subcode", subcode.map(JSONValue.int)), ("error_user_title", .string(userTitle)),
-                ("error_user_msg", .string(userMessage)), ("is_transient", .bool(isTransient)),
+                ("error_user_msg", .string(userMessage)),
+                ("is_transient", includesTransientFlag ? .bool(isTransient) : nil),
                 ("fbtrace_id", .string(traceID)),
             ])
         ])
@@ -87,9 +93,21 @@ enum GraphHeaders {
     static let appUsage = HTTPField.Name("x-app-usage")!
     static let businessUsage = HTTPField.Name("x-business-use-case-usage")!
 
+    /// Graph's cache headers: no answer of the API may be stored or reused.
+    static let cacheControl = "private, no-cache, no-store, must-revalidate"
+    static let pragma = HTTPField.Name("pragma")!
+    static let expires = HTTPField.Name("expires")!
+    static let expiredDate = "Sat, 01 Jan 2000 00:00:00 GMT"
+
     static func apply(to fields: inout HTTPFields, traceID: String, graphVersion: String) {
         fields[Self.traceID] = traceID
         fields[Self.requestID] = "A" + String(traceID.reversed())
         fields[Self.apiVersion] = graphVersion
+        // An answer that set its own cache policy (the token endpoint's `no-store` refusal) keeps it.
+        if fields[.cacheControl] == nil {
+            fields[.cacheControl] = Self.cacheControl
+            fields[Self.pragma] = "no-cache"
+            fields[Self.expires] = Self.expiredDate
+        }
     }
 }

@@ -7,7 +7,8 @@ public import MendHTTP
 ///
 /// - A body with the error envelope becomes a `MendError.Domain.graph` error, whatever the status: every
 ///   field is kept (message → developer message, `error_user_title`/`error_user_msg` → the user's title and
-///   message, `fbtrace_id` → reference id, `is_transient` → transient), classified through the catalog; permission
+///   message, `fbtrace_id` → reference id, `is_transient` → transient), classified through the catalog (a row keyed
+///   by a phrase matches the message or the user's title and message); permission
 ///   errors name the missing permissions; rate limits carry the wait (`Retry-After`, the business-use-case
 ///   `estimated_time_to_regain_access` in minutes, the ad account's `reset_time_duration` in seconds).
 /// - A non-2xx without the envelope (an HTML 503, an empty 500) is an HTTP status error — never a success — with
@@ -80,10 +81,13 @@ public struct GraphErrorDecoder: ErrorDecoder {
         context: ErrorDecodingContext, usage: GraphUsage??
     ) -> MendError {
         let developerMessage = [envelope.type, envelope.message].compactMap { $0 }.joined(separator: ": ")
+        // A row keyed by a phrase is looked for in the user's title and message too: Graph sometimes says "Please
+        // reduce the amount of data you're asking for" only there.
         var error = MendError(
             code: MendError.Code(.graph, envelope.code),
             subcode: envelope.subcode.map(MendError.Subcode.init(rawValue:)),
             developerMessage: developerMessage.isEmpty ? nil : developerMessage,
+            providerTexts: [envelope.userTitle, envelope.userMessage].compactMap { $0 },
             isTransient: envelope.isTransient,
             catalog: context.catalog)
         error.attach(response: response, body: body, json: json, context: context)

@@ -10,7 +10,8 @@ extension MendError.Domain {
 extension MendError.Code {
     /// Graph API codes (the provider's own numbers).
     public enum Graph {
-        /// 1: an unknown error; often temporary.
+        /// 1: an unknown error; often temporary — or, with the words "Please reduce the amount of data you're asking
+        /// for", a request that asks for too much at once (`reduceData`: send it again asking for less).
         public static let unknown = MendError.Code(.graph, 1)
         /// 2: the service is temporarily unavailable.
         public static let serviceUnavailable = MendError.Code(.graph, 2)
@@ -78,6 +79,7 @@ extension ErrorSpace {
     public static let graph = ErrorSpace(domain: .graph, entries: [
         .row(.graph, nil, "unknownGraphError", .other, .contactSupport, .generic, "A Graph error that the catalog does not know."),
         .row(.graph, 1, "unknown", .transient, .retry, .serviceUnavailable, "An unknown error, often temporary; retry with backoff."),
+        .row(.graph, 1, message: "reduce the amount of data", "reduceData", .recoverable, .reduceRequestSize, .requestTooLarge, "The request asks for too much data at once: send it again with a smaller limit or fewer fields (Graph paging does); the same request fails again, so it is never retried unchanged."),
         .row(.graph, 2, "serviceUnavailable", .transient, .retry, .serviceUnavailable, "The service is temporarily unavailable; retry with backoff."),
         .row(.graph, 3, "capabilityMissing", .other, .fixConfiguration, .appMisconfigured, "The app lacks the capability for this call; the developer must fix the app's setup."),
         .row(.graph, 4, "appRateLimit", .transient, .waitForRateLimit, .rateLimited, "The app's rate limit was reached; wait (see X-App-Usage), then retry."),

@@ -46,25 +46,47 @@ public struct GraphPage<Item: Decodable & Sendable>: Sendable, Decodable {
 ///
 /// The cursor, not the `next` URL, drives paging: a `next` URL is the server's text (it may point anywhere and
 /// carries the token), a cursor is only a value. Iteration stops when the provider sends no `next`.
+///
+/// When the provider asks for less data (an error whose recovery action is `reduceRequestSize`: Graph's code 1
+/// "Please reduce the amount of data you're asking for"), the same page is sent again with half the `limit` — starting from
+/// ``defaultPageSize`` when the request has none — down to 1; a page of 1 that is still too much throws the error.
+/// After ``successesBeforeRestoring`` pages in a row succeed at a reduced size, the size doubles again, up to the
+/// `limit` the request asked for (or back to no `limit` at all).
 public struct GraphPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
     /// Each element is one page.
     public typealias Element = GraphPage<Item>
+
+    /// The page size that halving starts from when the request has no `limit` (Graph's usual page of an edge).
+    public static var defaultPageSize: Int { 25 }
+    /// How many pages in a row must succeed at a reduced size before it doubles again.
+    public static var successesBeforeRestoring: Int { 3 }
 
     let client: GraphClient
     let request: GraphRequest
     let maximumPages: Int
 
-    /// The iterator: one request per page.
+    /// The iterator: one request per page (and one more each time the provider asks for less).
     public struct AsyncIterator: AsyncIteratorProtocol {
         let client: GraphClient
         var request: GraphRequest?
         var remaining: Int
+        var size: PageSize
 
         /// The next page, or `nil` after the last.
         public mutating func next() async throws -> GraphPage<Item>? {
             guard var current = request, remaining > 0 else { return nil }
             remaining -= 1
-            let page = try await client.send(current, as: GraphPage<Item>.self)
+            let page: GraphPage<Item>
+            while true {
+                current.parameters["limit"] = size.limitParameter
+                do {
+                    page = try await client.send(current, as: GraphPage<Item>.self)
+                    break
+                } catch let error as MendError where error.recovery.action == .reduceRequestSize {
+                    guard size.reduce() else { throw error }
+                }
+            }
+            size.succeeded()
             if page.hasNext, let after = page.after, after != current.parameters["after"] {
                 current.parameters["after"] = after
                 current.parameters["before"] = nil
@@ -78,7 +100,52 @@ public struct GraphPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
 
     /// Makes the iterator.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(client: client, request: request, remaining: maximumPages)
+        AsyncIterator(
+            client: client, request: request, remaining: maximumPages,
+            size: PageSize(
+                requested: request.parameters["limit"], defaultSize: Self.defaultPageSize,
+                successesBeforeRestoring: Self.successesBeforeRestoring))
+    }
+}
+
+/// The `limit` paging sends: the one the request asked for, halved when the provider asks for less and doubled back
+/// after successes.
+struct PageSize: Sendable, Hashable {
+    /// The request's own `limit` text (`nil` without one).
+    let requested: String?
+    /// The size that the requested `limit` stands for (the default page without one).
+    let original: Int
+    /// The reduced size, or `nil` while the request is sent as it was asked.
+    private(set) var reduced: Int?
+    /// Pages in a row that succeeded at the reduced size.
+    private(set) var successes = 0
+    let successesBeforeRestoring: Int
+
+    init(requested: String?, defaultSize: Int, successesBeforeRestoring: Int) {
+        self.requested = requested
+        self.original = requested.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? defaultSize
+        self.successesBeforeRestoring = max(1, successesBeforeRestoring)
+    }
+
+    /// The `limit` parameter to send.
+    var limitParameter: String? { reduced.map(String.init) ?? requested }
+
+    /// Halves the size; `false` when it is 1 already.
+    mutating func reduce() -> Bool {
+        let current = reduced ?? original
+        guard current > 1 else { return false }
+        reduced = current / 2
+        successes = 0
+        return true
+    }
+
+    /// Counts a page that succeeded, doubling a reduced size after enough of them (up to the original).
+    mutating func succeeded() {
+        guard let current = reduced else { return }
+        successes += 1
+        guard successes >= successesBeforeRestoring else { return }
+        successes = 0
+        reduced = current * 2 >= original ? nil : current * 2
     }
 }
 
@@ -113,6 +180,9 @@ public struct GraphItems<Item: Decodable & Sendable>: AsyncSequence, Sendable {
 
 extension GraphClient {
     /// The pages of the edge that `request` reads (`GraphRequest(path: "me/friends", parameters: ["limit": "25"])`).
+    ///
+    /// A page the provider finds too large is sent again with a smaller `limit`, which grows back after successes
+    /// (``GraphPages``).
     ///
     /// - Parameters:
     ///   - request: The edge's first page.
