@@ -212,11 +212,11 @@ public final class FileResponseStore: ResponseStore {
     }
 }
 
-/// One answer's file: `MEND-ANSWER-V1\n`, a line of JSON (the key's hash, status, time, header fields, varied
-/// fields, the body's length), then the body as it came; encrypted, `MEND-ANSWER-V1E\n` and that sealed with
-/// AES-GCM, the key's hash as associated data.
+/// One answer's file: `MEND-ANSWER-V1 key=<the key's hash>\n`, a line of JSON (status, time, header fields, varied
+/// fields, the body's length), then the body as it came; encrypted, `MEND-ANSWER-V1E\n` and the JSON line and body
+/// sealed with AES-GCM, the key's hash as associated data (not written).
 enum EntryFormat {
-    static let plainHeader = Data("MEND-ANSWER-V1\n".utf8)
+    static let plainHeader = Data("MEND-ANSWER-V1 key=".utf8)
     static let encryptedHeader = Data("MEND-ANSWER-V1E\n".utf8)
 
     struct Invalid: Error {
@@ -224,7 +224,6 @@ enum EntryFormat {
     }
 
     struct Metadata: Codable {
-        var key: String
         var status: Int
         var storedAt: Double
         var headers: [[String]]
@@ -234,7 +233,7 @@ enum EntryFormat {
 
     static func encode(_ answer: StoredAnswer, keyHash: String, key: SymmetricKey?) throws(MendError) -> Data {
         let metadata = Metadata(
-            key: keyHash, status: answer.status, storedAt: answer.storedAt.timeIntervalSince1970,
+            status: answer.status, storedAt: answer.storedAt.timeIntervalSince1970,
             headers: answer.headerFields.map { [$0.name.rawName, $0.value] }, varied: answer.variedFields,
             bodyLength: answer.body.count)
         let encoder = JSONEncoder()
@@ -244,7 +243,7 @@ enum EntryFormat {
                 code: .Transport.invalidRequest, developerMessage: "The answer cannot be stored.", catalog: .core)
         }
         let plain = line + Data("\n".utf8) + answer.body
-        guard let key else { return plainHeader + plain }
+        guard let key else { return plainHeader + Data("\(keyHash)\n".utf8) + plain }
         guard let sealed = try? AES.GCM.seal(plain, using: key, authenticating: Data(keyHash.utf8)).combined else {
             throw MendError(
                 code: .Transport.invalidRequest, developerMessage: "The answer cannot be encrypted.", catalog: .core)
@@ -264,7 +263,12 @@ enum EntryFormat {
             }
         } else if data.starts(with: plainHeader) {
             guard key == nil else { throw Invalid(reason: "is not encrypted, and the store encrypts") }
-            plain = Data(data.dropFirst(plainHeader.count))
+            let rest = data.dropFirst(plainHeader.count)
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\n")) else { throw Invalid(reason: "has no key line") }
+            guard String(decoding: rest[rest.startIndex..<end], as: UTF8.self) == keyHash else {
+                throw Invalid(reason: "belongs to another request or user")
+            }
+            plain = Data(rest[rest.index(after: end)...])
         } else {
             throw Invalid(reason: "is not an answer of this version")
         }
@@ -272,7 +276,6 @@ enum EntryFormat {
             let metadata = try? JSONDecoder().decode(Metadata.self, from: plain[plain.startIndex..<newline])
         else { throw Invalid(reason: "has no readable header") }
         let body = plain[plain.index(after: newline)...]
-        guard metadata.key == keyHash else { throw Invalid(reason: "belongs to another request or user") }
         guard metadata.bodyLength == body.count else { throw Invalid(reason: "is truncated") }
         var headerFields = HTTPFields()
         for pair in metadata.headers {

@@ -339,7 +339,7 @@ struct CLITests {
         let over = lines.filter { $0.count > 80 }
         #expect(over.isEmpty, "\(over)")
         #expect(lines.contains { $0.hasPrefix("scenario") && $0.hasSuffix("│ recovery") })
-        #expect(run.stdout.contains("9 of 9 failure classes handled as expected."))
+        #expect(run.stdout.contains("10 of 10 failure classes handled as expected."))
         #expect(run.stdout.contains("mend demo --wide"))
         let offline = try await MendBinary.run(["demo", "--offline"])
         #expect(offline.status == 0, "\(offline.stderr)")

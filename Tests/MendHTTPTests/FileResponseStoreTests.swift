@@ -71,7 +71,7 @@ struct FileResponseStoreTests {
         let store = FileResponseStore(directory: folder)
         try await store.store(answer("{}"), for: key(alice))
         let file = store.fileURL(for: key(alice))
-        for corruption in [Data("garbage".utf8), Data("MEND-ANSWER-V1\n{\"key\":".utf8)] {
+        for corruption in [Data("garbage".utf8), Data("MEND-ANSWER-V1 key=00\n{\"status\":".utf8)] {
             try corruption.write(to: file)
             let error = await #expect(throws: MendError.self) { try await store.answer(for: key(alice)) }
             #expect(error?.code == .Transport.invalidCacheData)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendClientTesting
 import MendCore
+import MendGraphAPI
 import Testing
 
 @testable import MendHTTP
@@ -279,5 +280,31 @@ struct HTTPCachingModeTests {
             ("Cache-Control", "max-age=600"), ("Vary", "*"),
         ])
         #expect(star.store.count == 0)
+    }
+}
+
+@Suite("Last known good: the Graph API")
+struct GraphLastKnownGoodTests {
+    static let reduceData =
+        #"{"error":{"message":"Please reduce the amount of data you're asking for, then retry your request","type":"OAuthException","code":1,"fbtrace_id":"AbC"}}"#
+    static let unknownError =
+        #"{"error":{"message":"An unknown error occurred","type":"OAuthException","code":1,"is_transient":true,"fbtrace_id":"AbD"}}"#
+
+    @Test("Graph's \"reduce the data\" is never answered from the store; another code 1 is")
+    func reduceTheDataIsNotServed() async throws {
+        let reply = Locked<InMemoryTransport.Reply>(.json(200, #"{"id":"1","name":"Alice"}"#))
+        let store = InMemoryResponseStore()
+        let graph = GraphClient(
+            transport: InMemoryTransport { _, _ in reply.current },
+            configuration: .init(clock: PipelineClock(sleep: { _ in }, now: { Date() }, random: { 0.5 })),
+            credentials: StaticCredential(token: "EAAaliceTOKENaaaaaaaaaaaa1", principal: alice),
+            lastKnownGood: LastKnownGood(store: store))
+        let request = GraphRequest(path: "me/feed", parameters: ["limit": "100"], maxStale: .seconds(3600))
+        _ = try await graph.send(request)
+        reply.withLock { $0 = .json(500, Self.reduceData) }
+        let error = await #expect(throws: MendError.self) { try await graph.send(request) }
+        #expect(error?.recovery.action == .reduceRequestSize)
+        reply.withLock { $0 = .json(500, Self.unknownError) }
+        #expect(try await graph.send(request).staleness?.error.category == .transient)
     }
 }

@@ -10,6 +10,8 @@ emulator — `mend`, `mend-server`, `mend proxy`, this script — reaches it thr
 - `mend login --headless` with PKCE through mend-server, `mend token status` (also `--json`), `mend whoami`, two
   `mend token refresh` (one `--json`), `mend sessions`; a device login (`mend login --device --backend`), then
   `mend logout`;
+- `mend graph --max-stale` after a direct login: the response store's files (raw) are sinks; a stale answer through
+  a 503; `mend logout` leaves no answer behind;
 - a PKCE login by this script, its code replayed (refused: graph/100/36009) and an unknown code (refused);
 - an id_token sign-in with the Apple-like issuer, with its authorization code (the server signs a client secret);
 - `mend-server admin`: `end-session` with a reason quoting the user's refresh token and the admin token, seen by the
@@ -532,6 +534,32 @@ def step_device_login(context):
     expect("Logged out" in stdout, "mend logout did not log out")
 
 
+def step_last_known_good(context):
+    """`mend graph --max-stale` keeps the user's last good answer in the state folder's response store (a sink, read
+    file by file, raw), serves it stale through a 503, and `mend logout` deletes it."""
+    day = context.day
+    state = context.answers_state
+    day.run("login-direct", [
+        "login", "--base-url", context.wiretap.url, "--app-id", APP_ID, "--headless", "--state-directory", state,
+        "--json"])
+    graph = ["graph", "GET", "me", "--fields", "id,name,email", "--max-stale", "1h", "--state-directory", state]
+    stdout, _ = day.run("graph-max-stale", graph)
+    expect("Alice" in stdout, "mend graph --max-stale does not show Alice")
+    context.emulator.control("POST", "faults", {"error": "graph/2", "path": "/me"})
+    stdout, stderr = day.run("graph-stale", graph)
+    context.emulator.control("DELETE", "faults")
+    expect("Alice" in stdout and "stale, " in stderr, "mend graph --max-stale did not answer stale through a 503")
+    answers = os.path.join(state, "answers")
+    files = [os.path.join(folder, name) for folder, _, names in os.walk(answers) for name in names]
+    expect(files, "the response store holds no answer")
+    for path in files:
+        with open(path, "rb") as file:
+            day.sink(os.path.join("response-store", os.path.relpath(path, answers)), file.read())
+    stdout, _ = day.run("logout-direct", ["logout", "--state-directory", state])
+    left = [name for _, _, names in os.walk(answers) for name in names]
+    expect(not left, f"mend logout left {len(left)} answer(s) in the response store")
+
+
 def step_script_login_and_refusal(context):
     exchange, session, state = python_login(context, "code login")
     context.script_exchange, context.script_session, context.script_state = exchange, session, state
@@ -832,7 +860,7 @@ def collect_otlp(day, receiver):
 
 SINK_KINDS = [("commands/*", "command output"), ("emulator.*", "emulator output"), ("mend-server.log", "server log"),
               ("answers/*", "server answer"), ("files/*", "client file"), ("database/*", "database"),
-              ("har/*", "har"), ("otlp/*", "otlp")]
+              ("har/*", "har"), ("otlp/*", "otlp"), ("response-store/*", "response store")]
 
 
 def sink_kind(relative):
@@ -1182,6 +1210,8 @@ STEPS = [
     ("mend login --headless (PKCE through mend-server), token status, whoami", step_cli_login),
     ("mend token refresh, twice (--json once), mend sessions", step_refresh),
     ("mend login --device --backend (auto-consent at the first poll), mend logout", step_device_login),
+    ("mend graph --max-stale: the response store read as a sink, a stale answer through a 503, purged by logout",
+     step_last_known_good),
     ("a PKCE login by this script; its code replayed (graph/100/36009) and an unknown code refused",
      step_script_login_and_refusal),
     ("id_token sign-in with the Apple-like issuer (and its authorization code)", step_id_token),
@@ -1311,7 +1341,8 @@ def main():
     context = Context()
     context.day = day = Day(root, mend, mend_server, {})
     context.state, context.device_state = day.path("state"), day.path("device-state")
-    day.state_directories = [context.state, context.device_state]
+    context.answers_state = day.path("answers-state")
+    day.state_directories = [context.state, context.device_state, context.answers_state]
     configuration = configure(context, mend_server)
     # Both binaries export to the receiver under their own names, with the credential in a header.
     day.environment = otlp_environment(receiver, "")

@@ -96,7 +96,9 @@ struct Walkthrough {
 
     func run() async throws -> [LiveDemo.Row] {
         let backend = BackendSessionClient(baseURL: server.baseURL, transport: transport)
-        let sessions = CredentialsManager(store: InMemoryTokenStore(), authority: backend)
+        // The user's last good answers, for the network-lost scenario: purged by the manager at every sign-out.
+        let answers = InMemoryResponseStore()
+        let sessions = CredentialsManager(store: InMemoryTokenStore(), authority: backend, responseStore: answers)
         let login = loginManager(sessions)
 
         // 1. Login: loopback receiver, PKCE and state, consent answered headlessly (declining one permission),
@@ -127,7 +129,8 @@ struct Walkthrough {
             steps: .graph(
                 for: graphConfiguration, credentials: tokens,
                 retryPolicy: RetryPolicy(
-                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2)))
+                    maximumAttempts: 3, backoff: Backoff(base: .milliseconds(200), cap: .seconds(2))),
+                lastKnownGood: LastKnownGood(store: answers)
             ))
         let probeConfiguration = GraphClient.Configuration(
             graphURL: emulator.baseURL, version: emulator.emulator.configuration.graphVersion)
@@ -221,6 +224,22 @@ struct Walkthrough {
                 "HTML 503 from a proxy", html, "not taken for a success; retried → \(afterHTML.status)",
                 passed: html.code == .HTTP.serviceUnavailable && afterHTML.attempts == 2)
 
+        }
+        // The network lost: the last good /me stands in, marked stale — only for a transient failure, only the
+        // user's own, never after a sign-out.
+        try await scenario("network lost") {
+            let remembered = GraphRequest(path: "me", fields: ["id", "name"], maxStale: .seconds(3600))
+            _ = try await graph.send(remembered)
+            try await emulator.inject(FaultRule(kind: .drop, path: "/me", times: 1))
+            let lost = try await probeError(me1)
+            // As many drops as the client's attempts: every try of the request fails.
+            try await emulator.inject(FaultRule(kind: .drop, path: "/me", times: 3))
+            let stale = try await graph.send(remembered)
+            let name = (try? stale.json())?["name"]?.stringValue ?? "?"
+            row(
+                "network lost", lost,
+                "answered with the last known /me (\(name)), \(stale.staleness.map { $0.description(locale: locale) } ?? "not stale")",
+                passed: lost.category == .transient && stale.source == .store && stale.staleness != nil)
         }
         // An expired token: one recovery (log in again), one replay.
         try await scenario("expired token") {

@@ -19,7 +19,9 @@ struct GraphCommand: AsyncParsableCommand {
             The token comes from --token, the MEND_ACCESS_TOKEN environment variable, or the session `mend login` \
             stored (refreshed as an app's would be; its base URL too); with none of them, nothing is sent and the \
             exit status is 4. On failure, the user message, the recovery and the reference id are printed and the \
-            exit status is 1 (65 for bad input); --json prints the same fields as `mend explain --json`.
+            exit status is 1 (65 for bad input); --json prints the same fields as `mend explain --json`. With \
+            --max-stale, a GET's answer is kept for the logged-in user, and a later transient failure (no network, a \
+            timeout, a 5xx, a 429) is answered with it: standard error says "stale, 3 min old, because …".
             """
     )
 
@@ -65,6 +67,8 @@ struct GraphCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Split batches of more than 50 requests into several calls.")
     var split = false
 
+    @OptionGroup var staleness: MaxStaleOption
+
     func validate() throws {
         guard ["GET", "POST", "DELETE", "BATCH"].contains(method.uppercased()) else {
             throw ValidationError("The method must be GET, POST, DELETE or batch, not '\(method)'.")
@@ -92,11 +96,12 @@ struct GraphCommand: AsyncParsableCommand {
         guard let credentials = found else { throw Failure.notLoggedIn(command: "graph", json: json) }
         let graphURL = baseURL ?? profile?.baseURL ?? "https://graph.facebook.com"
         let configuration = GraphClient.Configuration(graphURL: URL(string: graphURL)!, version: version)
+        let lastKnownGood = staleness.lastKnownGood(stateDirectory: stateDirectory, hasSession: profile != nil)
         let client = GraphClient(
             transport: AsyncHTTPClientTransport(), configuration: configuration,
             steps: .graph(
                 for: configuration, credentials: credentials,
-                logging: verbose ? .all : []),
+                logging: verbose ? .all : [], lastKnownGood: lastKnownGood),
             logger: logger)
         do {
             if method.uppercased() == "BATCH" {
@@ -109,8 +114,10 @@ struct GraphCommand: AsyncParsableCommand {
                     fields: fields.map {
                         $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
                     } ?? [],
-                    method: HTTPRequest.Method(method.uppercased())!)
+                    method: HTTPRequest.Method(method.uppercased())!,
+                    maxStale: lastKnownGood.flatMap { _ in staleness.duration })
                 let response = try await client.send(request)
+                if let stale = response.staleness { StandardError.write(stale.description(locale: resolved)) }
                 print((try? response.json().jsonText(pretty: true)) ?? String(decoding: response.body, as: UTF8.self))
             }
         } catch let error as MendError {

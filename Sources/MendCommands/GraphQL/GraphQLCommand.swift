@@ -19,6 +19,9 @@ struct GraphQLCommand: AsyncParsableCommand {
             Exit status: 0 when the data came back without errors, 2 when GraphQL errors came back (with partial \
             data or none), 1 for an execution error (network, HTTP status, unreadable body), 4 when nobody is \
             logged in, 65 for bad input.
+
+            With --max-stale, a query's response is kept for the logged-in user, and a later transient failure is \
+            answered with it: standard error says "stale, 3 min old, because …".
             """
     )
 
@@ -48,6 +51,8 @@ struct GraphQLCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var language: LanguageOptions
+
+    @OptionGroup var staleness: MaxStaleOption
 
     func validate() throws {
         guard (operation == nil) != (file == nil) else {
@@ -90,11 +95,17 @@ struct GraphQLCommand: AsyncParsableCommand {
         } else {
             throw Failure.notLoggedIn(command: "graphql", json: json)
         }
-        let client = GraphQLClient(endpoint: target, transport: AsyncHTTPClientTransport(), credentials: credentials)
+        let lastKnownGood = staleness.lastKnownGood(stateDirectory: stateDirectory, hasSession: profile != nil)
+        let client = GraphQLClient(
+            endpoint: target, transport: AsyncHTTPClientTransport(), credentials: credentials,
+            lastKnownGood: lastKnownGood)
         let response: GraphQLResponse<JSONValue>
         do {
             response = try await client.send(
-                GraphQLOperation(text, variables: parsedVariables, operationName: operationName))
+                GraphQLOperation(
+                    text, variables: parsedVariables, operationName: operationName,
+                    maxStale: lastKnownGood.flatMap { _ in staleness.duration }))
+            if let stale = response.staleness { StandardError.write(stale.description(locale: resolved)) }
         } catch let error as MendError {
             if json {
                 print(ErrorReport.json(ErrorReport(error, locale: resolved)))

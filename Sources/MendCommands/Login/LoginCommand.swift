@@ -134,7 +134,8 @@ struct LoginCommand: AsyncParsableCommand {
             loginProvider = try await profile.loginProvider(transport: transport)
             credentials = CredentialsManager(
                 store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
-                authority: profile.authority(provider: loginProvider, transport: transport))
+                authority: profile.authority(provider: loginProvider, transport: transport),
+                responseStore: LoginProfile.answers(directory: directory))
         } catch let error as MendError {
             throw Failure.report(error)
         }

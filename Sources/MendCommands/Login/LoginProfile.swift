@@ -4,6 +4,7 @@ import MendFacebook
 import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
+import MendResponseStore
 import MendServer
 
 /// What `mend login` remembers besides the session: which provider and backend the session belongs to, so that
@@ -95,7 +96,14 @@ struct LoginProfile: Codable {
         let provider = try await profile.loginProvider(transport: transport)
         let manager = CredentialsManager(
             store: FileTokenStore(url: directory.appendingPathComponent("session.json")),
-            authority: profile.authority(provider: provider, transport: transport))
+            authority: profile.authority(provider: provider, transport: transport),
+            responseStore: answers(directory: directory))
         return (manager, profile)
+    }
+
+    /// The user's last good answers (`--max-stale`), beside the session: the credentials manager purges them at
+    /// every sign-out and change of user.
+    static func answers(directory: URL) -> FileResponseStore {
+        FileResponseStore(directory: directory.appendingPathComponent("answers"))
     }
 }

@@ -81,9 +81,16 @@ public struct Staleness: Sendable, CustomStringConvertible {
         self.error = error
     }
 
-    /// `stale, 3 min old, because the device is offline (transport/1)`.
-    public var description: String {
-        "stale, \(Self.text(forAge: age)) old, because \(error.userMessage.lowercasedFirst) (\(error.code))"
+    /// `stale, 3 min old, because you're offline… (transport/1)`, the error's message in the preferred language.
+    public var description: String { Self.describe(age: age, because: error.userMessage, code: error.code) }
+
+    /// The description with the error's message in `locale`'s language.
+    public func description(locale: Locale) -> String {
+        Self.describe(age: age, because: error.userMessage(locale: locale), code: error.code)
+    }
+
+    private static func describe(age: TimeInterval, because message: String, code: MendError.Code) -> String {
+        "stale, \(text(forAge: age)) old, because \(message.lowercasedFirst) (\(code))"
     }
 
     /// An age in words: `12 s`, `3 min`, `2 h`, `4 d`.
@@ -151,9 +158,10 @@ package struct LastKnownGoodStep: OwnStep {
         }
     }
 
-    /// Whether a stale answer may stand in for `error`: a transient failure.
+    /// Whether a stale answer may stand in for `error`: a transient failure — never one that asks for a smaller
+    /// request, whatever a provider's configuration calls it (the same request never succeeds).
     static func mayServeStale(in error: MendError) -> Bool {
-        error.category == .transient
+        error.category == .transient && error.recovery.action != .reduceRequestSize
     }
 
     /// The key of `request`, or `nil` when it takes no part: no principal, a mode that does not cover it.
