@@ -21,7 +21,7 @@ public import MendHTTP
 ///
 /// The transport keeps no answers: its session has no `URLCache` (an ephemeral session's in-memory cache would hand
 /// one user's answer to another within a process) and every request ignores local cache data. Keeping answers is
-/// the user's own store's business (``MendHTTP/LastKnownGood``), keyed by the user.
+/// the user's own store's business (`LastKnownGood`), keyed by the user.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate: StreamingDelegate

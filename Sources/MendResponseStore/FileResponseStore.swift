@@ -12,8 +12,8 @@ public import MendHTTP
     import Darwin
 #endif
 
-/// A ``MendHTTP/ResponseStore`` in a folder: the user's last good answers, kept across launches, for
-/// ``MendHTTP/LastKnownGood``.
+/// A `ResponseStore` in a folder: the user's last good answers, kept across launches, for
+/// `LastKnownGood`.
 ///
 /// - Where: a folder of the app's (by default `$XDG_CACHE_HOME/mend/answers`, else `~/.cache/mend/answers`), 0700;
 ///   one sub-folder per principal, one file per answer, both named by a SHA-256 of what they hold (no user id or URL
@@ -24,13 +24,13 @@ public import MendHTTP
 /// - Crash safety: each answer is written to a temporary file, `fsync`ed, renamed over the old one and the folder
 ///   `fsync`ed (as MendLogin's `FileTokenStore`): a writer killed at any point leaves the old answer or the new one.
 /// - Bounds: the files written longest ago are deleted while the folder holds more than
-///   ``MendHTTP/ResponseStoreLimits/maximumBytes`` (checked at each write); an answer older than
-///   ``MendHTTP/ResponseStoreLimits/maximumAge`` is deleted when read, or at the next write.
+///   `ResponseStoreLimits.maximumBytes` (checked at each write); an answer older than
+///   `ResponseStoreLimits.maximumAge` is deleted when read, or at the next write.
 /// - Encryption (optional): AES-GCM with a key the app keeps (in the platform's secret store).
 /// - Apple platforms: the files are protected `completeUntilFirstUserAuthentication` (readable by a background
 ///   refresh after the first unlock). That code is not built on Linux, where Mend is tested.
 /// - What is never in it: a credential. The answers come without credential-bearing header fields
-///   (``MendHTTP/StoredAnswer``), and keys are made before a credential is attached.
+///   (`StoredAnswer`), and keys are made before a credential is attached.
 public final class FileResponseStore: ResponseStore {
     /// The folder.
     public let directory: URL

@@ -355,6 +355,7 @@ struct CLITests {
             ("throttled (app usage 100 %)", "graph/4", "transient", "waitForRateLimit"),
             ("transient 5xx", "graph/2", "transient", "retry"),
             ("HTML 503 from a proxy", "http/503", "transient", "retry"),
+            ("network lost", "transport/5", "transient", "retry"),
             ("expired token", "graph/190/463", "recoverable", "reauthenticate"),
             ("password changed", "graph/190/460", "recoverable", "reauthenticate"),
             ("missing permission", "graph/200", "recoverable", "requestPermissions(publish_actions)"),

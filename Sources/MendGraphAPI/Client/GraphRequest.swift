@@ -30,7 +30,7 @@ public struct GraphRequest: Sendable, Hashable {
     /// An idempotency key, which makes a POST safe to retry.
     public var idempotencyKey: String?
     /// How old a stored answer may be to stand in for a transient failure of this GET (the client's
-    /// ``MendHTTP/LastKnownGood``); `nil`: never, and the answer is not stored.
+    /// `LastKnownGood`); `nil`: never, and the answer is not stored.
     public var maxStale: Duration?
 
     /// Creates a request.

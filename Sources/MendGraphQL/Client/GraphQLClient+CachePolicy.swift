@@ -6,16 +6,16 @@ extension GraphQLClient {
     ///
     /// Mend stores each query's response as it came — data and errors, keyed by the user, the document, the
     /// operation's name and the variables — not Apollo's normalized cache of objects: two queries that read the same
-    /// object keep two copies, and a mutation's answer updates neither. The store is the client's ``MendHTTP/LastKnownGood``
+    /// object keep two copies, and a mutation's answer updates neither. The store is the client's `LastKnownGood`
     /// (none: every policy goes to the network, and ``cacheOnly`` finds nothing).
     ///
     /// | Mend | Apollo iOS |
     /// |---|---|
-    /// | ``networkOnly`` | `fetchIgnoringCacheData` |
-    /// | ``cacheFirst`` | `returnCacheDataElseFetch` |
-    /// | ``cacheAndNetwork`` | `returnCacheDataAndFetch` |
-    /// | ``cacheOnly`` | `returnCacheDataDontFetch` |
-    /// | ``noCache`` | `fetchIgnoringCacheCompletely` |
+    /// | `networkOnly` | `fetchIgnoringCacheData` |
+    /// | `cacheFirst` | `returnCacheDataElseFetch` |
+    /// | `cacheAndNetwork` | `returnCacheDataAndFetch` |
+    /// | `cacheOnly` | `returnCacheDataDontFetch` |
+    /// | `noCache` | `fetchIgnoringCacheCompletely` |
     ///
     /// Whatever the policy, a stored response stands in for a transient failure of the network only within the
     /// operation's ``GraphQLOperation/maxStale`` — never for an expired token or any other failure that is not

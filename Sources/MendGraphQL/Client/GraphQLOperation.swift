@@ -25,7 +25,7 @@ public struct GraphQLOperation: Sendable, Hashable {
     public var allowsRetry: Bool
     /// How a query uses the client's response store (``GraphQLClient/CachePolicy``); mutations never do.
     public var cachePolicy: GraphQLClient.CachePolicy
-    /// How old a stored response may be to stand in for a transient failure of the query (``MendHTTP/LastKnownGood``);
+    /// How old a stored response may be to stand in for a transient failure of the query (`LastKnownGood`);
     /// `nil`: never.
     public var maxStale: Duration?
 

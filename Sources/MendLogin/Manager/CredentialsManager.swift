@@ -43,7 +43,7 @@ public actor CredentialsManager {
     /// What the manager does under the store's lock.
     private let work: LockedSessionWork
     private var subscribers: [UUID: AsyncStream<SessionEvent>.Continuation] = [:]
-    /// The user's last good answers (``MendHTTP/LastKnownGood``), purged at every end of a session and change of
+    /// The user's last good answers (`LastKnownGood`), purged at every end of a session and change of
     /// user.
     private let responseStore: (any ResponseStore)?
 
@@ -61,7 +61,7 @@ public actor CredentialsManager {
     ///   - clock: Where token expiry and check intervals are read from (the client's one clock).
     ///   - observer: Hears each refresh that goes to the issuer (`PipelineObserver.observeRefresh(_:)`); by default
     ///     the one set with `APIClient.bootstrapObserver(_:)` when the manager is made.
-    ///   - responseStore: The store of the user's last good answers (``MendHTTP/LastKnownGood``) that the app's
+    ///   - responseStore: The store of the user's last good answers (`LastKnownGood`) that the app's
     ///     clients use: the manager deletes every other user's answers at a sign-in, and all of them at a sign-out
     ///     (a logout, here or in another process; a revocation; an answer that ends the session).
     public init(
@@ -316,7 +316,7 @@ extension CredentialsManager: CredentialProvider {
         }
     }
 
-    /// The signed-in user, at the session's issuer: whose answers a ``MendHTTP/ResponseStore`` keeps; `nil` when
+    /// The signed-in user, at the session's issuer: whose answers a `ResponseStore` keeps; `nil` when
     /// nobody is signed in (or the session names no user).
     public func principal() async throws -> Principal? {
         try await currentSession().flatMap(Self.principal(of:))

@@ -103,7 +103,7 @@ public final class SessionCredentials: CredentialProvider {
         return try await logInAgain(after: rejected, error: error)
     }
 
-    /// The signed-in user (``CredentialsManager/principal()``): whose answers a ``MendHTTP/ResponseStore`` keeps.
+    /// The signed-in user (``CredentialsManager/principal()``): whose answers a `ResponseStore` keeps.
     public func principal() async throws -> Principal? { try await credentials.principal() }
 
     private func usesSessionToken(_ session: Session) -> Bool {
