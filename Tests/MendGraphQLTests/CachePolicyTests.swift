@@ -58,6 +58,19 @@ struct CachePolicyTests {
         #expect(server.transport.requestCount == 2)
     }
 
+    @Test("two endpoints sharing a store keep their answers apart")
+    func endpointsApart() async throws {
+        let server = Server()
+        let store = InMemoryResponseStore()
+        _ = try await client(server, store: store).send(query(.networkOnly), as: Me.self)
+        let other = GraphQLClient(
+            endpoint: URL(string: "https://other.example/graphql")!, transport: server.transport,
+            credentials: StaticCredential(token: "EAAaliceTOKENaaaaaaaaaaaa1", principal: alice),
+            lastKnownGood: LastKnownGood(store: store))
+        let error = await #expect(throws: MendError.self) { try await other.send(query(.cacheOnly), as: Me.self) }
+        #expect(error?.code == .Transport.notCached)
+    }
+
     @Test("cacheOnly: the stored response, else notCached (transport/17), never a request")
     func cacheOnly() async throws {
         let server = Server()

@@ -308,3 +308,52 @@ struct GraphLastKnownGoodTests {
         #expect(try await graph.send(request).staleness?.error.category == .transient)
     }
 }
+
+@Suite("Last known good: the user changes while a request runs")
+struct PrincipalChangeTests {
+    /// A provider whose user the test switches mid-request.
+    final class Switching: CredentialProvider {
+        let who = Locked<Principal?>(alice)
+        func currentCredential() async throws -> Credential? {
+            who.current.map { Credential(token: "EAA\($0.subject)TOKENxxxxxxxxxxxxxxxx") }
+        }
+        func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential {
+            who.withLock { $0 = bob }  // a new login, by someone else
+            return Credential(token: "EAAbobTOKENxxxxxxxxxxxxxxxx")
+        }
+        func principal() async throws -> Principal? { who.current }
+    }
+
+    @Test("an answer got after another user logged in is not stored under the first")
+    func reloginAsAnotherUser() async throws {
+        let provider = Switching()
+        let store = InMemoryResponseStore()
+        let replies = Locked<[InMemoryTransport.Reply]>([.json(401, "{}"), .json(200, #"{"name":"bob"}"#)])
+        let client = APIClient(
+            transport: InMemoryTransport { _, _ in replies.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] } },
+            steps: .standard(credentialProvider: provider, lastKnownGood: LastKnownGood(store: store)))
+        _ = try await client.send(
+            APIRequest(method: .get, url: meURL, options: RequestOptions(maxStale: .seconds(600))))
+        #expect(store.count == 0)
+    }
+
+    @Test("a session that ends while the request fails gets no stale answer")
+    func signedOutMeanwhile() async throws {
+        let provider = Switching()
+        let store = InMemoryResponseStore()
+        let failing = Locked(false)
+        let client = APIClient(
+            transport: InMemoryTransport { _, _ in
+                guard failing.current else { return .json(200, #"{"name":"alice"}"#) }
+                provider.who.withLock { $0 = nil }  // a logout elsewhere, while this request is out
+                return .json(503, "{}")
+            },
+            steps: .standard(
+                credentialProvider: provider, retryPolicy: .never, lastKnownGood: LastKnownGood(store: store)))
+        let request = APIRequest(method: .get, url: meURL, options: RequestOptions(maxStale: .seconds(600)))
+        _ = try await client.send(request)
+        #expect(store.count == 1)
+        failing.withLock { $0 = true }
+        await #expect(throws: MendError.self) { try await client.send(request) }
+    }
+}

@@ -98,6 +98,27 @@ import Tracing
                 dimensions: [("mend.wait.reason", "backoff"), ("error.type", "http/503")]) == 1)
     }
 
+    @Test func aStaleAnswerIsCountedByTheFailureItStandsInFor() async throws {
+        let transport = InMemoryTransport(replies: [.json(200, #"{"ok":true}"#), .json(503, #"{"error":"busy"}"#)])
+        let store = InMemoryResponseStore()
+        let api = client(
+            transport,
+            steps: .standard(
+                credentialProvider: StaticCredential(
+                    token: "EAAaliceTOKENaaaaaaaaaaaa1", principal: Principal(subject: "alice", issuer: "backend")),
+                retryPolicy: .never, lastKnownGood: LastKnownGood(store: store)))
+        var ask = request("https://api.example/v1/me", template: "/v1/me")
+        ask.options.maxStale = .seconds(600)
+        _ = try await api.send(ask)
+        let stale = try await api.send(ask)
+        #expect(stale.staleness?.error.code == .HTTP.serviceUnavailable)
+        #expect(
+            metrics.counterTotal(
+                label: TelemetryObserver.MetricName.staleAnswers, dimensions: [("error.type", "http/503")]) == 1)
+        let logical = try #require(spans(named: "GET /v1/me").last { $0.kind == .internal })
+        #expect(logical.events.contains { $0.name == "mend.stale_answer" })
+    }
+
     @Test func aFailedRequestCarriesTheMendCodeAndIsCountedByCategory() async throws {
         let transport = InMemoryTransport(replies: [.json(404, #"{"error":"missing"}"#)])
         await #expect(throws: MendError.self) {

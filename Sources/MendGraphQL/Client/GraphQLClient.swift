@@ -207,7 +207,7 @@ public final class GraphQLClient: Sendable {
         var options = RequestOptions(allowsRetry: retryable, timeout: configuration.timeout)
         options.operation = operation.observed
         if operation.kind == .query, operation.cachePolicy != .noCache {
-            options.storeResource = operation.storeResource
+            options.storeResource = "\(endpoint.absoluteString)\n\(operation.storeResource)"
             options.maxStale = operation.maxStale
         }
         var headers = HTTPFields()

@@ -55,7 +55,7 @@ public struct GraphQLOperation: Sendable, Hashable {
     }
 
     /// The operation's name in a response store: the document, the operation's name and the variables (keys
-    /// sorted). The endpoint and the user are the store's key's other parts.
+    /// sorted). The client adds its endpoint; the user is the store's key's other part.
     var storeResource: String {
         "graphql \(operationName ?? "")\n\(text)\n\(JSONValue.object(variables).jsonText())"
     }

@@ -129,24 +129,31 @@ package struct LastKnownGoodStep: OwnStep {
         guard let key = await key(for: request) else { return try await rest(request, context: context) }
         let requestDirectives = CacheDirectives(request.head.headerFields)
         let store = configuration.store
-        let now = context.clock.now()
         var stored: StoredAnswer??  // read at most once
         if configuration.mode == .httpCaching, !requestDirectives.noStore {
             let entry = await read(key, request: request, context: context)
             stored = .some(entry)
             if let entry, !requestDirectives.noCache, requestDirectives.maxAge != 0,
-                let freshness = Freshness(entry, now: now), freshness.isFresh, !freshness.directives.noCache
+                let freshness = Freshness(entry, now: context.clock.now()), freshness.isFresh,
+                !freshness.directives.noCache
             {
                 return APIResponse(stored: entry, attempts: context.attempts, staleness: nil)
             }
         }
         do {
             let response = try await rest(request, context: context)
-            if let answer = storable(response, request: request, directives: requestDirectives, now: now) {
+            // Stored under the principal it was asked for only if that is still whose credential it is: a renewal
+            // in between may have logged another user in.
+            if let answer = storable(
+                response, request: request, directives: requestDirectives, now: context.clock.now()),
+                await isStill(key.principal)
+            {
                 try? await store.store(answer, for: key)
             }
             return response
         } catch let error as MendError where Self.mayServeStale(in: error) {
+            // Never after the session ended, or another user signed in, while the request ran.
+            guard await isStill(key.principal) else { throw error }
             let entry: StoredAnswer?
             if let stored { entry = stored } else { entry = await read(key, request: request, context: context) }
             guard let entry, let freshness = Freshness(entry, now: context.clock.now()),
@@ -156,6 +163,11 @@ package struct LastKnownGoodStep: OwnStep {
             context.observation?.servedStale(staleness)
             return APIResponse(stored: entry, attempts: context.attempts, staleness: staleness)
         }
+    }
+
+    /// Whether `principal` is still whose credential the provider holds.
+    private func isStill(_ principal: Principal) async -> Bool {
+        (try? await self.principal()) == principal
     }
 
     /// Whether a stale answer may stand in for `error`: a transient failure — never one that asks for a smaller

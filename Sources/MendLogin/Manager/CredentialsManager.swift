@@ -267,13 +267,15 @@ public actor CredentialsManager {
 
     private func publish(_ event: SessionEvent?) async {
         guard let event else { return }
-        await purgeAnswers(after: event)
+        // Heard in the order the machine decided, before the purge's first suspension lets another change in.
         for continuation in subscribers.values { continuation.yield(event) }
+        await purgeAnswers(after: event)
     }
 
     /// Keeps the response store to the signed-in user's answers: a sign-in (a change of user included) deletes every
-    /// other principal's, a sign-out deletes them all — before anyone hears of the change. A store that cannot be
-    /// written is left as it is (its entries stay keyed by their principal, whom no later session names).
+    /// other principal's, a sign-out deletes them all, before the call that made the change returns. Nothing is served
+    /// across the change meanwhile: answers are keyed by their principal, and after a sign-out there is none. A store
+    /// that cannot be written is left as it is (its entries stay keyed by a principal no later session names).
     private func purgeAnswers(after event: SessionEvent) async {
         guard let responseStore else { return }
         switch event {
