@@ -41,8 +41,10 @@ package struct DPoPProof: Sendable {
     }
 
     /// `htu` of a URL (RFC 9449 §4.2, compared per RFC 3986 §6.2.2–6.2.3): without query and fragment, scheme and
-    /// host lowercased, the scheme's default port dropped, an empty path as `/`. The server normalises its side the
-    /// same way.
+    /// host lowercased, the scheme's default port dropped, an empty path as `/`, and the path normalized —
+    /// percent-encoded unreserved characters decoded (`%73` is `s`), the other escapes' hex digits upper-cased, dot
+    /// segments removed (`/v1/./a/../session` is `/v1/session`). The server normalises its side the same way, so a
+    /// proof written by a client that spells the URL another equivalent way is taken (§4.3).
     package static func htu(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return url.absoluteString
@@ -57,8 +59,67 @@ package struct DPoPProof: Sendable {
         if (scheme == "https" && components.port == 443) || (scheme == "http" && components.port == 80) {
             components.port = nil
         }
-        if components.path.isEmpty { components.path = "/" }
+        let path = normalizedPath(components.percentEncodedPath)
+        components.percentEncodedPath = path.isEmpty ? "/" : path
         return components.string ?? url.absoluteString
+    }
+
+    /// RFC 3986 §6.2.2.2 and §6.2.2.3 on a percent-encoded path: unreserved characters decoded, the other escapes'
+    /// hex upper-cased, then the dot segments removed (§5.2.4).
+    static func normalizedPath(_ path: String) -> String {
+        var bytes: [UInt8] = []
+        var input = Array(path.utf8)[...]
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        while let byte = input.popFirst() {
+            guard byte == UInt8(ascii: "%"), input.count >= 2, let high = hex(input[input.startIndex]),
+                let low = hex(input[input.startIndex + 1])
+            else {
+                bytes.append(byte)
+                continue
+            }
+            input = input.dropFirst(2)
+            let decoded = high << 4 | low
+            let isUnreserved =
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(decoded)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(decoded)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(decoded)
+                || [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~")].contains(decoded)
+            if isUnreserved {
+                bytes.append(decoded)
+            } else {
+                bytes.append(contentsOf: Array(String(format: "%%%02X", decoded).utf8))
+            }
+        }
+        return removingDotSegments(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// RFC 3986 §5.2.4, segment by segment.
+    static func removingDotSegments(_ path: String) -> String {
+        guard path.contains(".") else { return path }
+        var output: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let isAbsolute = path.hasPrefix("/")
+        for (index, segment) in segments.enumerated() {
+            if isAbsolute, index == 0 { continue }  // the empty segment before the first slash
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        return (isAbsolute ? "/" : "") + output.joined(separator: "/")
     }
 
     /// `ath`: base64url(SHA-256(the access token's ASCII)).

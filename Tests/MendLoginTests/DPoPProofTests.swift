@@ -86,6 +86,21 @@ struct DPoPProofTests {
         #expect(DPoPProof.htu(try #require(URL(string: url))) == htu)
     }
 
+    @Test(
+        "htu: the path normalized per RFC 3986 §6.2.2 (unreserved escapes decoded, other escapes upper-cased, dot segments removed)",
+        arguments: [
+            ("http://127.0.0.1:8080/v1/%73ession", "http://127.0.0.1:8080/v1/session"),
+            ("http://127.0.0.1:8080/v1/./session", "http://127.0.0.1:8080/v1/session"),
+            ("http://127.0.0.1:8080/v1/x/../session", "http://127.0.0.1:8080/v1/session"),
+            ("http://127.0.0.1:8080/v1/%7euser/%2fa%3f", "http://127.0.0.1:8080/v1/~user/%2Fa%3F"),
+            ("http://127.0.0.1:8080/a/b/..", "http://127.0.0.1:8080/a/"),
+            ("http://127.0.0.1:8080/../../v1", "http://127.0.0.1:8080/v1"),
+            ("http://127.0.0.1:8080/v1.2/a.b/...", "http://127.0.0.1:8080/v1.2/a.b/..."),
+        ])
+    func htuPathIsNormalised(_ url: String, _ htu: String) throws {
+        #expect(DPoPProof.htu(try #require(URL(string: url))) == htu)
+    }
+
     @Test("A software key survives the session record: the stored key signs, its thumbprint names it")
     func softwareKeyRoundTrip() throws {
         let keys = SoftwareProofKeys()

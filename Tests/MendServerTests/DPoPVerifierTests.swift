@@ -153,6 +153,17 @@ struct DPoPVerifierTests {
         }
     }
 
+    @Test(
+        "A proof whose htu spells the request's URL another equivalent way (RFC 3986 §6.2.2) is taken (RFC 9449 §4.3)",
+        arguments: [
+            "http://127.0.0.1:8080/v1/%73ession/refresh", "http://127.0.0.1:8080/v1/./session/refresh",
+            "http://127.0.0.1:8080/v1/session/x/../refresh", "HTTP://127.0.0.1:8080/v1/session/%72efresh",
+        ])
+    func equivalentHTU(_ htu: String) throws {
+        let proof = try Self.jwt(header: Self.header, claims: Self.claims(htu: htu))
+        #expect(try Self.verify(proof).thumbprint == Self.thumbprint)
+    }
+
     @Test("At a token endpoint (no access token presented), a proof needs no ath; the query is never compared")
     func tokenEndpoint() throws {
         let proof = try Self.jwt(

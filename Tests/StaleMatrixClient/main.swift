@@ -1,6 +1,8 @@
 // Mend's client in the stale-answer scenario matrix (scripts/stale-peer-matrix.py): an app's pieces as an app would
 // put them together — a CredentialsManager that owns the session and purges the response store, a FileResponseStore
 // in a private folder, and two APIClients (snapshot and RFC 9111 modes) whose steps keep the user's last good answers.
+// One try per request: the matrix asks what is served in place of a failure, not how retries recover (each timeout
+// cell would otherwise wait twice).
 //
 //   MendStaleMatrixClient <baseURL>
 //
@@ -46,7 +48,7 @@ struct StaleMatrixClient {
             APIClient(
                 transport: transport, configuration: .init(clock: time.clock),
                 steps: .standard(
-                    credentialProvider: credentials, retryPolicy: RetryPolicy(maximumAttempts: 2),
+                    credentialProvider: credentials, retryPolicy: .never,
                     lastKnownGood: LastKnownGood(store: answers, mode: mode)))
         }
         let snapshot = client(.snapshot)
