@@ -42,7 +42,7 @@ final class BoundProvider: CredentialProvider {
 /// DPoP through the pipeline: a proof per attempt, nonces per origin, one retry for a nonce challenge.
 @Suite("DPoP in the pipeline")
 struct DPoPPipelineTests {
-    /// An origin of this test's own: nonces and clock offsets are kept per origin for the whole process.
+    /// An origin of this test's own.
     let apiURL = URL(string: "https://api-\(UUID().uuidString.prefix(8).lowercased()).example/v1/items/1")!
     static let challenge: [(String, String)] = [
         ("WWW-Authenticate", #"DPoP error="use_dpop_nonce", error_description="Resource server requires nonce""#),
@@ -184,5 +184,53 @@ struct DPoPPipelineTests {
         // The 401 is a rejection of the credential: one refresh and one replay, no time retry in either.
         #expect(transport.requestCount == 2)
         #expect(provider.refreshes.current == 1)
+    }
+
+    @Test("The retry step is the one loop that sends again: a nonce challenge's resend does not run the steps above it")
+    func nonceResendInRetryStep() async throws {
+        let transport = InMemoryTransport { request, _ in
+            let proof = request.headerFields[HTTPField.Name("DPoP")!] ?? ""
+            return proof.hasSuffix("nonce=nonce-1") ? .json(200, "{}") : .json(401, "{}", headers: Self.challenge)
+        }
+        // An app's step between authorization and the rate-limit gate sees each request once, however often it is
+        // sent below.
+        let passes = Locked<Int>(0)
+        var steps: [any ClientMiddleware] = .standard(credentialProvider: BoundProvider())
+        steps.insert(CountingStep(count: passes), at: 1)
+        let client = APIClient(
+            transport: transport,
+            configuration: .init(clock: PipelineClock(sleep: { _ in }, now: { testNow }, random: { 0.5 })),
+            steps: steps)
+        // A POST never retried by the policy: the server refused its proof before doing anything, so it is resent.
+        let response = try await client.send(
+            APIRequest(method: .post, url: apiURL, options: RequestOptions(allowsRetry: false)))
+        #expect(response.attempts == 2)
+        #expect(transport.requestCount == 2)
+        #expect(passes.current == 1)
+    }
+
+    @Test("Nonces are not shared through the process: a client's bound credential without a book uses its client's")
+    func noProcessWideBook() async throws {
+        let seen = Locked<[String]>([])
+        let transport = InMemoryTransport { request, _ in
+            seen.withLock { $0.append(request.headerFields[HTTPField.Name("DPoP")!] ?? "") }
+            return .json(200, "{}", headers: [("DPoP-Nonce", "given-to-the-first-client")])
+        }
+        _ = try await makeClient(transport, provider: BoundProvider()).send(APIRequest(method: .get, url: apiURL))
+        _ = try await makeClient(transport, provider: BoundProvider()).send(APIRequest(method: .get, url: apiURL))
+        #expect(seen.current.count == 2)
+        #expect(seen.current.allSatisfy { $0.hasSuffix("nonce=-") }, "\(seen.current)")
+    }
+}
+
+/// An app's step that counts the requests it sees.
+private struct CountingStep: ClientMiddleware {
+    let count: Locked<Int>
+
+    func intercept(
+        _ request: APIRequest, context: PipelineContext, next: @Sendable (APIRequest) async throws -> APIResponse
+    ) async throws -> APIResponse {
+        count.withLock { $0 += 1 }
+        return try await next(request)
     }
 }

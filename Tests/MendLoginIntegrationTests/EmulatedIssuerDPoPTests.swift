@@ -240,6 +240,29 @@ struct EmulatedIssuerDPoPTests {
     }
 
     @Test(
+        "One nonce book per session authority: the app's API client uses the nonce the login was given; another stack's login is challenged again"
+    )
+    func nonceBookPerSession() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let clock = OffsetClock()
+            await emulator.emulator.setIssuerDPoP(requireNonce: true)
+            let first = try await Self.stack(emulator, clock: clock)
+            await emulator.emulator.clearRequestLog()
+            _ = try #require(try await first.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(await Self.requests(emulator, to: "/google/token") == 2, "the challenge, then the login")
+            // The app's own client, served by the same credentials manager, knows the nonce: one request.
+            let api = APIClient(
+                transport: AsyncHTTPClientTransport(), steps: .standard(credentialProvider: first.credentials))
+            _ = try await api.send(APIRequest(method: .get, url: try #require(first.provider.userinfoEndpoint)))
+            #expect(await Self.requests(emulator, to: "/google/v1/userinfo") == 1)
+            // Another stack (another authority, another manager) has a book of its own: its login is challenged.
+            let second = try await Self.stack(emulator, clock: clock)
+            _ = try #require(try await second.login.logIn(presenter: presenter(.grantAll)).session)
+            #expect(await Self.requests(emulator, to: "/google/token") == 4, "a challenge again, then the login")
+        }
+    }
+
+    @Test(
         "DPoP turned off at the issuer: a bound session's tokens are taken as bearer ones, at userinfo and refresh alike"
     )
     func turnedOff() async throws {

@@ -39,7 +39,7 @@ struct ProviderTokenLoginTests {
             let me = try await APIClient(transport: AsyncHTTPClientTransport()).send(
                 APIRequest(
                     method: .get, url: stack.server.baseURL.appendingPathComponent("v1/me"),
-                    options: RequestOptions(credentialOverride: try session.credential()))
+                    options: RequestOptions(credentialOverride: try DPoPSessionProofs().credential(for: session)))
             ).json()
             #expect(me["provider_user_id"]?.stringValue == TestUser.defaults[0].id)
             // The same person through the browser is the same user.

@@ -25,6 +25,9 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     var identifier: String?
     /// Proves possession of the key the token is bound to (DPoP), or `nil` for a bearer token.
     package let prover: (any RequestProver)?
+    /// The book of nonces and clocks the proofs read (the session's, which every client serving it shares); `nil`:
+    /// the client's own.
+    package let nonces: DPoPNonceBook?
 
     /// Creates a credential.
     public init(token: String, placement: Placement = .bearerHeader, identifier: String? = nil) {
@@ -32,15 +35,23 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.placement = placement
         self.identifier = identifier
         self.prover = nil
+        self.nonces = nil
     }
 
     /// Creates a DPoP-bound credential (RFC 9449): requests carry `Authorization: DPoP <token>` and a proof from
     /// `prover`, a new one on every attempt.
     public init(token: String, prover: any RequestProver, identifier: String? = nil) {
+        self.init(token: token, prover: prover, nonces: nil, identifier: identifier)
+    }
+
+    /// A DPoP-bound credential whose proofs read, and whose answers fill, `nonces` (a session's book; `nil`: the
+    /// client's).
+    package init(token: String, prover: any RequestProver, nonces: DPoPNonceBook?, identifier: String? = nil) {
         self.token = token
         self.placement = .authorizationHeader(scheme: "DPoP")
         self.identifier = identifier
         self.prover = prover
+        self.nonces = nonces
     }
 
     /// Whether the token is DPoP-bound.

@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-import MendCore
+package import MendCore
 
 /// Proves that a request's sender holds the key its credential is bound to (DPoP, RFC 9449). MendLogin makes one for a
 /// DPoP-bound session; MendHTTP never signs anything itself.
@@ -27,9 +27,6 @@ package final class DPoPNonceBook: Sendable {
 
     /// The most origins a book keeps.
     static let capacity = 1024
-
-    /// The process's book, keyed by origin: what every client's authorization step keeps.
-    package static let shared = DPoPNonceBook()
 
     /// The latest nonce of `origin`.
     package func nonce(for origin: String) -> String? { nonces.withLock { $0[origin] } }
@@ -66,13 +63,25 @@ package final class DPoPNonceBook: Sendable {
     }
 }
 
-/// What the authorization step attaches to a request whose credential is DPoP-bound: the exchange signs a proof with
-/// it for each attempt, and records the nonces the answers carry.
-package struct ProofBinding: Sendable {
-    let prover: any RequestProver
+/// A request's DPoP binding, its one field for it (``APIRequest/dpop``): the prover that signs a proof for each attempt,
+/// the token the proofs name (`ath`), and the book of nonces and clocks the proofs read and the answers fill.
+///
+/// The authorization step sets it for a bound credential; a token endpoint's request (a login, a refresh, a
+/// revocation), which presents no access token, carries one from the start.
+package struct DPoPBinding: Sendable {
+    /// Signs each attempt's proof.
+    package let prover: any RequestProver
     /// The token the request presents; `nil` for a proof without one (a token endpoint's).
-    let accessToken: String?
-    let nonces: DPoPNonceBook
+    package let accessToken: String?
+    /// The nonces and clock offsets of the origins the proofs go to.
+    package let nonces: DPoPNonceBook
+
+    /// A binding whose proofs are signed by `prover`, name `accessToken` (none at a token endpoint) and read `nonces`.
+    package init(prover: any RequestProver, accessToken: String? = nil, nonces: DPoPNonceBook) {
+        self.prover = prover
+        self.accessToken = accessToken
+        self.nonces = nonces
+    }
 
     /// The `DPoP` header of one attempt of `head`, made at `now` on the client's clock.
     func proof(for head: HTTPRequest, now: Date) async throws -> String {
@@ -91,6 +100,49 @@ package struct ProofBinding: Sendable {
     /// Keeps the nonce an answer of `head`'s origin gave.
     func record(_ nonce: String?, of head: HTTPRequest) {
         nonces.record(nonce, for: DPoPNonceBook.origin(of: head))
+    }
+
+    /// Whether a request of `head` proved with this binding may be sent once more after `error`, and what for: the
+    /// server asked for its nonce (the answer gave one), or it refused the proof for its time and its `Date` moved
+    /// what the client knows of its clock (learned here, at `now`). ``RetryStep`` asks, and resends each at most once.
+    func resend(after error: MendError, of head: HTTPRequest, now: Date) -> DPoPResend? {
+        if DPoPResend.isNonceChallenge(error) { return .nonce }
+        guard DPoPResend.refusesProof(error),
+            nonces.learnClock(
+                from: error.response?.headers["date"], receivedAt: now, for: DPoPNonceBook.origin(of: head))
+        else { return nil }
+        return .clock
+    }
+}
+
+/// Why a DPoP-proved request is sent once more: its server's answer can be met by a new proof (RFC 9449 §8, §9).
+package enum DPoPResend: Sendable, Hashable {
+    /// The server asked for its nonce and gave it (`use_dpop_nonce`).
+    case nonce
+    /// The server refused the proof, and its `Date` showed the client's clock off by more than five seconds.
+    case clock
+
+    /// Whether `error` is a DPoP nonce challenge that gave a nonce (RFC 9449 §8, §9): a 401 whose
+    /// `WWW-Authenticate` says `error="use_dpop_nonce"`, or an authorization server's 400 `{"error":
+    /// "use_dpop_nonce"}`.
+    package static func isNonceChallenge(_ error: MendError) -> Bool {
+        guard error.response?.headers["dpop-nonce"] != nil else { return false }
+        return dpopError(of: error) == "use_dpop_nonce"
+    }
+
+    /// Whether `error` refuses the request's DPoP proof (`invalid_dpop_proof`, RFC 9449 §7.1, §5).
+    static func refusesProof(_ error: MendError) -> Bool { dpopError(of: error) == "invalid_dpop_proof" }
+
+    /// The DPoP error code of a 401's `WWW-Authenticate: DPoP error="…"`, or of an authorization server's 400 body.
+    static func dpopError(of error: MendError) -> String? {
+        guard let response = error.response else { return nil }
+        if response.status == 401, let challenge = response.headers["www-authenticate"] {
+            for code in ["use_dpop_nonce", "invalid_dpop_proof"] where challenge.contains("error=\"\(code)\"") {
+                return code
+            }
+            return nil
+        }
+        return response.status == 400 ? response.json?["error"]?.stringValue : nil
     }
 }
 

@@ -133,7 +133,7 @@ public final class APIClient: Sendable {
         if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
             head.headerFields[Self.idempotencyKey] = key
         }
-        if let binding = request.proofBinding {
+        if let binding = request.dpop {
             // A proof per attempt: a retry or a replay never repeats a jti, and carries the origin's latest nonce.
             head.headerFields[.dpop] = try await binding.proof(for: head, now: context.clock.now())
         }
@@ -167,7 +167,7 @@ public final class APIClient: Sendable {
                 head, body: request.body.map(HTTPBody.init), timeout: timeout)
             response = received
             // Every answer of a proved request may carry the server's next nonce, an error's included.
-            request.proofBinding?.record(received.headerFields[.dpopNonce], of: head)
+            request.dpop?.record(received.headerFields[.dpopNonce], of: head)
             collected = try await body.collect(upTo: limit)
         } catch {
             // The transport's failures (a contract breach that is no MendError included) become classified here, so

@@ -15,13 +15,11 @@ public struct APIRequest: Sendable {
     /// The credential the authorization middleware applied, so that the request's own secret is redacted
     /// everywhere and a rejection can be tied to it.
     internal(set) var appliedCredential: Credential?
-    /// The prover of a DPoP-bound credential the authorization step applied: the exchange signs a proof with it for
-    /// each attempt.
-    var proofBinding: ProofBinding?
-    /// A prover whose proof goes with the request although it presents no access token: a token endpoint's request
-    /// (a code exchange, a refresh, a revocation) that binds, or uses, a DPoP-bound session (RFC 9449 §5). The
-    /// authorization step signs it per attempt and answers a nonce challenge once, as for a bound credential.
-    package var tokenlessProver: (any RequestProver)?
+    /// The request's DPoP binding, if it proves a key: the exchange signs a proof with it for each attempt, and the
+    /// retry step answers one nonce challenge and one refusal for the proof's time. The authorization step sets it
+    /// for a bound credential; a token endpoint's request that binds, or uses, a bound session (a code exchange, a
+    /// refresh, a revocation: RFC 9449 §5) carries one from the start, with no access token.
+    package var dpop: DPoPBinding?
 
     /// Creates a request from its parts.
     package init(head: HTTPRequest, body: Data? = nil, options: RequestOptions = RequestOptions()) {
@@ -29,8 +27,7 @@ public struct APIRequest: Sendable {
         self.body = body
         self.options = options
         self.appliedCredential = nil
-        self.proofBinding = nil
-        self.tokenlessProver = nil
+        self.dpop = nil
     }
 
     /// Creates a request for `url`.

@@ -11,10 +11,10 @@ package struct AuthorizationStep: OwnStep {
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
     let behaviors: LoggingBehaviors
-    /// The `DPoP-Nonce` of each origin proved requests were answered with, and its clock: the process's one book, so
-    /// that every client of a server (the app's API client, the login's backend client) uses the nonce any of them
-    /// was given — a nonce is the server's (RFC 9449 §8), never one client's.
-    let nonces = DPoPNonceBook.shared
+    /// The `DPoP-Nonce` of each origin and its clock, for a bound credential that brings no book of its own (one an
+    /// app made): this client's. A session's credentials bring their session's book (MendLogin), which every client
+    /// serving the session shares.
+    let nonces = DPoPNonceBook()
 
     /// Creates the step.
     ///
@@ -45,12 +45,8 @@ package struct AuthorizationStep: OwnStep {
     package nonisolated(nonsending) func handle(
         _ request: APIRequest, context: PipelineContext, rest: PipelineRest
     ) async throws -> APIResponse {
-        guard request.options.attachesCredential else {
-            guard let prover = request.tokenlessProver else { return try await rest(request, context: context) }
-            var proved = request
-            proved.proofBinding = ProofBinding(prover: prover, accessToken: nil, nonces: nonces)
-            return try await sendProving(proved, context: context, rest)
-        }
+        // A token endpoint's request brings its own binding (`dpop`): it goes on as it is.
+        guard request.options.attachesCredential else { return try await rest(request, context: context) }
         if let override = request.options.credentialOverride {
             // A token override is never invalidated or renewed.
             return try await send(override, request, context: context, rest)
@@ -63,8 +59,9 @@ package struct AuthorizationStep: OwnStep {
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
             let rejection = request.options.credentialRejection
-            // A nonce challenge left after its one retry is the server's, not the credential's: nothing is renewed.
-            guard rejection != .keep, isRejection(error), !Self.isNonceChallenge(error) else { throw error }
+            // A nonce challenge left after the retry step's one resend is the server's, not the credential's: nothing
+            // is renewed.
+            guard rejection != .keep, isRejection(error), !DPoPResend.isNonceChallenge(error) else { throw error }
             await provider.invalidate(credential, because: error)
             guard rejection == .reauthenticate else { throw error }
             if behaviors.contains(.reauthentication) {
@@ -95,62 +92,12 @@ package struct AuthorizationStep: OwnStep {
         }
     }
 
-    /// Sends `request` with `credential`. A DPoP-bound one is sent once more when its server answers
-    /// `use_dpop_nonce` with a nonce, and once more when it refuses the proof (`invalid_dpop_proof`) with a `Date` that
-    /// moves what the client knows of its clock — each at most once, each attempt with a proof of its own.
+    /// Sends `request` with `credential` (a bound one's proofs are made per attempt by the exchange, and its nonce
+    /// challenges and clock refusals answered by the retry step).
     private nonisolated(nonsending) func send(
         _ credential: Credential, _ request: APIRequest, context: PipelineContext, _ rest: PipelineRest
     ) async throws -> APIResponse {
-        try await sendProving(apply(credential, to: request), context: context, rest)
-    }
-
-    /// Sends `applied`; when it carries a proof, answers one nonce challenge and one refusal for the proof's time.
-    private nonisolated(nonsending) func sendProving(
-        _ applied: APIRequest, context: PipelineContext, _ rest: PipelineRest
-    ) async throws -> APIResponse {
-        guard applied.proofBinding != nil else { return try await rest(applied, context: context) }
-        var answeredNonce = false
-        var learnedClock = false
-        while true {
-            do {
-                return try await rest(applied, context: context)
-            } catch let error as MendError {
-                if !answeredNonce, Self.isNonceChallenge(error) {
-                    answeredNonce = true
-                } else if !learnedClock, Self.refusesProof(error),
-                    nonces.learnClock(
-                        from: error.response?.headers["date"], receivedAt: context.clock.now(),
-                        for: DPoPNonceBook.origin(of: applied.head))
-                {
-                    learnedClock = true
-                } else {
-                    throw error
-                }
-            }
-        }
-    }
-
-    /// Whether `error` is a DPoP nonce challenge that gave a nonce (RFC 9449 §8, §9): a 401 whose
-    /// `WWW-Authenticate` says `error="use_dpop_nonce"`, or an authorization server's 400 `{"error":
-    /// "use_dpop_nonce"}`.
-    static func isNonceChallenge(_ error: MendError) -> Bool {
-        guard error.response?.headers["dpop-nonce"] != nil else { return false }
-        return dpopError(of: error) == "use_dpop_nonce"
-    }
-
-    /// Whether `error` refuses the request's DPoP proof (`invalid_dpop_proof`, RFC 9449 §7.1, §5).
-    static func refusesProof(_ error: MendError) -> Bool { dpopError(of: error) == "invalid_dpop_proof" }
-
-    /// The DPoP error code of a 401's `WWW-Authenticate: DPoP error="…"`, or of an authorization server's 400 body.
-    static func dpopError(of error: MendError) -> String? {
-        guard let response = error.response else { return nil }
-        if response.status == 401, let challenge = response.headers["www-authenticate"] {
-            for code in ["use_dpop_nonce", "invalid_dpop_proof"] where challenge.contains("error=\"\(code)\"") {
-                return code
-            }
-            return nil
-        }
-        return response.status == 400 ? response.json?["error"]?.stringValue : nil
+        try await rest(apply(credential, to: request), context: context)
     }
 
     /// `request` carrying `credential` where this step's placement (or else the credential's) says.
@@ -158,7 +105,8 @@ package struct AuthorizationStep: OwnStep {
         if let prover = credential.prover {
             // A bound token goes where DPoP says, whatever this API's placement: its proof names it (`ath`).
             var request = Self.apply(credential, to: request)
-            request.proofBinding = ProofBinding(prover: prover, accessToken: credential.token, nonces: nonces)
+            request.dpop = DPoPBinding(
+                prover: prover, accessToken: credential.token, nonces: credential.nonces ?? nonces)
             return request
         }
         guard let placement, placement != credential.placement else { return Self.apply(credential, to: request) }

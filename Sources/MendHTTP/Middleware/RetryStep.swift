@@ -3,8 +3,11 @@ import HTTPTypes
 public import Logging
 public import MendCore
 
-/// The retry step: retries transient failures as the ``RetryPolicy`` decides, paying each retry from a
-/// ``RetryBudget`` (share one budget across the requests of one API).
+/// The retry step, the pipeline's one loop that sends a request again: it retries transient failures as the
+/// ``RetryPolicy`` decides, paying each retry from a ``RetryBudget`` (share one budget across the requests of one
+/// API), and answers a DPoP-proved request's server (RFC 9449 §8, §9) once for its nonce and once for its clock, at
+/// once and free of the policy and the budget: the server refused the proof before doing anything, and the next
+/// attempt carries a new proof, with the nonce or the time the answer gave.
 package struct RetryStep: OwnStep {
     let policy: RetryPolicy
     let budget: RetryBudget
@@ -31,6 +34,7 @@ package struct RetryStep: OwnStep {
         let repeatable = request.options.allowsRetry ?? (request.isIdempotent || request.options.idempotencyKey != nil)
         let clock = context.clock
         var tries = 0
+        var dpopResends: Set<DPoPResend> = []
         while true {
             tries += 1
             do {
@@ -38,6 +42,14 @@ package struct RetryStep: OwnStep {
                 budget.recordSuccess()
                 return response
             } catch let error as MendError {
+                if let binding = request.dpop,
+                    let resend = binding.resend(after: error, of: request.head, now: clock.now()),
+                    dpopResends.insert(resend).inserted
+                {
+                    // Not a try of the policy's: the server never acted on the request.
+                    tries -= 1
+                    continue
+                }
                 // An explicit `allowsRetry: false` is never retried, not even after a failure that proves the server
                 // never saw the request (a single-use authorization code).
                 guard request.options.allowsRetry != false else { throw error }

@@ -140,14 +140,3 @@ public enum SessionBinding: Sendable, Hashable {
     /// Bearer sessions: no key, no proofs; whoever holds a token can use it.
     case bearer
 }
-
-extension Session {
-    /// The credential the session's requests carry: bound to its key (`Authorization: DPoP` and a proof per
-    /// request), or a bearer one.
-    ///
-    /// - Throws: `session/19` when this device cannot use the session's key.
-    package func credential() throws(MendError) -> Credential {
-        guard let proofKey else { return Credential(token: accessToken.tokenString) }
-        return Credential(token: accessToken.tokenString, prover: try SessionProver(key: proofKey))
-    }
-}

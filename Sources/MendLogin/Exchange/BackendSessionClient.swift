@@ -85,6 +85,9 @@ public struct BackendSessionClient: Sendable {
     package let requestTimeout: Duration
     /// The one pipeline to the backend.
     let client: APIClient
+    /// The nonce book and the current session's prover, shared by the copies of this client and handed by the
+    /// credentials manager to the app's clients.
+    package let dpopProofs: DPoPSessionProofs
 
     /// Creates a client for the backend at `baseURL`.
     ///
@@ -111,9 +114,10 @@ public struct BackendSessionClient: Sendable {
         baseURL: URL, transport: any HTTPTransport, refreshPolicy: RefreshPolicy = RefreshPolicy(),
         requestTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "mend.login", factory: { _ in SwiftLogNoOpLogHandler() }),
-        clock: PipelineClock = .system
+        clock: PipelineClock = .system, dpopNonces: DPoPNonceBook = DPoPNonceBook()
     ) {
         self.baseURL = baseURL
+        self.dpopProofs = DPoPSessionProofs(nonces: dpopNonces)
         self.provider = nil
         self.proofKeys = ProofKeyring.preferred
         self.clientIdentifier = MendVersion.clientIdentifier(name: "MendLogin")
@@ -148,7 +152,7 @@ public struct BackendSessionClient: Sendable {
         let body: JSONValue = .object(fields)
         let key = try newKey()
         let response = try await post(
-            "v1/login/code", body: body, retryable: false, prover: try key.map(SessionProver.init(key:)),
+            "v1/login/code", body: body, retryable: false, dpop: try dpopProofs.binding(for: key),
             timeout: requestTimeout)
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0, key: key)
     }
@@ -163,7 +167,7 @@ public struct BackendSessionClient: Sendable {
         let key = try newKey()
         let response = try await post(
             "v1/login/provider-token", body: .object(["provider_token": .string(providerToken)]), retryable: false,
-            prover: try key.map(SessionProver.init(key:)), timeout: requestTimeout)
+            dpop: try dpopProofs.binding(for: key), timeout: requestTimeout)
         return try response.decode(BackendSessionResponse.self).session(now: now(), generation: 0, key: key)
     }
 
@@ -177,7 +181,7 @@ public struct BackendSessionClient: Sendable {
         }
         let response = try await post(
             "v1/session/refresh", body: .object(["refresh_token": .string(refreshToken)]), retryable: true,
-            prover: try session.proofKey.map(SessionProver.init(key:)), timeout: refreshPolicy.budget,
+            dpop: try dpopProofs.binding(for: session.proofKey), timeout: refreshPolicy.budget,
             attemptTimeout: refreshPolicy.attemptTimeout)
         var refreshed = try response.decode(BackendSessionResponse.self).session(
             now: now(), generation: session.generation + 1, key: session.proofKey)
@@ -189,7 +193,7 @@ public struct BackendSessionClient: Sendable {
     /// `POST /v1/session/revoke` (RFC 7009): ends the session that `token` — a refresh token or an access token,
     /// however old — belongs to. Succeeds for a token that is unknown or already revoked; retried on transient
     /// failures (it is idempotent).
-    package func revoke(token: String, prover: (any RequestProver)? = nil) async throws {
+    package func revoke(token: String, dpop: DPoPBinding? = nil) async throws {
         var headers = identifyingHeaders
         headers[.contentType] = "application/x-www-form-urlencoded"
         let encoded = FormEncoding.encode([("token", token)])
@@ -199,7 +203,7 @@ public struct BackendSessionClient: Sendable {
             options: RequestOptions(
                 allowsRetry: true, credentialRejection: .keep, attachesCredential: false, timeout: requestTimeout,
                 expectsJSON: false, urlTemplate: "/v1/session/revoke"))
-        request.tokenlessProver = prover
+        request.dpop = dpop
         _ = try await client.send(request)
     }
 
@@ -216,16 +220,16 @@ public struct BackendSessionClient: Sendable {
         ]
         if let refreshToken = session.refreshToken { body["refresh_token"] = .string(refreshToken) }
         // A bound session proves its key with the access token, or — expired — with the refresh token alone.
-        let credential = session.accessToken.isExpired(at: now()) ? nil : try session.credential()
+        let credential = session.accessToken.isExpired(at: now()) ? nil : try dpopProofs.credential(for: session)
         _ = try await post(
             "v1/session/logout", body: .object(body), retryable: true, credential: credential,
-            prover: credential == nil ? try session.proofKey.map(SessionProver.init(key:)) : nil,
+            dpop: credential == nil ? try dpopProofs.binding(for: session.proofKey) : nil,
             timeout: requestTimeout, expectsJSON: false)
     }
 
     private func post(
         _ path: String, body: JSONValue, retryable: Bool, credential: Credential? = nil,
-        prover: (any RequestProver)? = nil, timeout: Duration, attemptTimeout: Duration? = nil,
+        dpop: DPoPBinding? = nil, timeout: Duration, attemptTimeout: Duration? = nil,
         expectsJSON: Bool = true
     ) async throws -> APIResponse {
         var headers = identifyingHeaders
@@ -238,7 +242,7 @@ public struct BackendSessionClient: Sendable {
                 allowsRetry: retryable, credentialRejection: .keep, attachesCredential: credential != nil,
                 credentialOverride: credential, timeout: timeout, attemptTimeout: attemptTimeout,
                 expectsJSON: expectsJSON, urlTemplate: "/" + path))
-        request.tokenlessProver = prover
+        request.dpop = dpop
         return try await client.send(request)
     }
 }

@@ -26,12 +26,14 @@ package struct DirectCodeExchanger: Sendable {
     /// Where a login's DPoP key is made when the provider speaks DPoP (``LoginProvider/dpopSigningAlgorithms`` lists
     /// `ES256`); `nil`: bearer sessions.
     var proofKeys: (any ProofKeyFactory)?
+    /// The authority's nonce book and session prover.
+    let dpopProofs: DPoPSessionProofs
 
     /// Creates an exchanger that sends through `client` (the authority's one pipeline to the provider, which decodes
     /// errors with the dialect's decoder) and reads the time on its clock.
     package init(
         provider: LoginProvider, transport: any HTTPTransport, client: APIClient, idTokenValidator: IDTokenValidator?,
-        proofKeys: (any ProofKeyFactory)? = nil
+        proofKeys: (any ProofKeyFactory)? = nil, dpopProofs: DPoPSessionProofs = DPoPSessionProofs()
     ) {
         self.provider = provider
         self.transport = transport
@@ -39,6 +41,7 @@ package struct DirectCodeExchanger: Sendable {
         self.clock = client.configuration.clock
         self.idTokenValidator = idTokenValidator
         self.proofKeys = proofKeys
+        self.dpopProofs = dpopProofs
     }
 
     /// Exchanges the code at the provider's token endpoint.
@@ -60,7 +63,7 @@ package struct DirectCodeExchanger: Sendable {
             options: RequestOptions(allowsRetry: false, attachesCredential: false))
         // A provider that speaks DPoP binds the tokens to the key this request proves (RFC 9449 §5).
         let key = provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
-        request.tokenlessProver = try key.map(SessionProver.init(key:))
+        request.dpop = try dpopProofs.binding(for: key)
         let answer = try ProviderTokenAnswer(try await client.send(request).json())
         var session = try await answer.login(
             at: provider, transport: transport, issuedAt: clock.now(), asked: transaction.scopes, granted: granted,

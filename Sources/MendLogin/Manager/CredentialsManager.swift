@@ -37,6 +37,9 @@ public actor CredentialsManager {
     package let store: any TokenStore
     /// The issuer's operations (the backend, or the provider).
     package let authority: (any SessionAuthority)?
+    /// The proofs of the sessions' credentials: the authority's (its nonce book, its session's prover, shared by
+    /// every client this manager serves), or a book of the manager's own for an authority that binds nothing.
+    let dpopProofs: DPoPSessionProofs
     private let clock: PipelineClock
     /// The rules and the state: every decision is the machine's.
     private var machine: SessionStateMachine<Waiter>
@@ -73,6 +76,7 @@ public actor CredentialsManager {
         self.store = store
         self.responseStore = responseStore
         self.authority = authority
+        self.dpopProofs = (authority as? any DPoPSessionAuthority)?.dpopProofs ?? DPoPSessionProofs()
         self.clock = clock
         self.work = LockedSessionWork(store: store, authority: authority, observer: observer, clock: clock)
         self.machine = SessionStateMachine(
@@ -130,7 +134,7 @@ public actor CredentialsManager {
     /// another device's Secure Enclave blob, a record altered by hand) ends the session: a new login, never a crash.
     package func credential(of session: Session) async throws -> Credential {
         do {
-            return try session.credential()
+            return try dpopProofs.credential(for: session)
         } catch {
             try await signOut(session, because: .tokenRejected(error))
             throw error

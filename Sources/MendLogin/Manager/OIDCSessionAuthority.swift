@@ -24,7 +24,7 @@ public import MendHTTP
 ///   a provider that answers `token_type: DPoP` has bound the tokens to it, and the session keeps the key. Its
 ///   refreshes, validity checks and the app's requests with ``CredentialsManager/currentCredential()`` then carry a
 ///   proof; a `use_dpop_nonce` challenge is answered by one more request. ``binding`` `= .bearer` opts out.
-public struct OIDCSessionAuthority: SessionAuthority {
+public struct OIDCSessionAuthority: DPoPSessionAuthority {
     /// The provider.
     package let provider: LoginProvider
     /// Validates id_tokens that a refresh returns.
@@ -34,6 +34,8 @@ public struct OIDCSessionAuthority: SessionAuthority {
     let clock: PipelineClock
     /// The code exchange, through the same pipeline (a code is never retried).
     var exchanger: DirectCodeExchanger
+    /// The nonce book and the current session's prover, shared with the exchanger and the credentials manager.
+    package var dpopProofs: DPoPSessionProofs { exchanger.dpopProofs }
     /// Whether a login at a provider that speaks DPoP binds the session to a key (``SessionBinding/dpop``, the
     /// default) or opens a bearer session. A provider that does not speak DPoP gives bearer sessions either way.
     public var binding: SessionBinding {
@@ -62,7 +64,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         exchanger = DirectCodeExchanger(
             provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator,
-            proofKeys: ProofKeyring.preferred)
+            proofKeys: ProofKeyring.preferred, dpopProofs: DPoPSessionProofs())
     }
 
     /// Exchanges the code at the token endpoint as a public client (the PKCE verifier, no secret). With an
@@ -92,7 +94,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
             provider.tokenEndpoint,
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", provider.clientID)])
         // A bound refresh token is used with a proof of its key (RFC 9449 §5); a key gone is session/19.
-        request.tokenlessProver = try session.proofKey.map(SessionProver.init(key:))
+        request.dpop = try dpopProofs.binding(for: session.proofKey)
         let answer: ProviderTokenAnswer
         do {
             answer = try ProviderTokenAnswer(try await client.send(request).json())
@@ -124,7 +126,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
                 APIRequest(
                     method: .get, url: userinfo,
                     options: RequestOptions(
-                        credentialRejection: .keep, credentialOverride: try session.credential())))
+                        credentialRejection: .keep, credentialOverride: try dpopProofs.credential(for: session))))
         } catch let error as MendError where error.httpStatus == 401 {
             var refresh = MendError(
                 code: .Session.accessTokenInvalid,
@@ -145,7 +147,7 @@ public struct OIDCSessionAuthority: SessionAuthority {
         var request = Self.form(
             endpoint, [("token", token), ("token_type_hint", hint), ("client_id", provider.clientID)])
         // A proof of the session's key where it can still sign: a provider that binds refresh tokens may ask for it.
-        request.tokenlessProver = session.proofKey.flatMap { try? SessionProver(key: $0) }
+        request.dpop = try? dpopProofs.binding(for: session.proofKey)
         do {
             _ = try await client.send(request)
         } catch let error as MendError where OAuthErrorBody.code(of: error) == "invalid_token" {

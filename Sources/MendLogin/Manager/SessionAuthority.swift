@@ -37,14 +37,15 @@ public protocol SessionAuthority: Sendable {
     func endsSession(_ error: MendError) -> Bool
 }
 
-extension BackendSessionClient: SessionAuthority {
+extension BackendSessionClient: DPoPSessionAuthority {
     /// `GET /v1/session` with the access token: throws the backend's error when the access token is expired
     /// (`session/1`) or the session ended (`session/10`–`19`).
     public func checkValidity(of session: Session) async throws {
         let request = APIRequest(
             method: .get, url: baseURL.appendingPathComponent("v1/session"), headers: identifyingHeaders,
             options: RequestOptions(
-                credentialRejection: .keep, credentialOverride: try session.credential(), timeout: requestTimeout))
+                credentialRejection: .keep, credentialOverride: try dpopProofs.credential(for: session),
+                timeout: requestTimeout))
         _ = try await client.send(request)
     }
 
@@ -53,7 +54,7 @@ extension BackendSessionClient: SessionAuthority {
     public func revoke(_ session: Session) async throws {
         try await revoke(
             token: session.refreshToken ?? session.accessToken.tokenString,
-            prover: try? session.proofKey.map(SessionProver.init(key:)))
+            dpop: try? dpopProofs.binding(for: session.proofKey))
     }
 
     /// Only `mend-server`'s session-ended codes (`session/10`–`19`) end a backend session: an expired or invalid
