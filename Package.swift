@@ -424,7 +424,7 @@ let package = Package(
             name: "MendHTTPBenchmark",
             dependencies: [
                 // No MendTesting: its own loopback server, so that a release build needs no server stack.
-                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry", "MendClientTesting",
+                "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient", "MendTelemetry", "MendClientTesting", "MendLogin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

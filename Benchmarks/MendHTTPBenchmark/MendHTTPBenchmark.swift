@@ -17,7 +17,11 @@
 //                                                                   # requests, for valgrind --tool=callgrind
 //
 // `count` also takes `mend-bare` (the client with no steps: the exchange, the body limit, the error decoder) and
-// `transport` (Mend's AsyncHTTPClient transport alone, the request made by `APIRequest`), which split Mend's cost.
+// `transport` (Mend's AsyncHTTPClient transport alone, the request made by `APIRequest`), which split Mend's cost;
+// and `mend-bearer`, `mend-dpop` and `mend-dpop-rebuilt`, the plain GET with a bearer credential, with a DPoP-bound
+// one (a P-256 proof per request; the session's prover made once, as MendLogin's credentials manager makes it), and
+// with a bound one whose prover is made again for every request (its key read back from bytes, its thumbprint hashed:
+// what MendLogin did until the prover was made once per session).
 // Instructions per request are (count(N2) − count(N1)) / (N2 − N1); with `--separate-threads=yes` the thread that runs
 // the tasks (`OneThreadExecutor`) moves by about a thousand from run to run, the event loops' counts by a few thousand
 // with the timing of their wake-ups. `scripts/count-instructions` runs every variant and prints both.
@@ -42,6 +46,7 @@ import MendClientTesting
 import MendCore
 import MendHTTP
 import MendHTTPAsyncHTTPClient
+import MendLogin
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -108,6 +113,30 @@ struct Profile: Decodable, Sendable {
 /// A fixed bearer token, as an app's own provider would be.
 struct FixedToken: CredentialProvider {
     func currentCredential() async throws -> Credential? { Credential(token: token) }
+    func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
+}
+
+/// A DPoP-bound session's credential, as MendLogin's credentials manager gives it out: its prover made once
+/// (`DPoPSessionProofs`), or — `rebuilt` — made again for every request.
+struct BoundToken: CredentialProvider {
+    let proofs = DPoPSessionProofs()
+    let session: Session
+    let rebuilt: Bool
+
+    init(rebuilt: Bool) throws {
+        self.rebuilt = rebuilt
+        var session = Session(
+            issuer: .backend, accessToken: AccessToken(tokenString: token, userID: "1", permissions: []),
+            refreshToken: nil)
+        session.proofKey = try SoftwareProofKeys().makeKey()
+        self.session = session
+    }
+
+    func currentCredential() async throws -> Credential? {
+        guard rebuilt, let key = session.proofKey else { return try proofs.credential(for: session) }
+        return Credential(token: token, prover: try SessionProver(key: key))
+    }
+
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }
 }
 
@@ -229,6 +258,10 @@ enum MendHTTPBenchmark {
         let mend = APIClient(transport: transport)
         let bare = APIClient(transport: transport, steps: [])
         let mendWithCredential = APIClient(transport: transport, steps: .standard(credentialProvider: FixedToken()))
+        let mendBound = APIClient(
+            transport: transport, steps: .standard(credentialProvider: try BoundToken(rebuilt: false)))
+        let mendBoundRebuilt = APIClient(
+            transport: transport, steps: .standard(credentialProvider: try BoundToken(rebuilt: true)))
         #if canImport(MendTelemetry)
             let observed = APIClient(
                 transport: transport,
@@ -271,6 +304,18 @@ enum MendHTTPBenchmark {
                 let response = try await mendWithCredential.send(APIRequest(method: .get, url: url))
                 _ = try response.decode(Profile.self)
             },
+            "mend-bearer": {
+                let response = try await mendWithCredential.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            },
+            "mend-dpop": {
+                let response = try await mendBound.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            },
+            "mend-dpop-rebuilt": {
+                let response = try await mendBoundRebuilt.send(APIRequest(method: .get, url: url))
+                guard response.head.status.code == 200 else { throw CancellationError() }
+            },
         ]
         var variants = [("plain", "raw", "mend"), ("credential+decode", "raw-decode", "mend-decode")]
         #if canImport(MendTelemetry)
@@ -287,7 +332,8 @@ enum MendHTTPBenchmark {
             // two counts divided by the difference in N (start-up cancels out).
             guard arguments.count == 3, let operation = operations[arguments[1]], let count = Int(arguments[2]) else {
                 print(
-                    "usage: MendHTTPBenchmark count raw|mend|mend-bare|transport|raw-decode|mend-decode|mend-telemetry N"
+                    "usage: MendHTTPBenchmark count raw|mend|mend-bare|transport|raw-decode|mend-decode|mend-bearer|"
+                        + "mend-dpop|mend-dpop-rebuilt|mend-telemetry N"
                 )
                 exit(64)
             }
