@@ -14,8 +14,8 @@ package import MendCore
 ///
 /// **What never does**: an expired or invalid access token (it is refreshed), a transient failure (a 5xx, a timeout,
 /// a dropped connection: thrown, the session kept), an unreadable store, a refresh whose answer was lost, a refresh
-/// that nothing can do (`session/18`) while the access token still works. ``Rules/verdict(on:when:session:now:)`` is
-/// the one place that says so.
+/// that nothing can do (`session/18`) while the access token still works. One rule of the machine's own says so; the
+/// manager reports each outcome as an event and does what the event returns.
 package struct SessionStateMachine<Waiter: Sendable>: Sendable {
     /// The issuer's word and the manager's settings: everything the rules need besides the state.
     package struct Rules: Sendable {
@@ -349,6 +349,40 @@ package struct SessionStateMachine<Waiter: Sendable>: Sendable {
         return current
     }
 
+    /// What a failed validity check does.
+    package enum CheckFailure: Sendable {
+        /// Refresh the session: the token expired on the way, or the issuer's clock runs ahead.
+        case refresh
+        /// Sign out of this session, when there is one: the issuer's answer ended it.
+        case signOut(Session?)
+        /// Throw the failure; the session is kept.
+        case rethrow
+    }
+
+    /// A validity check, or the reload and refresh before it, failed with `error` (``Occasion/checkAnswer``).
+    package func checkFailed(_ error: MendError, now: Date) -> CheckFailure {
+        switch rules.verdict(on: error, when: .checkAnswer, session: session, now: now) {
+        case .refresh: .refresh
+        case .signOut: .signOut(session)
+        case .keep, .logInAgain: .rethrow
+        }
+    }
+
+    /// The issuer answered the refresh of `base` with `error`, under the store's lock (``Occasion/refreshAnswer``):
+    /// whether the answer ends the session, which is then deleted from the store.
+    package func refreshFailedEndsSession(_ error: MendError, base: Session, now: Date) -> Bool {
+        rules.verdict(on: error, when: .refreshAnswer, session: base, now: now) == .signOut
+    }
+
+    /// A refresh a caller asked for failed with `error` (``Occasion/refreshAnswer``): whether only a new login gives
+    /// what was asked (the session is over, or nothing can renew its token) — what ``SessionCredentials`` acts on.
+    package func refreshFailedNeedsLogin(_ error: MendError, now: Date) -> Bool {
+        switch rules.verdict(on: error, when: .refreshAnswer, session: session, now: now) {
+        case .logInAgain, .signOut: true
+        case .keep, .refresh: false
+        }
+    }
+
     /// Whether a validity check is due (`force`, or none within the interval).
     package func validityCheckDue(force: Bool, now: Date) -> Bool {
         guard !force, let last = lastValidityCheck else { return true }
@@ -376,7 +410,8 @@ extension SessionStateMachine.Rules {
     }
 
     /// **The one decision**: what `error`, met on `occasion`, means for `session` — refresh, keep, log in again or
-    /// sign out.
+    /// sign out. Private to the machine: the manager reports each outcome as an event of the machine (a rejection, a
+    /// failed check, a failed refresh), and the event applies this rule.
     ///
     /// - An expired or invalid access token (`session/1`, `session/2`) asks for a refresh, never a sign-out.
     /// - The issuer's word (``SessionAuthority/endsSession(_:)``) ends the session; with no issuer, a rejection ends
@@ -386,7 +421,7 @@ extension SessionStateMachine.Rules {
     ///   the token expires.
     /// - Anything else is kept; a failure whose recovery is to re-authenticate asks ``SessionCredentials`` for a new
     ///   login.
-    package func verdict(
+    fileprivate func verdict(
         on error: MendError, when occasion: SessionStateMachine.Occasion, session: Session?, now: Date
     )
         -> SessionStateMachine.Verdict

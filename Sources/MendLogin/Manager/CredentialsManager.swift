@@ -200,28 +200,26 @@ public actor CredentialsManager {
             guard let checked = machine.session else { return false }
             do {
                 try await authority.checkValidity(of: checked)
-            } catch let error as MendError where verdict(on: error, when: .checkAnswer) == .refresh {
+            } catch let error as MendError {
                 // The token expired on the way, or the issuer's clock runs ahead of ours: a refresh that succeeds is
                 // the issuer's own word that the session is valid.
+                guard case .refresh = machine.checkFailed(error, now: clock.now()) else { throw error }
                 try await refresh()
             }
             machine.validityConfirmed(at: clock.now())
             return true
-        } catch let error as MendError where verdict(on: error, when: .checkAnswer) == .signOut {
-            if let current = machine.session { try await signOut(current, because: .tokenRejected(error)) }
+        } catch let error as MendError {
+            if error.matches(.Login.missingAccessToken), machine.session == nil { return false }  // logged out elsewhere
+            guard case .signOut(let current) = machine.checkFailed(error, now: clock.now()) else { throw error }
+            if let current { try await signOut(current, because: .tokenRejected(error)) }
             return false
-        } catch let error as MendError where error.matches(.Login.missingAccessToken) && machine.session == nil {
-            return false  // another process logged out
         }
     }
 
-    /// What `error` means for the current session on `occasion` (the machine's one verdict).
-    package func verdict(
-        on error: MendError, when occasion: SessionStateMachine<Waiter>.Occasion
-    )
-        -> SessionStateMachine<Waiter>.Verdict
-    {
-        machine.rules.verdict(on: error, when: occasion, session: machine.session, now: clock.now())
+    /// Whether only a new login gives what was asked after a refresh failed with `error` (the session is over, or
+    /// nothing can renew its token): the machine's event for a failed refresh.
+    package func needsLogin(afterRefreshFailure error: MendError) -> Bool {
+        machine.refreshFailedNeedsLogin(error, now: clock.now())
     }
 
     /// Logs out: under the store's lock, ends the stored session at the issuer (when `revoke`) with whatever

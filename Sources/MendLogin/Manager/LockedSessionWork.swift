@@ -41,10 +41,8 @@ struct LockedSessionWork: Sendable {
                         }
                     try await store.write(fresh)
                     return .session(fresh)
-                } catch let error as MendError
-                    where machine.rules.verdict(on: error, when: .refreshAnswer, session: base, now: clock.now())
-                    == .signOut
-                {
+                } catch let error as MendError {
+                    guard machine.refreshFailedEndsSession(error, base: base, now: clock.now()) else { throw error }
                     try await store.delete()  // still `base`, under the same lock
                     return .ended(error)
                 }

@@ -91,10 +91,7 @@ public final class SessionCredentials: CredentialProvider {
                     return try await credentials.refreshCredential(rejected: rejected, error: error)
                 } catch let failure as MendError {
                     // The manager's rules: a session that is over, or that cannot be refreshed, needs a new login.
-                    switch await credentials.verdict(on: failure, when: .refreshAnswer) {
-                    case .logInAgain, .signOut: break  // below
-                    case .keep, .refresh: throw failure
-                    }
+                    guard await credentials.needsLogin(afterRefreshFailure: failure) else { throw failure }
                 }
             } else if let current = session.providerAccessToken, current != rejected.token {
                 return Credential(token: current)  // already replaced
