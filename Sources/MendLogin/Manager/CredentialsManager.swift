@@ -209,7 +209,8 @@ public actor CredentialsManager {
             machine.validityConfirmed(at: clock.now())
             return true
         } catch let error as MendError {
-            if error.matches(.Login.missingAccessToken), machine.session == nil { return false }  // logged out elsewhere
+            // Another process logged out.
+            if error.matches(.Login.missingAccessToken), machine.session == nil { return false }
             guard case .signOut(let current) = machine.checkFailed(error, now: clock.now()) else { throw error }
             if let current { try await signOut(current, because: .tokenRejected(error)) }
             return false
