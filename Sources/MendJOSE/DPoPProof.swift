@@ -25,9 +25,11 @@ package struct DPoPProof: Sendable {
     ///   - nonce: The server's latest `DPoP-Nonce`, if it gave one.
     ///   - issuedAt: The time of the attempt (`iat`), on the server's clock as far as the client knows it.
     ///   - jti: The proof's unique id (random by default).
+    ///   - jwk: The signer's public key's members (``JWK/requiredMembers(of:)``), when the caller keeps them (a
+    ///     session's prover makes them once); `nil`: read from `signer`.
     package init(
         signer: any JWSSigningBackend, method: String, url: URL, accessToken: String?, nonce: String?,
-        issuedAt: Date, jti: String = Self.randomID()
+        issuedAt: Date, jti: String = Self.randomID(), jwk: [String: JSONValue]? = nil
     ) throws {
         var claims: [String: JSONValue] = [
             "jti": .string(jti), "htm": .string(method.uppercased()), "htu": .string(Self.htu(url)),
@@ -37,7 +39,7 @@ package struct DPoPProof: Sendable {
         if let nonce { claims["nonce"] = .string(nonce) }
         jwt = try JWSSigner.sign(
             claims: claims, with: signer, keyID: nil, type: Self.type,
-            extraHeader: ["jwk": .object(JWK.requiredMembers(of: signer.publicKey))])
+            extraHeader: ["jwk": .object(jwk ?? JWK.requiredMembers(of: signer.publicKey))])
     }
 
     /// `htu` of a URL (RFC 9449 §4.2, compared per RFC 3986 §6.2.2–6.2.3): without query and fragment, scheme and
@@ -46,6 +48,11 @@ package struct DPoPProof: Sendable {
     /// segments removed (`/v1/./a/../session` is `/v1/session`). The server normalises its side the same way, so a
     /// proof written by a client that spells the URL another equivalent way is taken (§4.3).
     package static func htu(_ url: URL) -> String {
+        plainHTU(url.absoluteString) ?? normalizedHTU(url)
+    }
+
+    /// ``htu(_:)`` through `URLComponents`, whatever the URL's form.
+    static func normalizedHTU(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return url.absoluteString
         }
@@ -62,6 +69,67 @@ package struct DPoPProof: Sendable {
         let path = normalizedPath(components.percentEncodedPath)
         components.percentEncodedPath = path.isEmpty ? "/" : path
         return components.string ?? url.absoluteString
+    }
+
+    /// `htu` of the URL `text` (``htu(_:)``), or the text itself when it is not a URL.
+    package static func htu(text: String) -> String {
+        if let plain = plainHTU(text) { return plain }
+        return URL(string: text).map(htu) ?? text
+    }
+
+    /// `htu` of `text` without parsing it, when it is already in `htu`'s form but for a query and a fragment: `http` or
+    /// `https` in lower case, a host of lower-case letters, digits, dots and hyphens with no default port, and a
+    /// non-empty path of plain characters (no escape, no dot segment). `nil` for anything else, which ``htu(_:)``
+    /// normalizes through `URLComponents`: the common case, a URL a client built from its parts, skips that parse.
+    static func plainHTU(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            let https = bytes.starts(with: "https://".utf8)
+            guard https || bytes.starts(with: "http://".utf8) else { return nil }
+            var index = https ? 8 : 7
+            let hostStart = index
+            var portStart: Int?
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."),
+                    UInt8(ascii: "-"):
+                    if portStart != nil, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { return nil }
+                case UInt8(ascii: ":") where portStart == nil: portStart = index + 1
+                default: return nil
+                }
+                index += 1
+            }
+            guard index > hostStart, index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return nil }
+            if let portStart {
+                let port = bytes[portStart..<index]
+                guard !port.isEmpty, port.first != UInt8(ascii: "0"), portStart - 1 > hostStart else { return nil }
+                guard !port.elementsEqual((https ? "443" : "80").utf8) else { return nil }
+            }
+            var segmentStart = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"),
+                    UInt8(ascii: "."):
+                    break
+                case UInt8(ascii: "/"):
+                    // A segment of "." or ".." (a dot segment) needs removing: not plain.
+                    if isDotSegment(bytes[segmentStart..<index]) { return nil }
+                    segmentStart = index + 1
+                default: return nil
+                }
+                index += 1
+            }
+            if isDotSegment(bytes[segmentStart..<index]) { return nil }
+            return String(decoding: bytes[..<index], as: UTF8.self)
+        }
+    }
+
+    private static func isDotSegment(_ segment: UnsafeBufferPointer<UInt8>.SubSequence) -> Bool {
+        segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8)
     }
 
     /// RFC 3986 §6.2.2.2 and §6.2.2.3 on a percent-encoded path: unreserved characters decoded, the other escapes'

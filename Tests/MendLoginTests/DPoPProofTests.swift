@@ -101,6 +101,26 @@ struct DPoPProofTests {
         #expect(DPoPProof.htu(try #require(URL(string: url))) == htu)
     }
 
+    @Test(
+        "A URL taken as it is for htu, without parsing, is one URLComponents' normalization leaves as it is",
+        arguments: [
+            "https://api.example.com/v1/session", "http://127.0.0.1:8080/v1/session?x=1#f", "https://a.b/",
+            "https://api.example.com:443/v1", "http://127.0.0.1:80/v1", "https://API.example.com/v1",
+            "HTTPS://api.example.com/v1", "https://api.example.com", "https://api.example.com/v1/%73ession",
+            "https://api.example.com/v1/./session", "https://api.example.com/v1/..", "https://api.example.com/a/...",
+            "https://user@api.example.com/v1", "https://[::1]:8080/v1", "https://api.example.com:/v1",
+            "https://api.example.com:0443/v1", "https://api.example.com:8443/v1/A-Z_~.x", "https://:80/v1",
+            "https://api.example.com/v1/a b", "https://api.example.com/v1;p=1", "https://api.example.com?q=/x",
+        ])
+    func plainHTUAgrees(_ text: String) throws {
+        guard let url = URL(string: text) else { return }
+        if let plain = DPoPProof.plainHTU(text) {
+            #expect(plain == DPoPProof.normalizedHTU(url), "\(text)")
+        }
+        #expect(DPoPProof.htu(url) == DPoPProof.normalizedHTU(url), "\(text)")
+        #expect(DPoPProof.htu(text: text) == DPoPProof.normalizedHTU(url), "\(text)")
+    }
+
     @Test("A software key survives the session record: the stored key signs, its thumbprint names it")
     func softwareKeyRoundTrip() throws {
         let keys = SoftwareProofKeys()

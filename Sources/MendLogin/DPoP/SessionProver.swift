@@ -6,12 +6,15 @@ import MendJOSE
 /// The prover of a DPoP-bound session (MendHTTP's `RequestProver`): the session's key signs each request's proof.
 package struct SessionProver: RequestProver {
     let signer: any JWSSigningBackend
+    /// The public key's JWK members, read once: every proof's header carries them.
+    let jwk: [String: JSONValue]
 
     /// The prover of `key`; `session/19` (``MendError/Code/Session/proofKeyUnavailable``) when this device cannot
     /// use it — a new login, never a crash.
     package init(key: ProofKey) throws(MendError) {
         do {
             signer = try ProofKeyring.signer(for: key)
+            jwk = JWK.requiredMembers(of: signer.publicKey)
         } catch let unavailable as ProofKeyUnavailable {
             throw MendError.login(.Session.proofKeyUnavailable, unavailable.description + " Log in again.")
         } catch {
@@ -25,7 +28,8 @@ package struct SessionProver: RequestProver {
         method: String, url: URL, accessToken: String?, nonce: String?, issuedAt: Date
     ) async throws -> String {
         try DPoPProof(
-            signer: signer, method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: issuedAt
+            signer: signer, method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: issuedAt,
+            jwk: jwk
         ).jwt
     }
 }

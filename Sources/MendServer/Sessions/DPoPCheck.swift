@@ -36,6 +36,10 @@ struct PresentedRequest: Sendable {
     /// The public URL the request was sent to (the base alone when the path does not make a URL with it).
     var url: URL { URL(string: base + path) ?? URL(string: base)! }
 
+    /// The public URL in a DPoP proof's `htu` form (MendJOSE's `DPoPProof.htu(text:)`): the common URL is taken as it is,
+    /// without being parsed.
+    var htu: String { DPoPProof.htu(text: base + path) }
+
     /// The access token of the `Authorization` header (`Bearer` or `DPoP` scheme) and whether its scheme is `DPoP`;
     /// `nil` when there is none or it is malformed.
     var presentedToken: (token: String, isDPoP: Bool)? {
@@ -177,7 +181,7 @@ struct DPoPCheck: Sendable {
         let verified: DPoPVerifier.Verified
         do {
             verified = try verifier.verify(
-                proof, method: request.method, url: request.url, accessToken: accessToken, now: now,
+                proof, method: request.method, htu: request.htu, accessToken: accessToken, now: now,
                 nonceIsValid: { nonces.isValid($0, now: now) }, requiresNonce: requiresNonce)
         } catch {
             throw refusal(error, now)
