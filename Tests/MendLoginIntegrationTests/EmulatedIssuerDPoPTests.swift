@@ -263,6 +263,26 @@ struct EmulatedIssuerDPoPTests {
         }
     }
 
+    @Test("A bound login names its key in the authorization request (dpop_jkt): the code is bound to the session's key")
+    func loginSendsDPoPJKT() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            let key = try #require(session.proofKey)
+            let authorizations = await emulator.requestLog().filter { $0.path == "/google/o/oauth2/v2/auth" }
+            #expect(authorizations.count == 1)
+            #expect(authorizations.first?.query.contains("dpop_jkt=\(key.thumbprint)") == true)
+        }
+        // Opted out: no key, no dpop_jkt.
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock(), binding: .bearer)
+            #expect(try await stack.login.logIn(presenter: presenter(.grantAll)).session?.proofKey == nil)
+            let authorizations = await emulator.requestLog().filter { $0.path == "/google/o/oauth2/v2/auth" }
+            #expect(authorizations.count == 1)
+            #expect(authorizations.first?.query.contains("dpop_jkt") == false)
+        }
+    }
+
     /// A code from the Google issuer's authorization endpoint for its web client (a secret, no PKCE needed), with
     /// `dpop_jkt` when given; or the endpoint's refusal.
     static func authorize(
