@@ -63,9 +63,12 @@ public struct LoginManager: Sendable {
     {
         let presentation = try await presenter.begin()
         defer { presentation.end() }
-        let request = AuthorizationRequest(
+        var request = AuthorizationRequest(
             provider: provider, redirectURI: presentation.redirectURI, scopes: scopes ?? defaultScopes,
             rerequest: rerequest)
+        // A direct login that proves a key names it now (dpop_jkt): the provider binds the code to it.
+        let exchanging = authority ?? credentials?.authority
+        request.proofKey = try (exchanging as? any ProofKeyedAuthority)?.makeLoginKey()
         let (url, transaction) = request.start()
         guard let redirect = try await presentation.present(url, state: transaction.state) else { return .cancelled }
         switch try RedirectParser.parse(

@@ -4,6 +4,7 @@ import MendCore
 import MendEmulator
 import MendFacebook
 import MendGraphAPI
+import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendLogin
 import MendTesting
@@ -239,6 +240,68 @@ struct DeviceLoginTests {
             #expect(session.idToken != nil)
             #expect(session.user?.email != nil)
             #expect(await emulator.emulator.deviceLogins().map(\.wire) == ["rfc8628"])
+        }
+    }
+
+    @Test(
+        "RFC 8628 at a provider that speaks DPoP: every poll proves the login's key, the session is bound and its requests prove it"
+    )
+    func googleDeviceBound() async throws {
+        var configuration = Self.configuration()
+        configuration.issuerDPoP = true
+        try await withEmulator(configuration: configuration) { emulator in
+            // Nonces required: the first poll is challenged and sent again with the nonce.
+            await emulator.emulator.setIssuerDPoP(requireNonce: true)
+            let transport = AsyncHTTPClientTransport()
+            let provider = try await LoginProvider.discover(
+                issuer: emulator.url("/google"), clientID: EmulatedIssuerTests.googleIOS, transport: transport)
+            #expect(provider.dpopSigningAlgorithms == ["ES256"])
+            let code = Shared<String?>(nil)
+            let device = DeviceLogin(
+                provider: provider, transport: transport,
+                clock: Self.clock(emulator) { count in
+                    if count == 1, let userCode = code.value {
+                        try await emulator.emulator.answerDeviceLogin(userCode: userCode, approve: true)
+                    }
+                }.pipeline())
+            let authorization = try await device.start(scopes: ["openid", "email", "profile"])
+            code.value = authorization.userCode
+            let session = try #require(try await device.waitForApproval(authorization).session)
+            let key = try #require(session.proofKey, "the provider bound the session: it keeps its key")
+            #expect(try DPoPSessionProofs().credential(for: session).isProofBound)
+
+            // The emulator bound the token to that key: as Bearer it is refused.
+            let asBearer = await EmulatedIssuerDPoPTests.send(
+                emulator, .get, "/google/v1/userinfo",
+                headers: [.authorization: "Bearer \(session.accessToken.tokenString)"])
+            #expect(asBearer.status == .unauthorized)
+            // The session's own request (userinfo, through the provider's authority) carries a proof, and passes.
+            await emulator.emulator.clearRequestLog()
+            let authority = OIDCSessionAuthority(provider: provider, transport: transport)
+            try await authority.checkValidity(of: session)
+            #expect(await EmulatedIssuerDPoPTests.requests(emulator, to: "/google/v1/userinfo") >= 1)
+            // A refresh proves the same key and stays bound to it.
+            let refreshed = try await authority.refresh(session)
+            #expect(refreshed.proofKey == key)
+        }
+        // The same provider with the app opting out: a bearer session, no proofs.
+        try await withEmulator(configuration: configuration) { emulator in
+            let transport = AsyncHTTPClientTransport()
+            let provider = try await LoginProvider.discover(
+                issuer: emulator.url("/google"), clientID: EmulatedIssuerTests.googleIOS, transport: transport)
+            let code = Shared<String?>(nil)
+            var device = DeviceLogin(
+                provider: provider, transport: transport,
+                clock: Self.clock(emulator) { count in
+                    if count == 1, let userCode = code.value {
+                        try await emulator.emulator.answerDeviceLogin(userCode: userCode, approve: true)
+                    }
+                }.pipeline())
+            device.binding = .bearer
+            let authorization = try await device.start(scopes: ["openid"])
+            code.value = authorization.userCode
+            let session = try #require(try await device.waitForApproval(authorization).session)
+            #expect(session.proofKey == nil)
         }
     }
 

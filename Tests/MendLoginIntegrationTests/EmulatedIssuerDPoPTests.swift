@@ -286,6 +286,165 @@ struct EmulatedIssuerDPoPTests {
         }
     }
 
+    @Test("A bound login names its key in the authorization request (dpop_jkt): the code is bound to the session's key")
+    func loginSendsDPoPJKT() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock())
+            let session = try #require(try await stack.login.logIn(presenter: presenter(.grantAll)).session)
+            let key = try #require(session.proofKey)
+            let authorizations = await emulator.requestLog().filter { $0.path == "/google/o/oauth2/v2/auth" }
+            #expect(authorizations.count == 1)
+            #expect(authorizations.first?.query.contains("dpop_jkt=\(key.thumbprint)") == true)
+        }
+        // Opted out: no key, no dpop_jkt.
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let stack = try await Self.stack(emulator, clock: OffsetClock(), binding: .bearer)
+            #expect(try await stack.login.logIn(presenter: presenter(.grantAll)).session?.proofKey == nil)
+            let authorizations = await emulator.requestLog().filter { $0.path == "/google/o/oauth2/v2/auth" }
+            #expect(authorizations.count == 1)
+            #expect(authorizations.first?.query.contains("dpop_jkt") == false)
+        }
+    }
+
+    /// A code from the Google issuer's authorization endpoint for its web client (a secret, no PKCE needed), with
+    /// `dpop_jkt` when given; or the endpoint's refusal.
+    static func authorize(
+        _ emulator: RunningEmulator, dpopJKT: String?
+    ) async -> EmulatorResponse {
+        var target =
+            "/google/o/oauth2/v2/auth?client_id=\(EmulatedIssuerTests.googleWeb)"
+            + "&redirect_uri=http://127.0.0.1:4000/callback&response_type=code&scope=openid&state=s1"
+        if let dpopJKT { target += "&dpop_jkt=" + EmulatedIssuerTests.escape(dpopJKT) }
+        return await Self.send(emulator, .get, target)
+    }
+
+    /// The web client's token request redeeming `code`, with `proof` as its `DPoP` header when given.
+    static func redeem(_ emulator: RunningEmulator, _ code: String, proof: String?) async -> EmulatorResponse {
+        await Self.send(
+            emulator, .post, "/google/token", headers: proof.map { [HTTPField.Name("DPoP")!: $0] } ?? [:],
+            form: [
+                ("grant_type", "authorization_code"), ("code", code), ("client_id", EmulatedIssuerTests.googleWeb),
+                ("client_secret", "google-web-secret"), ("redirect_uri", "http://127.0.0.1:4000/callback"),
+            ])
+    }
+
+    @Test(
+        "dpop_jkt binds the code to a key: redeemed with another key's proof or none it is refused (and not spent); a malformed one is refused"
+    )
+    func authorizationCodeBinding() async throws {
+        var configuration = Self.dpopEmulator()
+        configuration.autoConsent = .grantAll
+        try await withEmulator(configuration: configuration) { emulator in
+            let token = emulator.url("/google/token")
+            let keyA = try SoftwareProofKeys().makeKey()
+            let keyB = try SoftwareProofKeys().makeKey()
+            let authorized = await Self.authorize(emulator, dpopJKT: keyA.thumbprint)
+            let authorizedLocation = try #require(authorized.headers[.location])
+            let code = try #require(EmulatedIssuerTests.query(authorizedLocation)["code"])
+
+            // Bound to key A, redeemed with a proof of key B: refused, as the issuer's other proof refusals are.
+            let other = await Self.redeem(
+                emulator, code, proof: try await Self.proof(keyB, "POST", token, accessToken: nil))
+            #expect(other.status == .badRequest)
+            #expect(other.json?["error"] == .string("invalid_dpop_proof"))
+            // Without a proof at all: refused the same way.
+            let none = await Self.redeem(emulator, code, proof: nil)
+            #expect(none.status == .badRequest)
+            #expect(none.json?["error"] == .string("invalid_dpop_proof"))
+            // With a proof of key A: the code was not spent by the refusals, and the tokens are bound to A.
+            let right = await Self.redeem(
+                emulator, code, proof: try await Self.proof(keyA, "POST", token, accessToken: nil))
+            #expect(right.status == .ok, "\(String(decoding: right.body, as: UTF8.self))")
+            #expect(right.json?["token_type"] == .string("DPoP"))
+
+            // A value that is not an RFC 7638 SHA-256 thumbprint (43 base64url characters) is refused at once.
+            for malformed in ["", "not a thumbprint", String(keyA.thumbprint.dropLast()), keyA.thumbprint + "="] {
+                let refused = await Self.authorize(emulator, dpopJKT: malformed)
+                #expect(refused.status == .badRequest, "\(malformed)")
+                #expect(refused.headers[.location] == nil, "\(malformed)")
+                #expect(String(decoding: refused.body, as: UTF8.self).contains("dpop_jkt"), "\(malformed)")
+            }
+            // A code asked for without dpop_jkt takes any key's proof, or none.
+            let free = await Self.authorize(emulator, dpopJKT: nil)
+            let freeLocation = try #require(free.headers[.location])
+            let freeCode = try #require(EmulatedIssuerTests.query(freeLocation)["code"])
+            let unbound = await Self.redeem(
+                emulator, freeCode, proof: try await Self.proof(keyB, "POST", token, accessToken: nil))
+            #expect(unbound.json?["token_type"] == .string("DPoP"))
+        }
+    }
+
+    /// A device code from the Google issuer's device authorization endpoint (RFC 8628), approved at once.
+    static func approvedDeviceCode(_ emulator: RunningEmulator) async throws -> String {
+        let started = await Self.send(
+            emulator, .post, "/google/device/code", form: [("client_id", Self.client), ("scope", "openid email")])
+        let userCode = try #require(started.json?["user_code"]?.stringValue)
+        try await emulator.emulator.answerDeviceLogin(userCode: userCode, approve: true)
+        return try #require(started.json?["device_code"]?.stringValue)
+    }
+
+    /// The device-code grant's token request for `deviceCode`, with `proof` as its `DPoP` header when given.
+    static func pollDevice(_ emulator: RunningEmulator, _ deviceCode: String, proof: String?) async -> EmulatorResponse
+    {
+        await Self.send(
+            emulator, .post, "/google/token", headers: proof.map { [HTTPField.Name("DPoP")!: $0] } ?? [:],
+            form: [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
+                ("client_id", Self.client),
+            ])
+    }
+
+    @Test("The device grant (RFC 8628) is bound to the key its token request proves, nonces included; bearer without")
+    func deviceGrantBound() async throws {
+        try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
+            let token = emulator.url("/google/token")
+            let key = try SoftwareProofKeys().makeKey()
+            let bound = await Self.pollDevice(
+                emulator, try await Self.approvedDeviceCode(emulator),
+                proof: try await Self.proof(key, "POST", token, accessToken: nil))
+            #expect(bound.status == .ok, "\(String(decoding: bound.body, as: UTF8.self))")
+            #expect(bound.json?["token_type"] == .string("DPoP"))
+            let access = try #require(bound.json?["access_token"]?.stringValue)
+            let refresh = try #require(bound.json?["refresh_token"]?.stringValue)
+            // The access token is bound: as Bearer it is refused, as DPoP with a proof of the key it passes.
+            let userinfo = emulator.url("/google/v1/userinfo")
+            let asBearer = await Self.send(
+                emulator, .get, "/google/v1/userinfo", headers: [.authorization: "Bearer \(access)"])
+            #expect(asBearer.status == .unauthorized)
+            let proved = await Self.send(
+                emulator, .get, "/google/v1/userinfo",
+                headers: [
+                    .authorization: "DPoP \(access)",
+                    HTTPField.Name("DPoP")!: try await Self.proof(key, "GET", userinfo, accessToken: access),
+                ])
+            #expect(proved.status == .ok)
+            // The public client's refresh token is bound too: without a proof of the key it is refused.
+            let copied = await Self.send(
+                emulator, .post, "/google/token",
+                form: [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.client)])
+            #expect(copied.json?["error"] == .string("invalid_dpop_proof"))
+
+            // Without a proof: a bearer token, as before.
+            let bearer = await Self.pollDevice(emulator, try await Self.approvedDeviceCode(emulator), proof: nil)
+            #expect(bearer.status == .ok)
+            #expect(bearer.json?["token_type"] == .string("Bearer"))
+
+            // Nonces required: the proof without one is challenged (400, use_dpop_nonce, the nonce), the device code
+            // is not spent, and the retry with the nonce is bound.
+            await emulator.emulator.setIssuerDPoP(requireNonce: true)
+            let deviceCode = try await Self.approvedDeviceCode(emulator)
+            let challenged = await Self.pollDevice(
+                emulator, deviceCode, proof: try await Self.proof(key, "POST", token, accessToken: nil))
+            #expect(challenged.status == .badRequest)
+            #expect(challenged.json?["error"] == .string("use_dpop_nonce"))
+            let nonce = try #require(challenged.headers[HTTPField.Name("DPoP-Nonce")!])
+            let retried = await Self.pollDevice(
+                emulator, deviceCode, proof: try await Self.proof(key, "POST", token, accessToken: nil, nonce: nonce))
+            #expect(retried.status == .ok, "\(String(decoding: retried.body, as: UTF8.self))")
+            #expect(retried.json?["token_type"] == .string("DPoP"))
+        }
+    }
+
     @Test("Bearer sessions: a provider that does not speak DPoP, or an app that opts out")
     func bearer() async throws {
         try await withEmulator { emulator in

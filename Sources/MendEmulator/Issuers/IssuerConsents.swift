@@ -19,6 +19,8 @@ struct IssuerConsents: Sendable {
         var challenge: String?
         var challengeMethod: String?
         var offline: Bool
+        /// The `dpop_jkt` of the request (RFC 9449 §10): the thumbprint of the key the code is bound to.
+        var dpopJKT: String? = nil
     }
 
     /// The consents the consent page shows, by id, until it is answered.
@@ -27,10 +29,12 @@ struct IssuerConsents: Sendable {
     var appleAuthorized: Set<String> = []
 
     /// The authorization endpoint: checks the request as the real issuer does, then shows the consent page or
-    /// answers at once (auto-consent).
+    /// answers at once (auto-consent). While the issuer speaks DPoP (`speaksDPoP`), a `dpop_jkt` binds the code to
+    /// that key (RFC 9449 §10); one that is not a JWK SHA-256 thumbprint is refused. Otherwise it is ignored, as a
+    /// parameter the issuer does not know.
     mutating func authorize(
-        _ request: EmulatorRequest, kind: EmulatedIssuerKind, issuer: String, tokens: inout IssuerTokens,
-        keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
+        _ request: EmulatorRequest, kind: EmulatedIssuerKind, issuer: String, speaksDPoP: Bool,
+        tokens: inout IssuerTokens, keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
     ) -> EmulatorResponse {
         func page(_ title: String, _ message: String) -> EmulatorResponse {
             .html(ConsentPage.error(title: title, message: message), status: .badRequest)
@@ -84,11 +88,18 @@ struct IssuerConsents: Sendable {
         if kind == .google, client.secret == nil, challenge == nil {
             return page("invalid_request", "Missing code_challenge: this client is public and must use PKCE.")
         }
+        let dpopJKT = speaksDPoP ? request.parameter("dpop_jkt") : nil
+        if let dpopJKT, !IssuerDPoP.isThumbprint(dpopJKT) {
+            return page(
+                "invalid_request",
+                "Invalid dpop_jkt: it must be the JWK SHA-256 thumbprint of the DPoP key, 43 base64url characters "
+                    + "(RFC 9449 §10).")
+        }
         let consent = Pending(
             kind: kind, client: client, redirectURI: redirectURI, responseTypes: responseTypes,
             responseMode: responseMode, scopes: scopes, state: request.parameter("state"),
             nonce: request.parameter("nonce"), challenge: challenge, challengeMethod: method,
-            offline: request.parameter("access_type") == "offline")
+            offline: request.parameter("access_type") == "offline", dpopJKT: dpopJKT)
         let approved: Bool
         switch users.autoConsent {
         case .manual:
@@ -144,7 +155,7 @@ struct IssuerConsents: Sendable {
                 kind: consent.kind, clientID: consent.client.id, userID: userID, redirectURI: consent.redirectURI,
                 challenge: consent.challenge, challengeMethod: consent.challengeMethod, nonce: consent.nonce,
                 scopes: consent.scopes, offline: consent.offline,
-                expiresAt: context.now.addingTimeInterval(lifetime))
+                expiresAt: context.now.addingTimeInterval(lifetime), dpopJKT: consent.dpopJKT)
             pairs.append(("code", code))
             if consent.responseTypes.contains("id_token"),
                 let idToken = try? keys.idToken(

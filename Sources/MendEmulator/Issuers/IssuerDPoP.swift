@@ -11,9 +11,11 @@ import MendLogin
 /// API (`POST /_emulator/issuers/dpop`) turns it on, so that an app's DPoP path can be tested against a provider.
 ///
 /// When on: discovery lists `dpop_signing_alg_values_supported: ["ES256"]`; a token request with a valid proof gets
-/// tokens bound to its key (`token_type: DPoP`; the refresh token too for a public client, RFC 9449 §5); a bound
-/// refresh token is refused without a proof of its key; userinfo takes a bound token only as `Authorization: DPoP`
-/// with a proof. A proof that does not verify — signature, `typ`, `alg`, `htm`, `htu`, `iat`, `ath`, a `jti` seen
+/// tokens bound to its key (`token_type: DPoP`; the refresh token too for a public client, RFC 9449 §5), whatever its
+/// grant — the code, a refresh token, or (Google) RFC 8628's device code; a bound refresh token is refused without a
+/// proof of its key; an authorization request's `dpop_jkt` binds the code to that key, and the token request that
+/// redeems it must prove it (RFC 9449 §10); userinfo takes a bound token only as `Authorization: DPoP` with a
+/// proof. A proof that does not verify — signature, `typ`, `alg`, `htm`, `htu`, `iat`, `ath`, a `jti` seen
 /// before — is refused (`invalid_dpop_proof`: 400 at the token endpoint, 401 with `WWW-Authenticate: DPoP` at
 /// userinfo). With nonces required, a proof without the current one is challenged (`use_dpop_nonce` with
 /// `DPoP-Nonce`); rotating the nonce challenges the next proof that carries the old one. Turned off, the issuer
@@ -37,6 +39,20 @@ struct IssuerDPoP: Sendable {
     }
 
     static func newNonce(_ random: inout SeededGenerator) -> String { "eyJ7S_" + random.alphanumeric(32) }
+
+    /// Whether `value` can be a JWK SHA-256 thumbprint (RFC 7638) as `dpop_jkt` carries it: 43 base64url characters,
+    /// no padding (RFC 9449 §10).
+    static func isThumbprint(_ value: String) -> Bool {
+        value.utf8.count == 43
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
 
     /// The key (its RFC 7638 thumbprint) that `request`'s proof proves, for `url` (the endpoint's public URL)
     /// presenting `accessToken` (`nil` at the token endpoint); `nil` without a proof or with DPoP off.

@@ -33,10 +33,12 @@ extension IssuerState {
     }
 
     /// The device-code grant (RFC 8628 §3.4): tokens once approved (an access token, a refresh token, an id_token
-    /// for `openid`), else `authorization_pending`, `slow_down`, `access_denied` or `expired_token` (§3.5).
+    /// for `openid`), else `authorization_pending`, `slow_down`, `access_denied` or `expired_token` (§3.5). With
+    /// `jkt` (the request proved a key, RFC 9449 §5) the tokens are bound as the code grant binds them: the access
+    /// token, and a public client's refresh token; `token_type` is `DPoP`.
     mutating func pollDeviceLogin(
         _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
-        users: inout UserDirectory, deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
+        jkt: String?, users: inout UserDirectory, deviceLogins: inout DeviceLoginBook, context: inout EmulatorContext
     ) -> EmulatorResponse {
         guard let deviceCode = request.form["device_code"], !deviceCode.isEmpty else {
             return IssuerWire.oauthError(kind, "invalid_request", "device_code is required.")
@@ -49,11 +51,13 @@ extension IssuerState {
         case .success(let approval):
             let refresh = tokens.issueRefreshToken(
                 kind: kind, clientID: client.id, userID: approval.userID, scopes: approval.granted, context: &context)
+            if client.secret == nil { tokens.tokens[refresh]?.jkt = jkt }
             let access = tokens.issueAccessToken(
                 kind: kind, clientID: client.id, userID: approval.userID, scopes: approval.granted,
-                refreshToken: refresh, context: &context)
+                refreshToken: refresh, jkt: jkt, context: &context)
             var body: [(String, JSONValue?)] = [
-                ("access_token", .string(access)), ("token_type", .string("Bearer")), ("expires_in", .int(3599)),
+                ("access_token", .string(access)), ("token_type", .string(jkt == nil ? "Bearer" : "DPoP")),
+                ("expires_in", .int(3599)),
                 ("refresh_token", .string(refresh)), ("scope", .string(IssuerWire.googleScopeText(approval.granted))),
             ]
             if approval.granted.contains("openid") {

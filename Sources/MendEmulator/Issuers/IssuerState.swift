@@ -43,7 +43,8 @@ struct IssuerState: Sendable {
             return .json(keys.jwks(kind, random: &context.random))
         case (.apple, "/auth/authorize"), (.google, "/o/oauth2/v2/auth"):
             return consents.authorize(
-                request, kind: kind, issuer: issuer, tokens: &tokens, keys: &keys, users: users, context: &context)
+                request, kind: kind, issuer: issuer, speaksDPoP: dpop.enabled, tokens: &tokens, keys: &keys,
+                users: users, context: &context)
         case (_, "/consent") where request.method == .post:
             return consents.consent(
                 request, kind: kind, issuer: issuer, tokens: &tokens, keys: &keys, users: users, context: &context)
@@ -97,12 +98,12 @@ struct IssuerState: Sendable {
         switch request.form["grant_type"] {
         case "authorization_code":
             return tokens.exchange(
-                request, kind: kind, client: client, issuer: issuer, jkt: jkt, keys: &keys, users: users,
-                context: &context)
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, checksBinding: dpop.enabled,
+                keys: &keys, users: users, context: &context)
         case Self.deviceCodeGrant where kind == .google:
             return pollDeviceLogin(
-                request, kind: kind, client: client, issuer: issuer, users: &users, deviceLogins: &deviceLogins,
-                context: &context)
+                request, kind: kind, client: client, issuer: issuer, jkt: jkt, users: &users,
+                deviceLogins: &deviceLogins, context: &context)
         case "refresh_token":
             return tokens.refresh(
                 request, kind: kind, client: client, issuer: issuer, jkt: jkt, checksBinding: dpop.enabled,

@@ -19,6 +19,9 @@ struct IssuerTokens: Sendable {
         var scopes: [String]
         var offline: Bool
         var expiresAt: Date
+        /// The thumbprint of the key the authorization request named (`dpop_jkt`, RFC 9449 §10): the token request
+        /// redeeming the code must prove it.
+        var dpopJKT: String? = nil
         var used = false
         var issuedTokens: [String] = []
     }
@@ -58,11 +61,7 @@ struct IssuerTokens: Sendable {
             return IssuerWire.oauthError(kind, "invalid_grant", "The refresh token is invalid, expired or revoked.")
         }
         if checksBinding, let bound = token.jkt, jkt.map({ ConstantTime.equal($0, bound) }) != true {
-            return .json(
-                .object([
-                    "error": .string("invalid_dpop_proof"),
-                    "error_description": .string("The refresh token is bound to a key: prove it (RFC 9449 §5)."),
-                ]), status: .badRequest, headers: [.cacheControl: "no-store"])
+            return Self.unproven("The refresh token is bound to a key: prove it (RFC 9449 §5).")
         }
         let access = issueAccessToken(
             kind: kind, clientID: client.id, userID: token.userID, scopes: token.scopes, refreshToken: value,
@@ -85,10 +84,13 @@ struct IssuerTokens: Sendable {
     /// The authorization-code grant: the code (with PKCE) for an access token, a refresh token (Apple, or Google
     /// with offline access) and an id_token; a replayed code revokes what it issued. With `jkt` (the request proved
     /// a key) the access token is bound to it, and so is a public client's refresh token (RFC 9449 §5; a
-    /// confidential client's is bound by its authentication already).
+    /// confidential client's is bound by its authentication already). A code whose authorization request named a
+    /// key (`dpop_jkt`) is redeemed only with a proof of that key while the issuer speaks DPoP (`checksBinding`,
+    /// RFC 9449 §10); a request without it is refused before the code is spent.
     mutating func exchange(
         _ request: EmulatorRequest, kind: EmulatedIssuerKind, client: EmulatedIssuerClient, issuer: String,
-        jkt: String?, keys: inout IssuerKeys, users: UserDirectory, context: inout EmulatorContext
+        jkt: String?, checksBinding: Bool, keys: inout IssuerKeys, users: UserDirectory,
+        context: inout EmulatorContext
     ) -> EmulatorResponse {
         guard let value = request.form["code"], var code = codes[value], code.kind == kind,
             code.clientID == client.id
@@ -114,6 +116,12 @@ struct IssuerTokens: Sendable {
                 return IssuerWire.oauthError(kind, "invalid_grant", "The code_verifier does not match the challenge.")
             }
         }
+        if checksBinding, let bound = code.dpopJKT, jkt.map({ ConstantTime.equal($0, bound) }) != true {
+            return Self.unproven(
+                jkt == nil
+                    ? "The code is bound to a key by dpop_jkt: prove it (RFC 9449 §10)."
+                    : "The proof is of another key than the authorization request's dpop_jkt (RFC 9449 §10).")
+        }
         code.used = true
         let refresh: String? =
             kind == .apple || code.offline ? issueRefreshToken(kind: kind, code: code, context: &context) : nil
@@ -137,6 +145,14 @@ struct IssuerTokens: Sendable {
             body.append(("id_token", .string(idToken)))
         }
         return IssuerWire.tokenResponse(.object(body))
+    }
+
+    /// The token endpoint's refusal of a request that does not prove the key a grant is bound to: 400,
+    /// `invalid_dpop_proof`, as the issuer's other refusals of a proof there (RFC 9449 §5).
+    static func unproven(_ description: String) -> EmulatorResponse {
+        .json(
+            .object(["error": .string("invalid_dpop_proof"), "error_description": .string(description)]),
+            status: .badRequest, headers: [.cacheControl: "no-store"])
     }
 
     mutating func issueAccessToken(

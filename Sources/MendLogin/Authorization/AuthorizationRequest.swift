@@ -17,11 +17,15 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
     public var isRerequest: Bool
     /// When the transaction started.
     public var createdAt: Date
+    /// The DPoP key the authorization request named (`dpop_jkt`, RFC 9449 §10): the provider binds the code to it,
+    /// and the code exchange proves it. `nil` for a login that proves no key. A secret, like the verifier: only its
+    /// thumbprint is ever shown.
+    public var proofKey: ProofKey?
 
     /// Creates a transaction (a login makes a fresh one for each attempt).
     public init(
         state: String, nonce: String, codeVerifier: String, redirectURI: URL, scopes: [String], isRerequest: Bool,
-        createdAt: Date
+        createdAt: Date, proofKey: ProofKey? = nil
     ) {
         self.state = state
         self.nonce = nonce
@@ -30,6 +34,7 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
         self.scopes = scopes
         self.isRerequest = isRerequest
         self.createdAt = createdAt
+        self.proofKey = proofKey
     }
 
     /// A description without secrets: no state, nonce or verifier.
@@ -39,8 +44,8 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
 }
 
 /// Builds the authorization request URL: PKCE S256, `state` and `nonce` per transaction, scopes,
-/// `response_type=code granted_scopes` for Facebook-compatible providers, and `auth_type=rerequest` to ask again for
-/// declined permissions.
+/// `response_type=code granted_scopes` for Facebook-compatible providers, `auth_type=rerequest` to ask again for
+/// declined permissions, and `dpop_jkt` for a login that proves a key (RFC 9449 §10).
 package struct AuthorizationRequest: Sendable {
     /// The provider.
     package var provider: LoginProvider
@@ -52,6 +57,10 @@ package struct AuthorizationRequest: Sendable {
     package var rerequest: Bool
     /// Extra query parameters (provider-specific).
     package var additionalParameters: [String: String]
+    /// The key the login's code exchange will prove (DPoP), made before the URL so that the URL can name it: sent as
+    /// `dpop_jkt` (its thumbprint), which binds the code to it at the provider (RFC 9449 §10), and kept in the
+    /// transaction for the exchange. `nil`: no `dpop_jkt` (a bearer login, or a key the exchange makes itself).
+    package var proofKey: ProofKey?
 
     /// Creates a request.
     public init(
@@ -66,12 +75,13 @@ package struct AuthorizationRequest: Sendable {
         self.additionalParameters = additionalParameters
     }
 
-    /// Starts a transaction: fresh `state`, `nonce` and PKCE verifier, and the URL to open.
+    /// Starts a transaction: fresh `state`, `nonce` and PKCE verifier, the ``proofKey`` if there is one, and the URL
+    /// to open.
     package func start(now: Date = Date()) -> (url: URL, transaction: AuthorizationTransaction) {
         let pkce = PKCE()
         let transaction = AuthorizationTransaction(
             state: RandomToken.make(), nonce: RandomToken.make(), codeVerifier: pkce.verifier, redirectURI: redirectURI,
-            scopes: scopes, isRerequest: rerequest, createdAt: now)
+            scopes: scopes, isRerequest: rerequest, createdAt: now, proofKey: proofKey)
         return (url(for: transaction, challenge: pkce.challenge), transaction)
     }
 
@@ -92,6 +102,7 @@ package struct AuthorizationRequest: Sendable {
             URLQueryItem(name: "code_challenge", value: challenge),
             URLQueryItem(name: "code_challenge_method", value: "S256"),
         ]
+        if let key = transaction.proofKey { items.append(URLQueryItem(name: "dpop_jkt", value: key.thumbprint)) }
         let parameters = provider.authorizationParameters.merging(additionalParameters) { _, request in request }
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             items.append(URLQueryItem(name: name, value: value))

@@ -28,6 +28,13 @@ public import MendHTTP
 /// out at the interval. The person declining, or the code expiring, ends the login with a cancelled result
 /// (``LoginResult/Cancellation/declined``, ``LoginResult/Cancellation/expired``) — not an error. Cancelling the
 /// waiting task throws `CancellationError`. The clock is injectable, so tests do not wait out real intervals.
+///
+/// DPoP (RFC 9449): when the provider speaks it (``LoginProvider/dpopSigningAlgorithms`` lists `ES256`, as discovery
+/// reads it), ``waitForApproval(_:progress:)`` makes a key for the login (the Secure Enclave where there is one) and
+/// every poll of the token endpoint proves it; a provider that answers `token_type: DPoP` has bound the tokens to it,
+/// and the session keeps the key (``Session/proofKey``), so that its refreshes and requests carry proofs as a
+/// browser login's do. A `use_dpop_nonce` challenge is answered by one more request. ``binding`` `= .bearer` opts
+/// out.
 public struct DeviceLogin: Sendable {
     /// What the device shows while it waits: the code and where to enter it. Its description leaves out the device
     /// code, which (with the client credential) can be turned into the person's token.
@@ -75,6 +82,19 @@ public struct DeviceLogin: Sendable {
     let transport: any HTTPTransport
     let client: APIClient
     let clock: PipelineClock
+    /// Where the login's DPoP key is made when the provider speaks DPoP: the platform's preferred key store by
+    /// default, as ``OIDCSessionAuthority`` makes a browser login's; `nil`: bearer sessions.
+    package var proofKeys: (any ProofKeyFactory)? = ProofKeyring.preferred
+    /// The polls' nonce book and the login key's prover.
+    package var dpopProofs = DPoPSessionProofs()
+
+    /// Whether a login at a provider that speaks DPoP binds the session to a key (``SessionBinding/dpop``, the
+    /// default) or opens a bearer session. A provider that does not speak DPoP (a Facebook-compatible one) gives
+    /// bearer sessions either way.
+    public var binding: SessionBinding {
+        get { proofKeys == nil ? .bearer : .dpop }
+        set { proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+    }
 
     /// Creates a device login.
     ///
@@ -142,7 +162,8 @@ public struct DeviceLogin: Sendable {
 
     /// Polls until the person answers or the code expires: a session when they approve; a cancelled result when
     /// they decline (``LoginResult/Cancellation/declined``) or the code expires
-    /// (``LoginResult/Cancellation/expired``).
+    /// (``LoginResult/Cancellation/expired``). At a provider that speaks DPoP, every poll proves the login's key and
+    /// a session the provider bound keeps it (see the type's documentation).
     ///
     /// - Parameters:
     ///   - authorization: What ``start(scopes:)`` returned.
@@ -152,6 +173,10 @@ public struct DeviceLogin: Sendable {
     public func waitForApproval(
         _ authorization: Authorization, progress: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> LoginResult {
+        // A provider that speaks DPoP binds the tokens to the key the polls prove (RFC 9449 §5): one key, and one
+        // prover, for the whole login; each poll carries a proof of its own.
+        let key = provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
+        let binding = try dpopProofs.binding(for: key)
         var interval = authorization.interval
         var waited = Duration.zero
         while true {
@@ -162,7 +187,9 @@ public struct DeviceLogin: Sendable {
             waited += min(interval, remaining)
             let answer: JSONValue
             do {
-                answer = try await client.send(pollRequest(authorization)).json()
+                var request = try pollRequest(authorization)
+                request.dpop = binding
+                answer = try await client.send(request).json()
             } catch let error as MendError {
                 switch Self.classify(error, wire: try? wire()) {
                 case .pending: continue
@@ -178,7 +205,7 @@ public struct DeviceLogin: Sendable {
                     continue
                 }
             }
-            return try await loginResult(answer, authorization: authorization)
+            return try await loginResult(answer, authorization: authorization, key: key)
         }
     }
 
@@ -226,10 +253,15 @@ public struct DeviceLogin: Sendable {
         try provider.dialect.deviceLoginWire(for: provider, clientToken: clientToken, clientSecret: clientSecret)
     }
 
-    private func loginResult(_ answer: JSONValue, authorization: Authorization) async throws -> LoginResult {
-        let session = try await ProviderTokenAnswer(answer).login(
+    /// The session of the token answer; bound to `key` (the key the polls proved) when the provider says so.
+    private func loginResult(
+        _ answer: JSONValue, authorization: Authorization, key: ProofKey?
+    ) async throws -> LoginResult {
+        let tokens = try ProviderTokenAnswer(answer)
+        var session = try await tokens.login(
             at: provider, transport: transport, issuedAt: clock.now(), asked: authorization.scopes,
             idTokenValidator: idTokenValidator, nonce: nil, what: "the device login's token answer")
+        if tokens.isProofBound { session.proofKey = key }
         return LoginResult(
             session: session, granted: session.accessToken.permissions,
             declined: session.accessToken.declinedPermissions)

@@ -44,7 +44,14 @@ package struct DirectCodeExchanger: Sendable {
         self.dpopProofs = dpopProofs
     }
 
-    /// Exchanges the code at the provider's token endpoint.
+    /// A new login's key, when the provider speaks DPoP and the sessions are bound (``proofKeys``); `nil` otherwise.
+    package func makeLoginKey() throws -> ProofKey? {
+        provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
+    }
+
+    /// Exchanges the code at the provider's token endpoint, proving the key the authorization request named
+    /// (``AuthorizationTransaction/proofKey``, to which the provider bound the code), else a new one when the
+    /// provider speaks DPoP.
     package func exchange(
         code: String, transaction: AuthorizationTransaction, granted: [String]?, denied: [String]?
     )
@@ -61,8 +68,9 @@ package struct DirectCodeExchanger: Sendable {
         var request = APIRequest(
             method: .post, url: provider.tokenEndpoint, headers: headers, body: Data(body.utf8),
             options: RequestOptions(allowsRetry: false, attachesCredential: false))
-        // A provider that speaks DPoP binds the tokens to the key this request proves (RFC 9449 §5).
-        let key = provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
+        // A provider that speaks DPoP binds the tokens to the key this request proves (RFC 9449 §5): the one the
+        // authorization request named (dpop_jkt, RFC 9449 §10), which the code is bound to, else a new one.
+        let key = try transaction.proofKey ?? makeLoginKey()
         request.dpop = try dpopProofs.binding(for: key)
         let answer = try ProviderTokenAnswer(try await client.send(request).json())
         var session = try await answer.login(
@@ -71,4 +79,12 @@ package struct DirectCodeExchanger: Sendable {
         if answer.isProofBound { session.proofKey = key }
         return session
     }
+}
+
+/// An authority that proves a key in its code exchange and wants the authorization request to name it (`dpop_jkt`,
+/// RFC 9449 §10), so that the provider binds the code to the key: ``LoginManager`` asks it for the key before it
+/// builds the URL, and the transaction carries the key to the exchange (``AuthorizationTransaction/proofKey``).
+package protocol ProofKeyedAuthority: Sendable {
+    /// A new login's key, or `nil` when the login proves none (a bearer login, a provider that does not speak DPoP).
+    func makeLoginKey() throws -> ProofKey?
 }

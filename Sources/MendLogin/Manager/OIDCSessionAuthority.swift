@@ -174,3 +174,9 @@ package enum OAuthErrorBody {
         error.response?.json?["error"]?.stringValue
     }
 }
+
+extension OIDCSessionAuthority: ProofKeyedAuthority {
+    /// A new login's DPoP key when the provider speaks DPoP and ``binding`` is ``SessionBinding/dpop``: the login
+    /// names it in the authorization request (`dpop_jkt`), and the code exchange proves it.
+    package func makeLoginKey() throws -> ProofKey? { try exchanger.makeLoginKey() }
+}
