@@ -106,9 +106,9 @@ struct SessionCredentialsTests {
             #expect(refreshed.familyID == before.familyID)
             #expect(presenter.count.current == 1, "a refresh that works never shows a login page")
 
-            // The session is revoked (RFC 7009): its access token is refused with session/17, which ends it; the
-            // person logs in again, once, and the request is replayed.
-            try await backend.revoke(token: try #require(refreshed.refreshToken))
+            // The session is revoked (RFC 7009, its refresh token with a proof of its key): its access token is
+            // refused with session/17, which ends it; the person logs in again, once, and the request is replayed.
+            try await backend.revoke(refreshed)
             #expect(try await api.send(check).attempts == 2)
             #expect(presenter.count.current == 2)
             let renewed = try #require(try await credentials.currentSession())

@@ -341,8 +341,10 @@ struct SessionManagerTests {
                 let manager = Self.manager(store, proxy: proxy, clock: stack.clock)
                 try await Self.login(stack, proxy: proxy, into: manager)
                 let session = try #require(try await store.read())
+                // Revoked with the refresh token and a proof of the session's key: a bound session's token alone
+                // ends nothing.
                 try await BackendSessionClient(baseURL: stack.server.baseURL, transport: AsyncHTTPClientTransport())
-                    .revoke(token: try #require(session.refreshToken))
+                    .revoke(session)
                 #expect(try await manager.checkValidity(force: true) == false)
                 #expect(await manager.lastSignOut?.error?.code == .Session.loggedOut)
                 #expect(try await store.read() == nil)

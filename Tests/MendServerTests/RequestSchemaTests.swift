@@ -73,4 +73,45 @@ struct RequestSchemaTests {
                 "\(endpoint.path)")
         }
     }
+
+    @Test("The document describes DPoP as the configuration has it: the scheme, the proof header, the nonce headers")
+    func theDocumentDescribesDPoP() {
+        var configuration = ServerConfiguration(appID: "1", appSecret: Secret("s"))
+        configuration.sessions.allowedRedirectURIs = ["https://app.example/callback"]
+        configuration.sessions.dpopRequiresNonce = true
+        let document = OpenAPIDocument.make(configuration: configuration)
+        #expect(document["components"]?["securitySchemes"]?["DPoP"]?["scheme"] == .string("DPoP"))
+        #expect(
+            document["components"]?["schemas"]?["Session"]?["properties"]?["token_type"]?["enum"]
+                == .array([.string("Bearer"), .string("DPoP")]))
+        #expect(document["info"]?["description"]?.stringValue?.contains(#"error="use_dpop_nonce""#) == true)
+        for endpoint in RouteTable.served(configuration) {
+            let operation = document["paths"]?[endpoint.openAPIPath]?[endpoint.method.rawValue.lowercased()]
+            let proofHeader = operation?["parameters"]?.arrayValue?.first { $0["name"] == .string("DPoP") }
+            #expect((proofHeader?["in"] == .string("header")) == endpoint.takesProof, "\(endpoint.path)")
+            let schemes = operation?["security"]?.arrayValue?.compactMap { $0.objectValue?.keys.first } ?? []
+            #expect(
+                schemes.contains("DPoP") == (endpoint.authenticated && !endpoint.admin),
+                "\(endpoint.path): \(schemes)")
+            let success = operation?["responses"]?[String(endpoint.successStatus)]
+            #expect((success?["headers"]?["DPoP-Nonce"] != nil) == endpoint.takesProof, "\(endpoint.path)")
+            if endpoint.errorStatuses.contains(401) {
+                #expect(
+                    (operation?["responses"]?["401"]?["$ref"]
+                        == .string("#/components/responses/Unauthorized")) == endpoint.takesProof,
+                    "\(endpoint.path)")
+            }
+        }
+        let headers = document["components"]?["responses"]?["Unauthorized"]?["headers"]?.objectValue
+        #expect(Set(headers?.keys.map { $0 } ?? []) == ["WWW-Authenticate", "DPoP-Nonce"])
+
+        // Off: no proof header, no DPoP scheme on the operations, no nonce on the answers.
+        configuration.sessions.dpop = .off
+        let off = OpenAPIDocument.make(configuration: configuration)
+        let offParameters = (off["paths"]?.objectValue?.values.map { $0 } ?? []).flatMap { operations in
+            (operations.objectValue?.values.map { $0 } ?? []).flatMap { $0["parameters"]?.arrayValue ?? [] }
+        }
+        #expect(!offParameters.isEmpty && !offParameters.contains { $0["name"] == .string("DPoP") })
+        #expect(off["paths"]?["/v1/session"]?["get"]?["security"] == .array([.object(["bearer": .array([])])]))
+    }
 }

@@ -10,7 +10,8 @@ enum OpenAPIDocument {
         for endpoint in RouteTable.served(configuration) {
             var operations = paths[endpoint.openAPIPath]?.objectValue ?? [:]
             operations[endpoint.method.rawValue.lowercased()] = operation(
-                endpoint, request: endpoint.requestSchema.flatMap { requestSchemas[$0] })
+                endpoint, request: endpoint.requestSchema.flatMap { requestSchemas[$0] },
+                dpop: DPoPUse(configuration.sessions))
             paths[endpoint.openAPIPath] = .object(operations)
         }
         return .object([
@@ -19,7 +20,7 @@ enum OpenAPIDocument {
                 "title": .string("mend-server"), "version": .string("1"),
                 "description": .string(
                     "The login backend: exchanges the provider's authorization code, verifies the token, and gives the app its own session. Every error is the Mend error shape with the request id as referenceId."
-                ),
+                        + dpopDescription(configuration)),
             ]),
             "paths": .object(paths),
             "components": .object([
@@ -28,6 +29,13 @@ enum OpenAPIDocument {
                     "bearer": .object([
                         "type": .string("http"), "scheme": .string("bearer"), "bearerFormat": .string("JWT"),
                         "description": .string("A session's access token."),
+                    ]),
+                    "DPoP": .object([
+                        "type": .string("http"), "scheme": .string("DPoP"),
+                        "description": .string(
+                            "A DPoP-bound session's access token (RFC 9449): Authorization: DPoP <token>, with a DPoP "
+                                + "header carrying a proof of the session's key for this request (htm, htu, and ath, "
+                                + "the token's SHA-256)."),
                     ]),
                     "admin": .object([
                         "type": .string("http"), "scheme": .string("bearer"),
@@ -40,24 +48,92 @@ enum OpenAPIDocument {
                         "description": .string(
                             "The Mend error shape (MendError.wireBody); X-Request-Id names the request."),
                         "content": json(ref("Error")),
-                    ])
+                    ]),
+                    "Unauthorized": .object([
+                        "description": .string(
+                            "The Mend error shape, 401: no valid token, an ended session, or a DPoP refusal — "
+                                + "session/20 with WWW-Authenticate: DPoP error=\"invalid_dpop_proof\", or the nonce "
+                                + "challenge, session/21 with WWW-Authenticate: DPoP error=\"use_dpop_nonce\" and the "
+                                + "nonce in DPoP-Nonce (send the request again with a new proof carrying it)."),
+                        "headers": .object([
+                            "WWW-Authenticate": ref(header: "WWW-Authenticate"),
+                            "DPoP-Nonce": ref(header: "DPoP-Nonce"),
+                        ]),
+                        "content": json(ref("Error")),
+                    ]),
+                ]),
+                "headers": .object([
+                    "WWW-Authenticate": .object([
+                        "description": .string(
+                            "On a DPoP refusal (RFC 9449 §7.1, §9): DPoP error=\"invalid_dpop_proof\" or "
+                                + "DPoP error=\"use_dpop_nonce\", with algs=\"ES256\"."),
+                        "schema": string,
+                    ]),
+                    "DPoP-Nonce": .object([
+                        "description": .string(
+                            "The nonce the server wants in the next DPoP proof (RFC 9449 §8): on a nonce challenge, "
+                                + "and, when the server requires nonces, on every answer to a request with a proof."),
+                        "schema": string,
+                    ]),
                 ]),
             ]),
         ])
     }
 
-    private static func operation(_ endpoint: RouteTable.Endpoint, request: RequestSchema?) -> JSONValue {
+    /// What a server's configuration makes of DPoP in the document.
+    private struct DPoPUse {
+        /// Whether proofs are read at all (`MEND_DPOP` is not `off`).
+        var on: Bool
+        /// Whether logins, refreshes and the session routes need one (`MEND_DPOP=required`).
+        var required: Bool
+        /// Whether every proof must carry the server's nonce (`MEND_DPOP_NONCE`).
+        var nonces: Bool
+
+        init(_ sessions: ServerConfiguration.Sessions) {
+            on = sessions.dpop != .off
+            required = sessions.dpop == .required
+            nonces = on && sessions.dpopRequiresNonce
+        }
+    }
+
+    /// The document's words on DPoP, for this server's configuration.
+    private static func dpopDescription(_ configuration: ServerConfiguration) -> String {
+        let use = DPoPUse(configuration.sessions)
+        guard use.on else { return " DPoP (RFC 9449) is off on this server: every session is a bearer one." }
+        return
+            " DPoP (RFC 9449): a login with a DPoP proof header binds the session to the proof's key (token_type "
+            + "DPoP; the access token's cnf.jkt). A bound access token is sent as Authorization: DPoP <token> with a "
+            + "new proof for each request (htm, htu, ath); its refresh token is refreshed, logged out with and revoked "
+            + "only with a proof of the same key (a revocation without one ends nothing and is answered as an unknown "
+            + "token is). Every nonce challenge — logins and refresh included — is answered as a resource server "
+            + "answers one (RFC 9449 §9): 401, WWW-Authenticate: DPoP error=\"use_dpop_nonce\", the nonce in "
+            + "DPoP-Nonce, and the Mend error shape (session/21); send the request again with a new proof carrying "
+            + "the nonce. A refused proof is 401 with WWW-Authenticate: DPoP error=\"invalid_dpop_proof\" "
+            + "(session/20). This server "
+            + (use.required
+                ? "binds every session (a login without a proof is refused)"
+                : "binds a session when its login carries a proof")
+            + (use.nonces
+                ? " and requires its nonce in every proof; every answer to a request with a proof carries the nonce to use next."
+                : "; it asks for a nonce only when a proof's clock is off.")
+    }
+
+    private static func operation(_ endpoint: RouteTable.Endpoint, request: RequestSchema?, dpop: DPoPUse) -> JSONValue
+    {
         var operation: [String: JSONValue] = [
             "operationId": .string(endpoint.operationID), "summary": .string(endpoint.summary),
         ]
+        let proved = dpop.on && endpoint.takesProof
         var success: [String: JSONValue] = ["description": .string(endpoint.successStatus == 204 ? "No content" : "OK")]
         if let schema = endpoint.responseSchema { success["content"] = json(ref(schema)) }
         if endpoint == RouteTable.metrics {
             success["content"] = .object(["text/plain": .object(["schema": .object(["type": .string("string")])])])
         }
+        if proved && dpop.nonces { success["headers"] = .object(["DPoP-Nonce": ref(header: "DPoP-Nonce")]) }
         var responses: [String: JSONValue] = [String(endpoint.successStatus): .object(success)]
         for status in endpoint.errorStatuses {
-            responses[String(status)] = .object(["$ref": .string("#/components/responses/Error")])
+            let name = status == 401 && proved ? "Unauthorized" : "Error"
+            responses[String(status)] = .object(["$ref": .string("#/components/responses/\(name)")])
         }
         operation["responses"] = .object(responses)
         if let request {
@@ -66,10 +142,12 @@ enum OpenAPIDocument {
             operation["requestBody"] = .object(["required": .bool(request.bodyRequired), "content": .object(content)])
         }
         if endpoint.authenticated {
-            // An empty requirement makes the bearer optional.
-            operation["security"] = .array(
-                [.object([endpoint.admin ? "admin" : "bearer": .array([])])]
-                    + (endpoint.bearerOptional ? [.object([:])] : []))
+            // Alternatives: a bearer or a bound token (DPoP); an empty requirement makes them optional.
+            let schemes: [JSONValue] =
+                endpoint.admin
+                ? [.object(["admin": .array([])])]
+                : [.object(["bearer": .array([])])] + (dpop.on ? [.object(["DPoP": .array([])])] : [])
+            operation["security"] = .array(schemes + (endpoint.bearerOptional ? [.object([:])] : []))
         }
         var parameters: [JSONValue] = endpoint.path.split(separator: "/").filter { $0.hasPrefix(":") }.map { segment in
             .object([
@@ -99,6 +177,23 @@ enum OpenAPIDocument {
                     "description": .string(parameter.description), "schema": .object(schema),
                 ]))
         }
+        if proved {
+            parameters.append(
+                .object([
+                    "name": .string("DPoP"), "in": .string("header"),
+                    "required": .bool(
+                        dpop.required && endpoint.tokenRequest && endpoint != RouteTable.revoke
+                            && endpoint != RouteTable.logout),
+                    "description": .string(
+                        endpoint.tokenRequest
+                            ? "A DPoP proof (RFC 9449) of this request (htm, htu; no ath): a login's binds the session to "
+                                + "its key; a refresh's, a logout's by refresh token and a revocation's must be of the "
+                                + "key the token is bound to."
+                            : "A DPoP proof (RFC 9449) of this request by the key the access token is bound to (htm, "
+                                + "htu, ath): required with Authorization: DPoP."),
+                    "schema": string,
+                ]))
+        }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         return .object(operation)
     }
@@ -108,6 +203,10 @@ enum OpenAPIDocument {
     }
 
     private static func ref(_ name: String) -> JSONValue { .object(["$ref": .string("#/components/schemas/\(name)")]) }
+
+    private static func ref(header name: String) -> JSONValue {
+        .object(["$ref": .string("#/components/headers/\(name)")])
+    }
 
     private static func object(_ properties: [String: JSONValue], required: [String]) -> JSONValue {
         .object([
@@ -131,7 +230,13 @@ enum OpenAPIDocument {
             ], required: ["id", "provider_user_id", "name", "email", "picture"]),
         "Session": object(
             [
-                "session_id": string, "access_token": string, "token_type": string, "expires_in": integer,
+                "session_id": string, "access_token": string,
+                "token_type": .object([
+                    "type": .string("string"), "enum": .array([.string("Bearer"), .string("DPoP")]),
+                    "description": .string(
+                        "DPoP when the session is bound to the key of the login's proof (RFC 9449), else Bearer."),
+                ]),
+                "expires_in": integer,
                 "refresh_token": string,
                 "refresh_expires_in": integer, "user": ref("User"), "granted_scopes": strings,
                 "declined_scopes": strings, "provider_token": string,

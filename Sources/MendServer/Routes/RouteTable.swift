@@ -21,6 +21,14 @@ enum RouteTable {
         var query: [QueryParameter] = []
         /// Whether it is the admin API's: authenticated by an admin token, served only when one is configured.
         var admin = false
+        /// Whether it is a token request: one that proves a key with a DPoP proof (RFC 9449) without presenting an
+        /// access token — a login binds the session to it, a refresh or a revocation proves the key the presented
+        /// token is bound to.
+        var tokenRequest = false
+
+        /// Whether it takes a `DPoP` proof header: the token requests and every route a session's access token
+        /// authenticates (the admin API's tokens are never bound).
+        var takesProof: Bool { tokenRequest || (authenticated && !admin) }
 
         /// The path in OpenAPI form (`/v1/provider/deletion/{code}`).
         var openAPIPath: String {
@@ -48,30 +56,30 @@ enum RouteTable {
     static let loginCode = Endpoint(
         method: .post, path: "/v1/login/code", summary: "Exchange an authorization code for an app session",
         operationID: "loginWithCode", requestSchema: "LoginRequest", responseSchema: "Session",
-        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504])
+        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504], tokenRequest: true)
     static let loginIDToken = Endpoint(
         method: .post, path: "/v1/login/id_token",
         summary:
             "Sign in with an id_token a native SDK gave the app (Apple, Google, Limited Login); with a bearer, link it",
         operationID: "loginWithIDToken", authenticated: true, bearerOptional: true,
         requestSchema: "IDTokenLoginRequest",
-        responseSchema: "Session", errorStatuses: [400, 401, 409, 413, 429, 500, 502, 503, 504])
+        responseSchema: "Session", errorStatuses: [400, 401, 409, 413, 429, 500, 502, 503, 504], tokenRequest: true)
     static let loginProviderToken = Endpoint(
         method: .post, path: "/v1/login/provider-token",
         summary: "Exchange a provider access token (device login) for an app session, checked with debug_token",
         operationID: "loginWithProviderToken", requestSchema: "ProviderTokenLoginRequest", responseSchema: "Session",
-        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504])
+        errorStatuses: [400, 401, 403, 413, 429, 500, 502, 503, 504], tokenRequest: true)
     static let refresh = Endpoint(
         method: .post, path: "/v1/session/refresh", summary: "Rotate the refresh token and get a new session",
         operationID: "refreshSession", requestSchema: "RefreshRequest", responseSchema: "Session",
-        errorStatuses: [400, 401, 413, 429, 500, 503])
+        errorStatuses: [400, 401, 413, 429, 500, 503], tokenRequest: true)
     static let logout = Endpoint(
         method: .post, path: "/v1/session/logout",
         summary:
             "End the session (scope local), the user's other sessions (others) or all of them (global), by the access "
             + "token or the refresh token alone (optionally revoke the provider permissions)",
         operationID: "logout", authenticated: true, bearerOptional: true, requestSchema: "LogoutRequest",
-        successStatus: 204, errorStatuses: [400, 401, 403, 413, 500, 502, 503, 504])
+        successStatus: 204, errorStatuses: [400, 401, 403, 413, 500, 502, 503, 504], tokenRequest: true)
     static let sessions = Endpoint(
         method: .get, path: "/v1/sessions",
         summary: "The user's active sessions (devices), newest first, the caller's own marked current",
@@ -82,8 +90,11 @@ enum RouteTable {
         operationID: "endSession", authenticated: true, successStatus: 204, errorStatuses: [401, 404, 500, 503])
     static let revoke = Endpoint(
         method: .post, path: "/v1/session/revoke",
-        summary: "Revoke a token and its whole session (RFC 7009); 200 for an unknown or already revoked token too",
-        operationID: "revokeToken", requestSchema: "RevocationRequest", errorStatuses: [400, 413, 500, 503])
+        summary:
+            "Revoke a token and its whole session (RFC 7009); 200 for an unknown or already revoked token too, and for "
+            + "a DPoP-bound token without a proof of its key (which ends nothing)",
+        operationID: "revokeToken", requestSchema: "RevocationRequest", errorStatuses: [400, 401, 413, 500, 503],
+        tokenRequest: true)
     static let session = Endpoint(
         method: .get, path: "/v1/session", summary: "Introspect the session of the access token",
         operationID: "introspectSession", authenticated: true, responseSchema: "Introspection",

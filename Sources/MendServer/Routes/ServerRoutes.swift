@@ -72,9 +72,9 @@ enum ServerRoutes {
         }
         router.on(RouterPath(RouteTable.revoke.path), method: .post) { request, context in
             let values = try await RequestBody.read(.revocation, from: request, limit: limit)
-            try await backend.sessions.revoke(
+            try await TokenRevocation(sessions: backend.sessions).revoke(
                 RevocationRequestBody(token: values["token"]!, tokenTypeHint: values["token_type_hint"]),
-                logger: context.logger)
+                request: presented(request, backend), logger: context.logger)
             return Response(status: .ok, headers: [.cacheControl: "no-store"])
         }
         router.on(RouterPath(RouteTable.session.path), method: .get) { request, _ in

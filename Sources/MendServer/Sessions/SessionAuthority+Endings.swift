@@ -46,14 +46,19 @@ extension SessionAuthority {
             let decision = RefreshRotation.decide(
                 token: state.token, successor: state.successor, session: session, now: now, graceSeconds: refreshGrace,
                 maximumSeconds: maximumLifetime)
+            // A bound session's refresh token — its current one, or an earlier one (a reuse, which would end it) —
+            // ends it only with a proof of its key.
             switch decision {
-            case .rotate, .replaySuccessor:
-                // A bound session's refresh token ends it only with a proof of its key.
+            case .rotate, .replaySuccessor, .reuseDetected:
                 if session.proofKey != nil {
                     let presented = try await dpop.tokenRequestKey(
-                        request, now: Int64(clock.now().timeIntervalSince1970))
+                        request, now: Int64(clock.now().timeIntervalSince1970), opensSession: false)
                     try dpop.requireKey(of: session, presented: presented)
                 }
+            default: break
+            }
+            switch decision {
+            case .rotate, .replaySuccessor:
                 caller = (session.userID, session.id)
             default:
                 try await end(session.id, reason: .loggedOut, detail: nil)
@@ -123,43 +128,5 @@ extension SessionAuthority {
             session.id, reason: .loggedOut,
             detail: session.id == claims.sessionID ? nil : "signed out from another session")
         logger.info("session ended by its user", metadata: ["session_id": .string(session.id)])
-    }
-
-    // MARK: Revocation
-
-    /// `POST /v1/session/revoke` (RFC 7009): a refresh token (current or any earlier one of its family) or an access
-    /// token (expired or not, if its signature verifies) ends its whole session. Anything else — unknown, malformed,
-    /// already revoked or expired — is no error (§2.2): the answer is 200 either way.
-    func revoke(_ body: RevocationRequestBody, logger: Logger) async throws {
-        let accessFirst = body.tokenTypeHint == "access_token"
-        var sessionID: String?
-        for tryAccess in accessFirst ? [true, false] : [false, true] where sessionID == nil {
-            sessionID =
-                try await tryAccess ? sessionNamed(byAccessToken: body.token) : sessionNamed(byRefreshToken: body.token)
-        }
-        guard let sessionID else {
-            metrics.revocation(outcome: "unknown_token")
-            return
-        }
-        let revoked = try await records.revokeSession(
-            id: sessionID, reason: .loggedOut, detail: "token revocation", now: now)
-        metrics.revocation(outcome: revoked ? "revoked" : "already_ended")
-        if revoked {
-            metrics.sessionsEnded(reason: "revocation", count: 1)
-            logger.info("session revoked (token revocation)", metadata: ["session_id": .string(sessionID)])
-        }
-    }
-
-    private func sessionNamed(byRefreshToken token: String) async throws -> String? {
-        guard token.utf8.count <= 512 else { return nil }
-        return try await records.refreshToken(hash: OpaqueToken.hash(token))?.sessionID
-    }
-
-    private func sessionNamed(byAccessToken token: String) async throws -> String? {
-        guard token.utf8.count <= 8192,
-            case .success(let claims) = signer.verifyIgnoringExpiry(token, now: clock.now()),
-            let session = try await records.session(id: claims.sessionID), session.userID == claims.subject
-        else { return nil }
-        return session.id
     }
 }

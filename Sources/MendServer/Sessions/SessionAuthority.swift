@@ -158,6 +158,9 @@ struct SessionAuthority: BackendPart {
                 if let session = state.session, session.revokedAt != nil { throw ServerFailure.sessionEnded(session) }
                 throw ServerFailure.sessionEnded(reason)
             case .reuseDetected(let sessionID):
+                // A bound session's earlier token is a reuse only from its key's holder: without a proof of the key,
+                // it is refused as the current token would be, and the session stays.
+                if let session = state.session { try dpop.requireKey(of: session, presented: client.proofKey) }
                 let reason = SessionEndReason.refreshTokenReused
                 let revoked = try await records.revokeSession(id: sessionID, reason: reason, now: now)
                 metrics.refresh(outcome: "reuse_detected")
