@@ -128,13 +128,13 @@ struct BoundToken: CredentialProvider {
         var session = Session(
             issuer: .backend, accessToken: AccessToken(tokenString: token, userID: "1", permissions: []),
             refreshToken: nil)
-        session.proofKey = try SoftwareProofKeys().makeKey()
+        session.proofKey = try DPoPSoftwareKeys().makeKey()
         self.session = session
     }
 
     func currentCredential() async throws -> Credential? {
         guard rebuilt, let key = session.proofKey else { return try proofs.credential(for: session) }
-        return Credential(token: token, prover: try SessionProver(key: key))
+        return Credential(token: token, prover: try DPoPSessionProver(key: key))
     }
 
     func refreshCredential(rejected: Credential, error: MendError) async throws -> Credential { throw error }

@@ -49,8 +49,8 @@ func benchmarkCount(route: String, requests: Int) async throws {
                 let sessionTokens = try minted.make(count: countSetupTokens)
                 // Route `dpop` alone: sessions bound to one key, as DPoPBenchmark.swift's (as a login with a proof of
                 // the key binds them).
-                let proofKey = try SoftwareProofKeys().makeKey()
-                let proofSigner = try ProofKeyring.signer(for: proofKey)
+                let proofKey = try DPoPSoftwareKeys().makeKey()
+                let proofSigner = try DPoPKeyring.signer(for: proofKey)
                 let boundTokens =
                     switch route {
                     case "dpop": try minted.make(count: 1, boundTo: proofKey.thumbprint)

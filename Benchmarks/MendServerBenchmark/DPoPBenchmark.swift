@@ -124,8 +124,8 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
             let login = try await postJSON(
                 server.url("/v1/login/code").absoluteString, try await emulator.loginCodeBody().jsonText())
             guard let access = login["access_token"] as? String else { throw BenchmarkFailure(description: "login") }
-            let key = try SoftwareProofKeys().makeKey()
-            let signer = try ProofKeyring.signer(for: key)
+            let key = try DPoPSoftwareKeys().makeKey()
+            let signer = try DPoPKeyring.signer(for: key)
             let minted = try SessionTokens(like: access, configuration: configuration.sessions.signingKeys[0])
             let bound = try minted.make(count: distinctSessions, boundTo: key.thumbprint)
             let bearer = try minted.make(count: distinctSessions)
@@ -214,15 +214,15 @@ func benchmarkDPoP(helloPort: Int) async throws -> [String] {
 /// the bearer check) against one jwt-kit ES256 verification (the peer's whole work), and the parts of the proof's
 /// check. `MEND_BENCH_DPOP_VERIFY=<count>` runs it alone (under `valgrind --tool=callgrind` for instruction counts).
 func benchmarkProofCosts(count: Int) async throws {
-    let key = try SoftwareProofKeys().makeKey()
-    let signer = try ProofKeyring.signer(for: key)
+    let key = try DPoPSoftwareKeys().makeKey()
+    let signer = try DPoPKeyring.signer(for: key)
     let url = URL(string: "http://127.0.0.1:8080/v1/session")!
     let token = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 16)
     let now = Date()
     let proofs = try (0..<count).map { _ in
         try DPoPProof(signer: signer, method: "GET", url: url, accessToken: token, nonce: nil, issuedAt: now).jwt
     }
-    let verifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: ProofKeyCache())
+    let verifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: DPoPKeyCache())
     let seconds = Int64(now.timeIntervalSince1970)
     func perOperation(_ start: ContinuousClock.Instant) -> String {
         String(format: "%8.1f µs", micros(ContinuousClock.now - start) / Double(count))

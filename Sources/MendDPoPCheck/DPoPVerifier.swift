@@ -22,10 +22,10 @@ package struct DPoPVerifier: Sendable {
     package static let maximumLength = 4096
 
     /// Where the keys of proofs seen before are kept (`nil`: each proof's key is read anew).
-    package var keys: ProofKeyCache?
+    package var keys: DPoPKeyCache?
 
     /// A verifier whose window is `maximumAge` back and `skew` ahead, keeping keys in `keys`.
-    package init(maximumAge: Int64 = 300, skew: Int64 = 60, keys: ProofKeyCache? = nil) {
+    package init(maximumAge: Int64 = 300, skew: Int64 = 60, keys: DPoPKeyCache? = nil) {
         self.maximumAge = maximumAge
         self.skew = skew
         self.keys = keys
@@ -167,7 +167,7 @@ package struct DPoPVerifier: Sendable {
 /// request, and reading a point and hashing its thumbprint once is enough. Only a `jwk` of exactly the four required
 /// members is cached (any other is read in full each time, so that no member escapes the reader's checks). Bounded:
 /// full, it starts again.
-package final class ProofKeyCache: Sendable {
+package final class DPoPKeyCache: Sendable {
     private let keys = Locked<[String: (JWSPublicKey, String)]>([:])
     let capacity: Int
 

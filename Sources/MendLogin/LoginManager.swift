@@ -68,7 +68,7 @@ public struct LoginManager: Sendable {
             rerequest: rerequest)
         // A direct login that proves a key names it now (dpop_jkt): the provider binds the code to it.
         let exchanging = authority ?? credentials?.authority
-        request.proofKey = try (exchanging as? any ProofKeyedAuthority)?.makeLoginKey()
+        request.proofKey = try (exchanging as? any DPoPSessionAuthority)?.makeLoginKey()
         let (url, transaction) = request.start()
         guard let redirect = try await presentation.present(url, state: transaction.state) else { return .cancelled }
         switch try RedirectParser.parse(

@@ -6,7 +6,7 @@ import MendHTTP
 import Testing
 
 /// A prover that writes what it was asked into the proof, and counts.
-final class EchoProver: RequestProver {
+final class EchoProver: DPoPProver {
     let calls = Locked<Int>(0)
 
     func proof(

@@ -61,9 +61,9 @@ struct EmulatedIssuerDPoPTests {
     }
 
     static func proof(
-        _ key: ProofKey, _ method: String, _ url: URL, accessToken: String?, nonce: String? = nil
+        _ key: DPoPKey, _ method: String, _ url: URL, accessToken: String?, nonce: String? = nil
     ) async throws -> String {
-        try await SessionProver(key: key).proof(
+        try await DPoPSessionProver(key: key).proof(
             method: method, url: url, accessToken: accessToken, nonce: nonce, issuedAt: Date())
     }
 
@@ -123,7 +123,7 @@ struct EmulatedIssuerDPoPTests {
             let key = try #require(session.proofKey)
             let access = session.accessToken.tokenString
             let userinfo = emulator.url("/google/v1/userinfo")
-            let other = try SoftwareProofKeys().makeKey()
+            let other = try DPoPSoftwareKeys().makeKey()
 
             func status(_ authorization: String, proof: String?) async -> (HTTPResponse.Status, String?) {
                 var headers: HTTPFields = [.authorization: authorization]
@@ -336,8 +336,8 @@ struct EmulatedIssuerDPoPTests {
         configuration.autoConsent = .grantAll
         try await withEmulator(configuration: configuration) { emulator in
             let token = emulator.url("/google/token")
-            let keyA = try SoftwareProofKeys().makeKey()
-            let keyB = try SoftwareProofKeys().makeKey()
+            let keyA = try DPoPSoftwareKeys().makeKey()
+            let keyB = try DPoPSoftwareKeys().makeKey()
             let authorized = await Self.authorize(emulator, dpopJKT: keyA.thumbprint)
             let authorizedLocation = try #require(authorized.headers[.location])
             let code = try #require(EmulatedIssuerTests.query(authorizedLocation)["code"])
@@ -398,7 +398,7 @@ struct EmulatedIssuerDPoPTests {
     func deviceGrantBound() async throws {
         try await withEmulator(configuration: Self.dpopEmulator()) { emulator in
             let token = emulator.url("/google/token")
-            let key = try SoftwareProofKeys().makeKey()
+            let key = try DPoPSoftwareKeys().makeKey()
             let bound = await Self.pollDevice(
                 emulator, try await Self.approvedDeviceCode(emulator),
                 proof: try await Self.proof(key, "POST", token, accessToken: nil))

@@ -160,7 +160,7 @@ struct CredentialsManagerTests {
         "A bound session hands out a DPoP credential; one whose key this device cannot use signs out with session/19",
         arguments: ["enclave", "not a key", "another key"])
     func lostProofKey(_ damage: String) async throws {
-        let key = try SoftwareProofKeys().makeKey()
+        let key = try DPoPSoftwareKeys().makeKey()
         var bound = testSession(expiresIn: 3600)
         bound.proofKey = key
         let healthy = InMemoryTokenStore()
@@ -168,13 +168,13 @@ struct CredentialsManagerTests {
         let credential = try #require(try await CredentialsManager(store: healthy).currentCredential())
         #expect(credential.isProofBound && credential.token == bound.accessToken.tokenString)
 
-        let other = try SoftwareProofKeys().makeKey()
+        let other = try DPoPSoftwareKeys().makeKey()
         switch damage {
         case "enclave":
-            bound.proofKey = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
+            bound.proofKey = DPoPKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
         case "not a key":
-            bound.proofKey = ProofKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint)
-        default: bound.proofKey = ProofKey(kind: .software, material: other.material, thumbprint: key.thumbprint)
+            bound.proofKey = DPoPKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint)
+        default: bound.proofKey = DPoPKey(kind: .software, material: other.material, thumbprint: key.thumbprint)
         }
         let store = InMemoryTokenStore()
         try await store.write(bound)

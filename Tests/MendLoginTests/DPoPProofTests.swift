@@ -123,9 +123,9 @@ struct DPoPProofTests {
 
     @Test("A software key survives the session record: the stored key signs, its thumbprint names it")
     func softwareKeyRoundTrip() throws {
-        let keys = SoftwareProofKeys()
+        let keys = DPoPSoftwareKeys()
         let key = try keys.makeKey()
-        let decoded = try JSONDecoder().decode(ProofKey.self, from: try JSONEncoder().encode(key))
+        let decoded = try JSONDecoder().decode(DPoPKey.self, from: try JSONEncoder().encode(key))
         #expect(decoded == key)
         let signer = try keys.signer(for: decoded)
         #expect(JWK.thumbprint(of: signer.publicKey) == key.thumbprint)
@@ -136,22 +136,22 @@ struct DPoPProofTests {
         "A key that cannot be used says why, without a secret: another device's kind, bytes that are no key, a mismatch"
     )
     func unusableKeys() throws {
-        let keys = SoftwareProofKeys()
+        let keys = DPoPSoftwareKeys()
         let key = try keys.makeKey()
         let cases = [
-            ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint),
-            ProofKey(kind: .software, material: Data(repeating: 0, count: 32), thumbprint: key.thumbprint),
-            ProofKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint),
-            ProofKey(kind: .software, material: try keys.makeKey().material, thumbprint: key.thumbprint),
+            DPoPKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint),
+            DPoPKey(kind: .software, material: Data(repeating: 0, count: 32), thumbprint: key.thumbprint),
+            DPoPKey(kind: .software, material: Data([1, 2, 3]), thumbprint: key.thumbprint),
+            DPoPKey(kind: .software, material: try keys.makeKey().material, thumbprint: key.thumbprint),
         ]
         for unusable in cases {
-            #expect(throws: ProofKeyUnavailable.self) { try keys.signer(for: unusable) }
+            #expect(throws: DPoPKeyUnavailable.self) { try keys.signer(for: unusable) }
         }
     }
 
     @Test("The key's private part is in no rendering, and the one vocabulary redacts it from a stored record")
     func privatePartIsNeverShown() throws {
-        let key = try SoftwareProofKeys().makeKey()
+        let key = try DPoPSoftwareKeys().makeKey()
         let material = Base64URL.encode(key.material)
         let standard = key.material.base64EncodedString()
         for rendering in [key.description, key.debugDescription, "\(key)", String(reflecting: key)] {
@@ -204,7 +204,7 @@ struct DPoPProofTests {
         "pydpop verifies the proofs Mend makes (joserfc agrees on the thumbprint); it refuses one for another URL",
         .enabled(if: python != nil, "MEND_TEST_PYTHON names no Python with pydpop and joserfc"))
     func pydpopVerifiesMendProofs() async throws {
-        let keys = SoftwareProofKeys()
+        let keys = DPoPSoftwareKeys()
         let key = try keys.makeKey()
         let url = try #require(URL(string: "https://API.example.com:443/v1/me?fields=id#f"))
         let proof = try DPoPProof(
@@ -228,7 +228,7 @@ struct DPoPProofTests {
         #expect(try JSONDecoder.session.decode(Session.self, from: legacy).proofKey == nil)
 
         var bound = sampleSession()
-        bound.proofKey = try SoftwareProofKeys().makeKey()
+        bound.proofKey = try DPoPSoftwareKeys().makeKey()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dpop-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = FileTokenStore(url: directory.appendingPathComponent("session.json"))
@@ -241,10 +241,10 @@ struct DPoPProofTests {
 
     @Test("A session whose key cannot be used gets session/19, which ends the session and asks for a new login")
     func unusableKeyIsSession19() throws {
-        let key = try SoftwareProofKeys().makeKey()
-        let restored = ProofKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
+        let key = try DPoPSoftwareKeys().makeKey()
+        let restored = DPoPKey(kind: .secureEnclave, material: key.material, thumbprint: key.thumbprint)
         do {
-            _ = try SessionProver(key: restored)
+            _ = try DPoPSessionProver(key: restored)
             Issue.record("an unusable key made a prover")
         } catch {
             #expect(error.code == .Session.proofKeyUnavailable)
@@ -252,6 +252,6 @@ struct DPoPProofTests {
             #expect(MendError.Code.Session.endsSession(error.code))
             #expect(!error.developerMessage.contains(key.material.base64EncodedString()))
         }
-        #expect(throws: Never.self) { _ = try SessionProver(key: key) }
+        #expect(throws: Never.self) { _ = try DPoPSessionProver(key: key) }
     }
 }

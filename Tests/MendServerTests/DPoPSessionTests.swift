@@ -14,18 +14,18 @@ import Testing
 struct ProvingClient: Sendable {
     let server: ServerClient
     let signer: any JWSSigningBackend
-    let key: ProofKey
+    let key: DPoPKey
     /// The base of the URLs proofs name: the server's public URL.
     var publicURL: URL
 
     init(_ baseURL: URL) throws {
         server = ServerClient(baseURL)
-        key = try SoftwareProofKeys().makeKey()
-        signer = try ProofKeyring.signer(for: key)
+        key = try DPoPSoftwareKeys().makeKey()
+        signer = try DPoPKeyring.signer(for: key)
         publicURL = baseURL
     }
 
-    init(server: ServerClient, key: ProofKey, signer: any JWSSigningBackend, publicURL: URL) {
+    init(server: ServerClient, key: DPoPKey, signer: any JWSSigningBackend, publicURL: URL) {
         self.server = server
         self.key = key
         self.signer = signer

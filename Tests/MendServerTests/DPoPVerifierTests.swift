@@ -209,8 +209,8 @@ struct DPoPVerifierTests {
     func clientPipelineAgainstServerChecks() async throws {
         let server = ProvingServer()
         let transport = server.transport
-        let key = try SoftwareProofKeys().makeKey()
-        let credential = Credential(token: Self.token, prover: try SessionProver(key: key))
+        let key = try DPoPSoftwareKeys().makeKey()
+        let credential = Credential(token: Self.token, prover: try DPoPSessionProver(key: key))
         let clock = PipelineClock(
             sleep: { _ in }, now: { Date(timeIntervalSince1970: TimeInterval(server.now)) }, random: { 0.5 })
         let client = APIClient(

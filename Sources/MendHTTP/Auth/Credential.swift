@@ -24,7 +24,7 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// An identifier of the credential that is safe to log and compare (not the token), if the issuer gave one.
     var identifier: String?
     /// Proves possession of the key the token is bound to (DPoP), or `nil` for a bearer token.
-    package let prover: (any RequestProver)?
+    package let prover: (any DPoPProver)?
     /// The book of nonces and clocks the proofs read (the session's, which every client serving it shares); `nil`:
     /// the client's own.
     package let nonces: DPoPNonceBook?
@@ -40,13 +40,13 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Creates a DPoP-bound credential (RFC 9449): requests carry `Authorization: DPoP <token>` and a proof from
     /// `prover`, a new one on every attempt.
-    public init(token: String, prover: any RequestProver, identifier: String? = nil) {
+    public init(token: String, prover: any DPoPProver, identifier: String? = nil) {
         self.init(token: token, prover: prover, nonces: nil, identifier: identifier)
     }
 
     /// A DPoP-bound credential whose proofs read, and whose answers fill, `nonces` (a session's book; `nil`: the
     /// client's).
-    package init(token: String, prover: any RequestProver, nonces: DPoPNonceBook?, identifier: String? = nil) {
+    package init(token: String, prover: any DPoPProver, nonces: DPoPNonceBook?, identifier: String? = nil) {
         self.token = token
         self.placement = .authorizationHeader(scheme: "DPoP")
         self.identifier = identifier

@@ -20,12 +20,12 @@ public struct AuthorizationTransaction: Sendable, Hashable, Codable {
     /// The DPoP key the authorization request named (`dpop_jkt`, RFC 9449 §10): the provider binds the code to it,
     /// and the code exchange proves it. `nil` for a login that proves no key. A secret, like the verifier: only its
     /// thumbprint is ever shown.
-    public var proofKey: ProofKey?
+    public var proofKey: DPoPKey?
 
     /// Creates a transaction (a login makes a fresh one for each attempt).
     public init(
         state: String, nonce: String, codeVerifier: String, redirectURI: URL, scopes: [String], isRerequest: Bool,
-        createdAt: Date, proofKey: ProofKey? = nil
+        createdAt: Date, proofKey: DPoPKey? = nil
     ) {
         self.state = state
         self.nonce = nonce
@@ -60,7 +60,7 @@ package struct AuthorizationRequest: Sendable {
     /// The key the login's code exchange will prove (DPoP), made before the URL so that the URL can name it: sent as
     /// `dpop_jkt` (its thumbprint), which binds the code to it at the provider (RFC 9449 §10), and kept in the
     /// transaction for the exchange. `nil`: no `dpop_jkt` (a bearer login, or a key the exchange makes itself).
-    package var proofKey: ProofKey?
+    package var proofKey: DPoPKey?
 
     /// Creates a request.
     public init(

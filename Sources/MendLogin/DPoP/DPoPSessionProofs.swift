@@ -11,7 +11,7 @@ package final class DPoPSessionProofs: Sendable {
     /// The nonces and clock offsets of the origins this authority's sessions prove to.
     package let nonces: DPoPNonceBook
     /// The last key a prover was made for, and that prover: one session's requests reuse it.
-    private let current = Locked<(key: ProofKey, prover: SessionProver)?>(nil)
+    private let current = Locked<(key: DPoPKey, prover: DPoPSessionProver)?>(nil)
 
     /// Proofs that read and fill `nonces` (a new book by default).
     package init(nonces: DPoPNonceBook = DPoPNonceBook()) {
@@ -21,16 +21,16 @@ package final class DPoPSessionProofs: Sendable {
     /// The prover of `key`: the one already made when `key` is the current one, else a new one that becomes current.
     ///
     /// - Throws: `session/19` when this device cannot use the key.
-    package func prover(for key: ProofKey) throws(MendError) -> SessionProver {
+    package func prover(for key: DPoPKey) throws(MendError) -> DPoPSessionProver {
         if let made = current.withLock({ $0 }), made.key == key { return made.prover }
-        let prover = try SessionProver(key: key)
+        let prover = try DPoPSessionProver(key: key)
         current.withLock { $0 = (key, prover) }
         return prover
     }
 
     /// The binding of a token endpoint's request that proves `key` (a login's new key, a bound session's refresh or
     /// revocation); `nil` for a bearer session (no key).
-    package func binding(for key: ProofKey?) throws(MendError) -> DPoPBinding? {
+    package func binding(for key: DPoPKey?) throws(MendError) -> DPoPBinding? {
         guard let key else { return nil }
         return DPoPBinding(prover: try prover(for: key), nonces: nonces)
     }
@@ -45,8 +45,19 @@ package final class DPoPSessionProofs: Sendable {
 }
 
 /// A session authority whose sessions may be DPoP-bound: the credentials manager makes its sessions' credentials
-/// with the authority's ``DPoPSessionProofs``.
+/// with the authority's ``DPoPSessionProofs``, and ``LoginManager`` asks it for a login's key before it builds the
+/// authorization URL.
 package protocol DPoPSessionAuthority: SessionAuthority {
     /// The authority's proofs: its nonce book, its current session's prover.
     var dpopProofs: DPoPSessionProofs { get }
+    /// A new login's key when the authorization request should name it (`dpop_jkt`, RFC 9449 §10: the provider then
+    /// binds the code to it, and the transaction carries it to the exchange, ``AuthorizationTransaction/proofKey``);
+    /// `nil` when the login proves none there (a bearer login, a provider that does not speak DPoP, a backend that
+    /// exchanges a provider's code).
+    func makeLoginKey() throws -> DPoPKey?
+}
+
+extension DPoPSessionAuthority {
+    /// No key named in the authorization request.
+    package func makeLoginKey() throws -> DPoPKey? { nil }
 }

@@ -84,7 +84,7 @@ public struct DeviceLogin: Sendable {
     let clock: PipelineClock
     /// Where the login's DPoP key is made when the provider speaks DPoP: the platform's preferred key store by
     /// default, as ``OIDCSessionAuthority`` makes a browser login's; `nil`: bearer sessions.
-    package var proofKeys: (any ProofKeyFactory)? = ProofKeyring.preferred
+    package var proofKeys: (any DPoPKeyFactory)? = DPoPKeyring.preferred
     /// The polls' nonce book and the login key's prover.
     package var dpopProofs = DPoPSessionProofs()
 
@@ -93,7 +93,7 @@ public struct DeviceLogin: Sendable {
     /// bearer sessions either way.
     public var binding: SessionBinding {
         get { proofKeys == nil ? .bearer : .dpop }
-        set { proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+        set { proofKeys = newValue == .bearer ? nil : DPoPKeyring.preferred }
     }
 
     /// Creates a device login.
@@ -255,7 +255,7 @@ public struct DeviceLogin: Sendable {
 
     /// The session of the token answer; bound to `key` (the key the polls proved) when the provider says so.
     private func loginResult(
-        _ answer: JSONValue, authorization: Authorization, key: ProofKey?
+        _ answer: JSONValue, authorization: Authorization, key: DPoPKey?
     ) async throws -> LoginResult {
         let tokens = try ProviderTokenAnswer(answer)
         var session = try await tokens.login(

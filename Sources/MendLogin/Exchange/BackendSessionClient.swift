@@ -73,10 +73,10 @@ public struct BackendSessionClient: Sendable {
     /// sessions. A backend that does not bind (mend-server with `MEND_DPOP=off`) gives bearer sessions either way.
     public var binding: SessionBinding {
         get { proofKeys == nil ? .bearer : .dpop }
-        set { proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+        set { proofKeys = newValue == .bearer ? nil : DPoPKeyring.preferred }
     }
     /// Where a login's key is made; `nil` for bearer sessions.
-    package var proofKeys: (any ProofKeyFactory)?
+    package var proofKeys: (any DPoPKeyFactory)?
     /// The backend's base URL (`https://api.example.com`).
     package let baseURL: URL
     /// How refreshes are attempted.
@@ -119,7 +119,7 @@ public struct BackendSessionClient: Sendable {
         self.baseURL = baseURL
         self.dpopProofs = DPoPSessionProofs(nonces: dpopNonces)
         self.provider = nil
-        self.proofKeys = ProofKeyring.preferred
+        self.proofKeys = DPoPKeyring.preferred
         self.clientIdentifier = MendVersion.clientIdentifier(name: "MendLogin")
         self.refreshPolicy = refreshPolicy
         self.requestTimeout = requestTimeout
@@ -158,7 +158,7 @@ public struct BackendSessionClient: Sendable {
     }
 
     /// A new login's key, or `nil` for a bearer session.
-    private func newKey() throws -> ProofKey? { try proofKeys?.makeSessionKey() }
+    private func newKey() throws -> DPoPKey? { try proofKeys?.makeSessionKey() }
 
     /// `POST /v1/login/provider-token`: the backend checks a provider access token the app got by itself (a device
     /// login's) with `debug_token` — this app's, valid, a user's — and opens the same session as a code login. Never

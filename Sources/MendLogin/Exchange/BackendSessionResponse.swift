@@ -42,7 +42,7 @@ struct BackendSessionResponse: Decodable, Sendable {
 
     /// The session this answer opens or continues; it keeps `key` when the answer says its tokens are bound to it
     /// (`token_type: DPoP`), and is a bearer session otherwise (a server that does not bind).
-    func session(now: Date, generation: Int, key: ProofKey?) -> Session {
+    func session(now: Date, generation: Int, key: DPoPKey?) -> Session {
         var session = Session(
             issuer: .backend,
             accessToken: AccessToken(

@@ -25,7 +25,7 @@ package struct DirectCodeExchanger: Sendable {
     var idTokenValidator: IDTokenValidator?
     /// Where a login's DPoP key is made when the provider speaks DPoP (``LoginProvider/dpopSigningAlgorithms`` lists
     /// `ES256`); `nil`: bearer sessions.
-    var proofKeys: (any ProofKeyFactory)?
+    var proofKeys: (any DPoPKeyFactory)?
     /// The authority's nonce book and session prover.
     let dpopProofs: DPoPSessionProofs
 
@@ -33,7 +33,7 @@ package struct DirectCodeExchanger: Sendable {
     /// errors with the dialect's decoder) and reads the time on its clock.
     package init(
         provider: LoginProvider, transport: any HTTPTransport, client: APIClient, idTokenValidator: IDTokenValidator?,
-        proofKeys: (any ProofKeyFactory)? = nil, dpopProofs: DPoPSessionProofs = DPoPSessionProofs()
+        proofKeys: (any DPoPKeyFactory)? = nil, dpopProofs: DPoPSessionProofs = DPoPSessionProofs()
     ) {
         self.provider = provider
         self.transport = transport
@@ -45,7 +45,7 @@ package struct DirectCodeExchanger: Sendable {
     }
 
     /// A new login's key, when the provider speaks DPoP and the sessions are bound (``proofKeys``); `nil` otherwise.
-    package func makeLoginKey() throws -> ProofKey? {
+    package func makeLoginKey() throws -> DPoPKey? {
         provider.speaksDPoP ? try proofKeys?.makeSessionKey() : nil
     }
 
@@ -79,12 +79,4 @@ package struct DirectCodeExchanger: Sendable {
         if answer.isProofBound { session.proofKey = key }
         return session
     }
-}
-
-/// An authority that proves a key in its code exchange and wants the authorization request to name it (`dpop_jkt`,
-/// RFC 9449 §10), so that the provider binds the code to the key: ``LoginManager`` asks it for the key before it
-/// builds the URL, and the transaction carries the key to the exchange (``AuthorizationTransaction/proofKey``).
-package protocol ProofKeyedAuthority: Sendable {
-    /// A new login's key, or `nil` when the login proves none (a bearer login, a provider that does not speak DPoP).
-    func makeLoginKey() throws -> ProofKey?
 }

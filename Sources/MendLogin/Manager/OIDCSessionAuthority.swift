@@ -40,7 +40,7 @@ public struct OIDCSessionAuthority: DPoPSessionAuthority {
     /// default) or opens a bearer session. A provider that does not speak DPoP gives bearer sessions either way.
     public var binding: SessionBinding {
         get { exchanger.proofKeys == nil ? .bearer : .dpop }
-        set { exchanger.proofKeys = newValue == .bearer ? nil : ProofKeyring.preferred }
+        set { exchanger.proofKeys = newValue == .bearer ? nil : DPoPKeyring.preferred }
     }
 
     /// Creates an authority.
@@ -64,7 +64,7 @@ public struct OIDCSessionAuthority: DPoPSessionAuthority {
             steps: .standard(retryPolicy: RetryPolicy(maximumAttempts: 2)))
         exchanger = DirectCodeExchanger(
             provider: provider, transport: transport, client: client, idTokenValidator: idTokenValidator,
-            proofKeys: ProofKeyring.preferred, dpopProofs: DPoPSessionProofs())
+            proofKeys: DPoPKeyring.preferred, dpopProofs: DPoPSessionProofs())
     }
 
     /// Exchanges the code at the token endpoint as a public client (the PKCE verifier, no secret). With an
@@ -175,8 +175,8 @@ package enum OAuthErrorBody {
     }
 }
 
-extension OIDCSessionAuthority: ProofKeyedAuthority {
+extension OIDCSessionAuthority {
     /// A new login's DPoP key when the provider speaks DPoP and ``binding`` is ``SessionBinding/dpop``: the login
     /// names it in the authorization request (`dpop_jkt`), and the code exchange proves it.
-    package func makeLoginKey() throws -> ProofKey? { try exchanger.makeLoginKey() }
+    package func makeLoginKey() throws -> DPoPKey? { try exchanger.makeLoginKey() }
 }

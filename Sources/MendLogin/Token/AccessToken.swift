@@ -124,7 +124,7 @@ public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, Cus
     package var familyID: String?
     /// The key the session's tokens are bound to (DPoP, RFC 9449), or `nil` for a bearer session — every session a
     /// version before DPoP stored, which keeps working as one until its next login.
-    public var proofKey: ProofKey?
+    public var proofKey: DPoPKey?
 
     /// Creates a session.
     public init(

@@ -82,7 +82,7 @@ struct PresentedRequest: Sendable {
 }
 
 /// Stores every instance shares to refuse a DPoP proof used twice (PostgreSQL).
-protocol ProofReplayStore: Sendable {
+protocol DPoPReplayStore: Sendable {
     /// Records the proof of key `jkt` with `jti`, kept until `expiresAt`; `false` when it was recorded before.
     func firstUse(jkt: String, jti: String, expiresAt: Int64, now: Int64) async throws -> Bool
     /// Drops the proofs whose window has ended.
@@ -98,14 +98,14 @@ struct DPoPCheck: Sendable {
     let verifier: DPoPVerifier
     let nonces: DPoPNonces
     let seen: DPoPReplayCache
-    let shared: (any ProofReplayStore)?
+    let shared: (any DPoPReplayStore)?
 
     /// The check of a server in `mode`; nonces under a key derived from `secret` (the deployment's signing key, so
     /// that every instance issues and accepts the same nonces).
     init(
         mode: ServerConfiguration.DPoPMode, requiresNonce: Bool, secret: some DataProtocol,
-        shared: (any ProofReplayStore)?,
-        verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: ProofKeyCache())
+        shared: (any DPoPReplayStore)?,
+        verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: DPoPKeyCache())
     ) {
         self.mode = mode
         self.requiresNonce = requiresNonce

@@ -41,10 +41,10 @@ struct ServerStore: Sendable {
     let audit: SQLAuditStore
     let rateLimits: SQLRateLimitStore
     let directory: SQLUserDirectory
-    let proofs: SQLProofReplayStore
+    let proofs: SQLDPoPReplayStore
 
     init(connection: StoreConnection) {
-        proofs = SQLProofReplayStore(connection: connection)
+        proofs = SQLDPoPReplayStore(connection: connection)
         sessions = SQLSessionStore(connection: connection)
         identities = SQLIdentityStore(connection: connection)
         codes = SQLCodeStore(connection: connection)

@@ -3,19 +3,19 @@ package import MendCore
 package import MendHTTP
 import MendJOSE
 
-/// The prover of a DPoP-bound session (MendHTTP's `RequestProver`): the session's key signs each request's proof.
-package struct SessionProver: RequestProver {
+/// The prover of a DPoP-bound session (MendHTTP's `DPoPProver`): the session's key signs each request's proof.
+package struct DPoPSessionProver: DPoPProver {
     let signer: any JWSSigningBackend
     /// The public key's JWK members, read once: every proof's header carries them.
     let jwk: [String: JSONValue]
 
     /// The prover of `key`; `session/19` (``MendError/Code/Session/proofKeyUnavailable``) when this device cannot
     /// use it — a new login, never a crash.
-    package init(key: ProofKey) throws(MendError) {
+    package init(key: DPoPKey) throws(MendError) {
         do {
-            signer = try ProofKeyring.signer(for: key)
+            signer = try DPoPKeyring.signer(for: key)
             jwk = JWK.requiredMembers(of: signer.publicKey)
-        } catch let unavailable as ProofKeyUnavailable {
+        } catch let unavailable as DPoPKeyUnavailable {
             throw MendError.login(.Session.proofKeyUnavailable, unavailable.description + " Log in again.")
         } catch {
             throw MendError.login(

@@ -3,7 +3,7 @@ import SQLKit
 
 /// The DPoP proofs every instance has accepted (PostgreSQL): one conditional insert per proof decides, for all
 /// instances at once, whether its key and `jti` were seen within their window.
-struct SQLProofReplayStore: ProofReplayStore, SQLStore {
+struct SQLDPoPReplayStore: DPoPReplayStore, SQLStore {
     let connection: StoreConnection
 
     /// Inserts the proof, or renews a row whose window has ended; `false` when a row within its window was there.

@@ -13,7 +13,7 @@ package import MendJOSE
 /// key with it (the Keychain and the Secure Enclave, on Apple platforms, keep the key out of the record's bytes).
 ///
 /// Its private part never appears in any rendering: `description` shows the kind and the thumbprint only.
-public struct ProofKey: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Where the private key lives.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// A P-256 key in memory, its raw scalar in the session record (Linux, and Apple platforms without a Secure
@@ -41,8 +41,8 @@ public struct ProofKey: Sendable, Hashable, Codable, CustomStringConvertible, Cu
         case kind, material = "private_key", thumbprint = "jkt"
     }
 
-    /// `ProofKey(p256, jkt …)`: no secret.
-    public var description: String { "ProofKey(\(kind.rawValue), jkt \(thumbprint))" }
+    /// `DPoPKey(p256, jkt …)`: no secret.
+    public var description: String { "DPoPKey(\(kind.rawValue), jkt \(thumbprint))" }
 
     /// Same as ``description``.
     public var debugDescription: String { description }
@@ -50,82 +50,82 @@ public struct ProofKey: Sendable, Hashable, Codable, CustomStringConvertible, Cu
 
 /// What signs a DPoP proof: MendJOSE's key-backend seam (``JWSSigningBackend``), an ES256 key — in memory, or in the
 /// Secure Enclave.
-package typealias ProofSigner = JWSSigningBackend
+package typealias DPoPSigner = JWSSigningBackend
 
-/// The key-store seam of DPoP: it makes a session's key at login and turns a stored ``ProofKey`` back into a signer.
+/// The key-store seam of DPoP: it makes a session's key at login and turns a stored ``DPoPKey`` back into a signer.
 ///
 /// A key that is gone or cannot be used (a Secure Enclave blob restored to another device, a record altered by hand)
-/// is ``ProofKeyUnavailable``: the session ends with its own code and asks for a new login.
-package protocol ProofKeyFactory: Sendable {
+/// is ``DPoPKeyUnavailable``: the session ends with its own code and asks for a new login.
+package protocol DPoPKeyFactory: Sendable {
     /// A new key for a new session.
-    func makeKey() throws -> ProofKey
+    func makeKey() throws -> DPoPKey
     /// The signer of a stored key.
-    func signer(for key: ProofKey) throws -> any JWSSigningBackend
+    func signer(for key: DPoPKey) throws -> any JWSSigningBackend
 }
 
-extension ProofKeyFactory {
+extension DPoPKeyFactory {
     /// A new login's key. A key store that fails (a Secure Enclave that refuses) falls back to a software key: the
     /// session is still bound.
-    package func makeSessionKey() throws -> ProofKey {
+    package func makeSessionKey() throws -> DPoPKey {
         if let key = try? makeKey() { return key }
-        return try SoftwareProofKeys().makeKey()
+        return try DPoPSoftwareKeys().makeKey()
     }
 }
 
 /// A stored key cannot sign: it is of a kind this device cannot use, or its material is not a key.
-package struct ProofKeyUnavailable: Error, Sendable, CustomStringConvertible {
+package struct DPoPKeyUnavailable: Error, Sendable, CustomStringConvertible {
     /// Why, with no secret.
     package var reason: String
     package var description: String { "The session's DPoP key cannot be used: \(reason)." }
 }
 
 /// The key stores of this platform: where a new session's key is made, and which store signs with a stored key.
-package enum ProofKeyring {
+package enum DPoPKeyring {
     /// Where a new session's key is made: the Secure Enclave when this device has one, else software (Linux, the
     /// simulator, a Mac without one).
-    package static var preferred: any ProofKeyFactory {
+    package static var preferred: any DPoPKeyFactory {
         #if canImport(CryptoKit) && canImport(Security) && !os(Linux)
-            if SecureEnclaveProofKeys.isAvailable { return SecureEnclaveProofKeys() }
+            if DPoPSecureEnclaveKeys.isAvailable { return DPoPSecureEnclaveKeys() }
         #endif
-        return SoftwareProofKeys()
+        return DPoPSoftwareKeys()
     }
 
-    /// The signer of a stored key, by the store its kind names; ``ProofKeyUnavailable`` when this device cannot use
+    /// The signer of a stored key, by the store its kind names; ``DPoPKeyUnavailable`` when this device cannot use
     /// it.
-    package static func signer(for key: ProofKey) throws -> any JWSSigningBackend {
+    package static func signer(for key: DPoPKey) throws -> any JWSSigningBackend {
         switch key.kind {
-        case .software: return try SoftwareProofKeys().signer(for: key)
+        case .software: return try DPoPSoftwareKeys().signer(for: key)
         case .secureEnclave:
             #if canImport(CryptoKit) && canImport(Security) && !os(Linux)
-                return try SecureEnclaveProofKeys().signer(for: key)
+                return try DPoPSecureEnclaveKeys().signer(for: key)
             #else
-                throw ProofKeyUnavailable(reason: "a Secure Enclave key cannot be used on this device")
+                throw DPoPKeyUnavailable(reason: "a Secure Enclave key cannot be used on this device")
             #endif
         }
     }
 }
 
 /// Software P-256 keys (swift-crypto): every platform. The Secure Enclave's factory is Apple-only and not built here.
-package struct SoftwareProofKeys: ProofKeyFactory {
+package struct DPoPSoftwareKeys: DPoPKeyFactory {
     package init() {}
 
-    package func makeKey() throws -> ProofKey {
+    package func makeKey() throws -> DPoPKey {
         let key = P256.Signing.PrivateKey()
-        return ProofKey(
+        return DPoPKey(
             kind: .software, material: key.rawRepresentation,
             thumbprint: JWK.thumbprint(of: JWSPublicKey(.p256(key.publicKey))))
     }
 
-    package func signer(for key: ProofKey) throws -> any JWSSigningBackend {
+    package func signer(for key: DPoPKey) throws -> any JWSSigningBackend {
         guard key.kind == .software else {
-            throw ProofKeyUnavailable(reason: "a \(key.kind.rawValue) key cannot be used on this device")
+            throw DPoPKeyUnavailable(reason: "a \(key.kind.rawValue) key cannot be used on this device")
         }
         guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: key.material) else {
-            throw ProofKeyUnavailable(reason: "the stored key is not a P-256 private key")
+            throw DPoPKeyUnavailable(reason: "the stored key is not a P-256 private key")
         }
         let signer = SoftwareSigningKey.es256(privateKey)
         guard JWK.thumbprint(of: signer.publicKey) == key.thumbprint else {
-            throw ProofKeyUnavailable(reason: "the stored key does not match its thumbprint")
+            throw DPoPKeyUnavailable(reason: "the stored key does not match its thumbprint")
         }
         return signer
     }
@@ -140,3 +140,8 @@ public enum SessionBinding: Sendable, Hashable {
     /// Bearer sessions: no key, no proofs; whoever holds a token can use it.
     case bearer
 }
+
+/// The key a DPoP-bound session proves possession with: renamed ``DPoPKey`` (every DPoP type has the standard's word
+/// for its prefix).
+@available(*, deprecated, renamed: "DPoPKey")
+public typealias ProofKey = DPoPKey

@@ -8,7 +8,7 @@ package import MendCore
 /// The pipeline asks for a new proof on every attempt where it hands the request to the transport — the first, each
 /// retry, the replay after a refresh, the one retry a `use_dpop_nonce` challenge allows — so no two attempts carry the
 /// same proof, and each carries the latest nonce its server gave.
-public protocol RequestProver: Sendable {
+public protocol DPoPProver: Sendable {
     /// The `DPoP` header of a request of `method` to `url` presenting `accessToken` (`nil` at a token endpoint, where
     /// the proof binds what is issued rather than proves a token it presents); `nonce` is the latest
     /// `DPoP-Nonce` the URL's origin answered, if it gave one; `issuedAt` is the time on the origin's clock as far as
@@ -70,14 +70,14 @@ package final class DPoPNonceBook: Sendable {
 /// revocation), which presents no access token, carries one from the start.
 package struct DPoPBinding: Sendable {
     /// Signs each attempt's proof.
-    package let prover: any RequestProver
+    package let prover: any DPoPProver
     /// The token the request presents; `nil` for a proof without one (a token endpoint's).
     package let accessToken: String?
     /// The nonces and clock offsets of the origins the proofs go to.
     package let nonces: DPoPNonceBook
 
     /// A binding whose proofs are signed by `prover`, name `accessToken` (none at a token endpoint) and read `nonces`.
-    package init(prover: any RequestProver, accessToken: String? = nil, nonces: DPoPNonceBook) {
+    package init(prover: any DPoPProver, accessToken: String? = nil, nonces: DPoPNonceBook) {
         self.prover = prover
         self.accessToken = accessToken
         self.nonces = nonces
@@ -152,3 +152,8 @@ extension HTTPField.Name {
     /// `DPoP-Nonce`: the nonce a server asks proofs to carry (RFC 9449 §8).
     package static let dpopNonce = Self("DPoP-Nonce")!
 }
+
+/// Proves that a request's sender holds the key its credential is bound to: renamed ``DPoPProver`` (every DPoP type
+/// has the standard's word for its prefix).
+@available(*, deprecated, renamed: "DPoPProver")
+public typealias RequestProver = DPoPProver
