@@ -137,6 +137,41 @@ struct DPoPVerifierTests {
         #expect(throws: DPoPVerifier.Refusal.invalid(reason), "\(name)") { try Self.verify(proof) }
     }
 
+    @Test("A verifier's key cache answers each key by its own coordinates, the last one read and any other alike")
+    func keyCacheKeepsKeysApart() throws {
+        let verifier = DPoPVerifier(keys: DPoPKeyCache())
+        let other = P256.Signing.PrivateKey()
+        let otherThumbprint = JWK.thumbprint(of: JWSPublicKey(.p256(other.publicKey)))
+        func proof(_ key: P256.Signing.PrivateKey, jti: String) throws -> String {
+            try DPoPProof(
+                signer: SoftwareSigningKey.es256(key), method: "POST", url: Self.url, accessToken: Self.token,
+                nonce: nil, issuedAt: Date(timeIntervalSince1970: TimeInterval(Self.now)), jti: jti
+            ).jwt
+        }
+        for (index, (key, thumbprint)) in [
+            (Self.key, Self.thumbprint), (Self.key, Self.thumbprint), (other, otherThumbprint),
+            (Self.key, Self.thumbprint), (other, otherThumbprint),
+        ].enumerated() {
+            let verified = try verifier.verify(
+                try proof(key, jti: "k\(index)"), method: "POST", url: Self.url, accessToken: Self.token,
+                now: Self.now)
+            #expect(verified.thumbprint == thumbprint, "proof \(index)")
+        }
+        // The cache's last key is this one's: a proof naming it but signed by the other key is refused.
+        _ = try verifier.verify(
+            try proof(Self.key, jti: "last"), method: "POST", url: Self.url, accessToken: Self.token, now: Self.now)
+        let forged = try Self.jwt(header: Self.header, claims: Self.claims(jti: "forged"), key: other)
+        #expect(throws: DPoPVerifier.Refusal.self) {
+            try verifier.verify(forged, method: "POST", url: Self.url, accessToken: Self.token, now: Self.now)
+        }
+        // A known token hash stands for the token's: a wrong one is refused.
+        #expect(throws: DPoPVerifier.Refusal.self) {
+            try verifier.verify(
+                try proof(Self.key, jti: "hash"), method: "POST", htu: DPoPProof.htu(Self.url),
+                accessToken: Self.token, accessTokenHash: DPoPProof.ath("another token"), now: Self.now)
+        }
+    }
+
     @Test("A signature of another key, a truncated proof, garbage and an oversized proof are refused")
     func malformed() throws {
         let other = P256.Signing.PrivateKey()

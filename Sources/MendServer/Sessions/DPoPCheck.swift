@@ -131,12 +131,15 @@ struct DPoPCheck: Sendable {
         return try await verify(proof, request, accessToken: nil, now: now)
     }
 
-    /// Checks that `request`, presenting `accessToken` bound to `jkt`, carries a valid proof of that key.
-    func requireProof(_ request: PresentedRequest, accessToken: String, boundTo jkt: String, now: Int64) async throws {
+    /// Checks that `request`, presenting `accessToken` bound to `jkt`, carries a valid proof of that key; `hash` is
+    /// the token's `ath` when it is known already (the verified-token cache keeps it).
+    func requireProof(
+        _ request: PresentedRequest, accessToken: String, hash: String? = nil, boundTo jkt: String, now: Int64
+    ) async throws {
         guard let proof = try Self.proofHeader(request.headers) else {
             throw refusal(.invalid("the access token is bound to a key: the request must carry a DPoP proof"), now)
         }
-        let key = try await verify(proof, request, accessToken: accessToken, now: now)
+        let key = try await verify(proof, request, accessToken: accessToken, hash: hash, now: now)
         guard ConstantTime.equal(key, jkt) else {
             throw refusal(.invalid("the proof's key is not the one the access token is bound to"), now)
         }
@@ -174,14 +177,15 @@ struct DPoPCheck: Sendable {
     }
 
     private func verify(
-        _ proof: String, _ request: PresentedRequest, accessToken: String?, now: Int64
+        _ proof: String, _ request: PresentedRequest, accessToken: String?, hash: String? = nil, now: Int64
     ) async throws
         -> String
     {
         let verified: DPoPVerifier.Verified
         do {
             verified = try verifier.verify(
-                proof, method: request.method, htu: request.htu, accessToken: accessToken, now: now,
+                proof, method: request.method, htu: request.htu, accessToken: accessToken, accessTokenHash: hash,
+                now: now,
                 nonceIsValid: { nonces.isValid($0, now: now) }, requiresNonce: requiresNonce)
         } catch {
             throw refusal(error, now)

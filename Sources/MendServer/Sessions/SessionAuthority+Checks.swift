@@ -78,7 +78,8 @@ extension SessionAuthority {
                     .invalid("the access token is bound to a key: send it as Authorization: DPoP, with a proof"),
                     nonce: dpop.currentNonce(now: now))
             }
-            try await dpop.requireProof(request, accessToken: token, boundTo: jkt, now: now)
+            try await dpop.requireProof(
+                request, accessToken: token, hash: claims.confirmation?.accessTokenHash, boundTo: jkt, now: now)
         } else if presentedAsDPoP {
             throw ServerFailure.session(
                 .Session.accessTokenInvalid, "The access token is not bound to a key: send it as Authorization: Bearer."

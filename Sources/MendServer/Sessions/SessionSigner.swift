@@ -80,8 +80,10 @@ struct SessionSigner: Sendable {
     func verify(_ token: String, now: Date) -> Result<AccessTokenClaims, Rejection> {
         switch verifyIgnoringExpiry(token, now: now) {
         case .failure(let rejection): return .failure(rejection)
-        case .success(let claims):
+        case .success(var claims):
             guard !Self.isExpired(claims, now: now) else { return .failure(.expired) }
+            // A bound token's proofs name its hash (`ath`): made once here, kept with the claims in the cache.
+            claims.confirmation?.accessTokenHash = DPoPProof.ath(token)
             return .success(claims)
         }
     }
