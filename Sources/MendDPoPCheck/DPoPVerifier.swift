@@ -82,18 +82,24 @@ package struct DPoPVerifier: Sendable {
         nonceIsValid: ((String) -> Bool)? = nil, requiresNonce: Bool? = nil
     ) throws(Refusal) -> Verified {
         let requiresNonce = requiresNonce ?? (nonceIsValid != nil)
-        let parsed: Result<CompactJWS, JOSEError>
+        let parsed: Result<(CompactJWS, DPoPKeyCache.Header?), JOSEError>
         var text = proof
         parsed = text.withUTF8 { bytes in
             do throws(JOSEError) {
-                return .success(try CompactJWS(bytes: bytes, maximumLength: Self.maximumLength))
+                let parts = try CompactJWS.split(bytes, maximumLength: Self.maximumLength)
+                // The header of the last proof accepted, byte for byte: read and checked then, not again.
+                if let known = keys?.header(matching: UnsafeBufferPointer(rebasing: bytes[..<parts.first])) {
+                    return .success((CompactJWS(bytes: bytes, parts: parts, header: known.header), known))
+                }
+                return .success((try CompactJWS(bytes: bytes, parts: parts), nil))
             } catch {
                 return .failure(error)
             }
         }
         let jws: CompactJWS
+        let known: DPoPKeyCache.Header?
         switch parsed {
-        case .success(let parsed): jws = parsed
+        case .success(let parsed): (jws, known) = parsed
         case .failure(let error) where error.kind == .malformed && error.reason.hasPrefix("it is longer"):
             throw .invalid("the proof is too long")
         case .failure(let error) where error.kind == .malformed:
@@ -103,17 +109,13 @@ package struct DPoPVerifier: Sendable {
         case .failure(let error):
             throw .invalid(error.reason)
         }
-        let header = jws.header
-        guard header.type == DPoPProof.type else { throw .invalid("typ is not dpop+jwt") }
-        guard JWSAlgorithms.dpop.allowed.contains(header.algorithm) else {
-            throw .invalid("alg is not one this server accepts (ES256)")
-        }
-        guard case .object(let jwk)? = header.members["jwk"], jwk["kty"] == .string("EC"),
-            jwk["crv"] == .string("P-256")
-        else { throw .invalid("jwk is not an EC P-256 public key") }
-        guard jwk["d"] == nil else { throw .invalid("jwk holds a private key") }
-        guard let (key, thumbprint) = keys?.key(jwk) ?? Self.key(jwk) else {
-            throw .invalid("jwk is not an EC P-256 public key")
+        let key: JWSPublicKey
+        let thumbprint: String
+        if let known {
+            (key, thumbprint) = (known.key, known.thumbprint)
+        } else {
+            (key, thumbprint) = try Self.checkHeader(jws.header, keys: keys)
+            keys?.remember(proof, header: jws.header, key: key, thumbprint: thumbprint)
         }
         let claims: JWTClaims
         do {
@@ -158,6 +160,24 @@ package struct DPoPVerifier: Sendable {
         return Verified(thumbprint: thumbprint, jti: jti, issuedAt: issuedAt, hasNonce: nonceIsFresh)
     }
 
+    /// The checks of a proof's header (`typ`, `alg`, `jwk`), and its key and the key's thumbprint.
+    private static func checkHeader(
+        _ header: JWSHeader, keys: DPoPKeyCache?
+    ) throws(Refusal) -> (JWSPublicKey, String) {
+        guard header.type == DPoPProof.type else { throw .invalid("typ is not dpop+jwt") }
+        guard JWSAlgorithms.dpop.allowed.contains(header.algorithm) else {
+            throw .invalid("alg is not one this server accepts (ES256)")
+        }
+        guard case .object(let jwk)? = header.members["jwk"], jwk["kty"] == .string("EC"),
+            jwk["crv"] == .string("P-256")
+        else { throw .invalid("jwk is not an EC P-256 public key") }
+        guard jwk["d"] == nil else { throw .invalid("jwk holds a private key") }
+        guard let read = keys?.key(jwk) ?? Self.key(jwk) else {
+            throw .invalid("jwk is not an EC P-256 public key")
+        }
+        return read
+    }
+
     /// The key of a proof's `jwk` (MendJOSE's JWK reader), and its RFC 7638 thumbprint; `nil` when it is not a P-256
     /// public key that may verify.
     static func key(_ jwk: [String: JSONValue]) -> (JWSPublicKey, String)? {
@@ -170,11 +190,23 @@ package struct DPoPVerifier: Sendable {
 /// request, and reading a point and hashing its thumbprint once is enough. Only a `jwk` of exactly the four required
 /// members is cached (any other is read in full each time, so that no member escapes the reader's checks). Bounded:
 /// full, it starts again.
+///
+/// It also keeps the header of the last proof accepted, as its base64url text: a client sends the same header (`typ`,
+/// `alg`, `jwk`) on every request, and a proof whose header part is that text byte for byte was read and checked
+/// before — it is neither decoded nor checked again.
 package final class DPoPKeyCache: Sendable {
+    /// A proof header that passed every check, its key and the key's thumbprint.
+    package struct Header: Sendable {
+        /// The header part as sent (base64url).
+        let segment: [UInt8]
+        let header: JWSHeader
+        let key: JWSPublicKey
+        let thumbprint: String
+    }
+
     private let keys = Locked<[String: (JWSPublicKey, String)]>([:])
-    /// The key read last, by its coordinates: a server that hears one client most of the time finds it without
-    /// building and hashing the dictionary's key.
-    private let last = Locked<(x: String, y: String, key: JWSPublicKey, thumbprint: String)?>(nil)
+    /// The header of the last proof accepted.
+    private let last = Locked<Header?>(nil)
     let capacity: Int
 
     /// A cache of at most `capacity` keys.
@@ -185,20 +217,29 @@ package final class DPoPKeyCache: Sendable {
         guard JWK.isBareP256(jwk), case .string(let x)? = jwk["x"], case .string(let y)? = jwk["y"] else {
             return DPoPVerifier.key(jwk)
         }
-        if let last = last.withLock({ $0 }), last.x == x, last.y == y { return (last.key, last.thumbprint) }
         let id = x + "." + y
-        let read: (JWSPublicKey, String)
-        if let known = keys.withLock({ $0[id] }) {
-            read = known
-        } else {
-            guard let made = DPoPVerifier.key(jwk) else { return nil }
-            read = made
-            keys.withLock { keys in
-                if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
-                keys[id] = read
-            }
+        if let known = keys.withLock({ $0[id] }) { return known }
+        guard let made = DPoPVerifier.key(jwk) else { return nil }
+        keys.withLock { keys in
+            if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
+            keys[id] = made
         }
-        last.withLock { $0 = (x, y, read.0, read.1) }
-        return read
+        return made
+    }
+
+    /// The last accepted header, when its part is `segment` byte for byte.
+    func header(matching segment: UnsafeBufferPointer<UInt8>) -> Header? {
+        last.withLock { last in
+            guard let last, last.segment.count == segment.count,
+                last.segment.withUnsafeBufferPointer({ $0.elementsEqual(segment) })
+            else { return nil }
+            return last
+        }
+    }
+
+    /// Keeps the header part of `proof`, read as `header` and passing every check, as the last accepted.
+    func remember(_ proof: String, header: JWSHeader, key: JWSPublicKey, thumbprint: String) {
+        let segment = Array(proof.utf8.prefix { $0 != UInt8(ascii: ".") })
+        last.withLock { $0 = Header(segment: segment, header: header, key: key, thumbprint: thumbprint) }
     }
 }

@@ -79,10 +79,20 @@ package struct CompactJWS: Sendable {
 
     /// ``init(_:maximumLength:)`` over the token's UTF-8 bytes.
     package init(bytes: UnsafeBufferPointer<UInt8>, maximumLength: Int = defaultMaximumLength) throws(JOSEError) {
-        let parts = try Self.split(bytes, maximumLength: maximumLength)
+        try self.init(bytes: bytes, parts: try Self.split(bytes, maximumLength: maximumLength))
+    }
+
+    /// The token of `bytes`, already split into `parts` (``split(_:maximumLength:)``); its header read here.
+    package init(bytes: UnsafeBufferPointer<UInt8>, parts: Parts) throws(JOSEError) {
         guard let headerJSON = Base64URL.decodeCanonical(buffer: UnsafeBufferPointer(rebasing: bytes[..<parts.first]))
         else { throw .malformed("its header is not canonical base64url") }
-        header = try JWSHeader(json: headerJSON)
+        self.init(bytes: bytes, parts: parts, header: try JWSHeader(json: headerJSON))
+    }
+
+    /// The token of `bytes`, split into `parts`, whose header part is byte for byte one already read as `header`
+    /// (a DPoP verifier's cache of the last proof header it accepted: a client sends the same one on every request).
+    package init(bytes: UnsafeBufferPointer<UInt8>, parts: Parts, header: JWSHeader) {
+        self.header = header
         payload = parts.payload
         signature = parts.signature
         signingInput = Array(bytes[..<parts.second])

@@ -135,6 +135,14 @@ struct DPoPVerifierTests {
     func refusals(_ name: String, _ header: String, _ claims: String, _ reason: String) throws {
         let proof = try Self.jwt(header: header, claims: claims)
         #expect(throws: DPoPVerifier.Refusal.invalid(reason), "\(name)") { try Self.verify(proof) }
+        // A verifier whose cache has just accepted a good proof's header refuses it alike.
+        let cached = DPoPVerifier(keys: DPoPKeyCache())
+        _ = try cached.verify(
+            try Self.jwt(header: Self.header, claims: Self.claims(jti: "warm")), method: "POST", url: Self.url,
+            accessToken: Self.token, now: Self.now)
+        #expect(throws: DPoPVerifier.Refusal.invalid(reason), "\(name), cached") {
+            try cached.verify(proof, method: "POST", url: Self.url, accessToken: Self.token, now: Self.now)
+        }
     }
 
     @Test("A verifier's key cache answers each key by its own coordinates, the last one read and any other alike")

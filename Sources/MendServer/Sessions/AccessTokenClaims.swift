@@ -30,11 +30,6 @@ struct AccessTokenClaims: Sendable, Equatable {
     struct Confirmation: Sendable, Equatable {
         /// The RFC 7638 thumbprint of the session's key.
         var jkt: String
-        /// The token's `ath` (base64url of its SHA-256), which every proof presenting it names: hashed once, when the
-        /// token verifies, and kept with its claims in the verified-token cache. Not a claim: not compared.
-        var accessTokenHash: String? = nil
-
-        static func == (lhs: Confirmation, rhs: Confirmation) -> Bool { lhs.jkt == rhs.jkt }
     }
 
     /// The claims' names.

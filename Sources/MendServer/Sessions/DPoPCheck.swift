@@ -33,9 +33,6 @@ struct PresentedRequest: Sendable {
         self.path = path
     }
 
-    /// The public URL the request was sent to (the base alone when the path does not make a URL with it).
-    var url: URL { URL(string: base + path) ?? URL(string: base)! }
-
     /// The public URL in a DPoP proof's `htu` form (MendJOSE's `DPoPProof.htu(text:)`): the common URL is taken as it is,
     /// without being parsed.
     var htu: String { DPoPProof.htu(text: base + path) }

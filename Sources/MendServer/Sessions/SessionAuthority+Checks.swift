@@ -29,7 +29,7 @@ extension SessionAuthority {
                 .Session.accessTokenMissing, "Authorization: Bearer <access token> is required.")
         }
         let claims: AccessTokenClaims
-        let (verified, cacheHit) = signer.verifyCached(token, now: clock.now())
+        let (verified, proofHash, cacheHit) = signer.verifyCached(token, now: clock.now())
         if let cacheHit { metrics.tokenCache(hit: cacheHit) }
         switch verified {
         case .success(let verified): claims = verified
@@ -41,7 +41,8 @@ extension SessionAuthority {
                 .Session.accessTokenInvalid,
                 "The access token is not valid (\(rejection)); refresh the session, then retry.")
         }
-        try await checkBinding(of: claims, token: token, presentedAsDPoP: isDPoP, request: request)
+        try await checkBinding(
+            of: claims, token: token, proofHash: proofHash, presentedAsDPoP: isDPoP, request: request)
         try await ServerTracing.withSpan("mend.session.check") { span in
             switch revocations.status(of: claims.sessionID) {
             case .active:
@@ -66,9 +67,11 @@ extension SessionAuthority {
     }
 
     /// A bound token only with `DPoP` and a proof of its key; a bearer token only with `Bearer` (RFC 9449 §7.1) — and,
-    /// with `MEND_DPOP=required`, none. With `MEND_DPOP=off` a bound token is taken as a bearer one.
+    /// with `MEND_DPOP=required`, none. With `MEND_DPOP=off` a bound token is taken as a bearer one. `proofHash` is the
+    /// token's `ath` when the verified-token cache keeps it.
     private func checkBinding(
-        of claims: AccessTokenClaims, token: String, presentedAsDPoP: Bool, request: PresentedRequest
+        of claims: AccessTokenClaims, token: String, proofHash: String?, presentedAsDPoP: Bool,
+        request: PresentedRequest
     ) async throws {
         guard dpop.mode != .off else { return }
         let now = Int64(clock.now().timeIntervalSince1970)
@@ -79,7 +82,7 @@ extension SessionAuthority {
                     nonce: dpop.currentNonce(now: now))
             }
             try await dpop.requireProof(
-                request, accessToken: token, hash: claims.confirmation?.accessTokenHash, boundTo: jkt, now: now)
+                request, accessToken: token, hash: proofHash, boundTo: jkt, now: now)
         } else if presentedAsDPoP {
             throw ServerFailure.session(
                 .Session.accessTokenInvalid, "The access token is not bound to a key: send it as Authorization: Bearer."

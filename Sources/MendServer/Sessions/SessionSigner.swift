@@ -80,10 +80,8 @@ struct SessionSigner: Sendable {
     func verify(_ token: String, now: Date) -> Result<AccessTokenClaims, Rejection> {
         switch verifyIgnoringExpiry(token, now: now) {
         case .failure(let rejection): return .failure(rejection)
-        case .success(var claims):
+        case .success(let claims):
             guard !Self.isExpired(claims, now: now) else { return .failure(.expired) }
-            // A bound token's proofs name its hash (`ath`): made once here, kept with the claims in the cache.
-            claims.confirmation?.accessTokenHash = DPoPProof.ath(token)
             return .success(claims)
         }
     }
@@ -95,18 +93,24 @@ struct SessionSigner: Sendable {
 
     /// ``verify(_:now:)`` through the cache: a token verified before answers from it — its `exp` checked against
     /// `now` as ever — and one that verifies now is cached; a refusal never is. `cacheHit` is `nil` without a cache.
-    func verifyCached(_ token: String, now: Date) -> (result: Result<AccessTokenClaims, Rejection>, cacheHit: Bool?) {
-        guard let cache else { return (verify(token, now: now), nil) }
-        if let claims = cache.claims(for: token) {
+    /// `proofHash` is a bound token's `ath` (the SHA-256 every proof presenting it names), hashed once, when the token
+    /// verifies, and kept beside its claims in the cache; `nil` for a bearer token, or without a cache.
+    func verifyCached(
+        _ token: String, now: Date
+    ) -> (result: Result<AccessTokenClaims, Rejection>, proofHash: String?, cacheHit: Bool?) {
+        guard let cache else { return (verify(token, now: now), nil, nil) }
+        if let (claims, proofHash) = cache.entry(for: token) {
             guard !Self.isExpired(claims, now: now) else {
                 cache.remove(token)
-                return (.failure(.expired), true)
+                return (.failure(.expired), nil, true)
             }
-            return (.success(claims), true)
+            return (.success(claims), proofHash, true)
         }
         let result = verify(token, now: now)
-        if case .success(let claims) = result { cache.admit(token, claims: claims) }
-        return (result, false)
+        guard case .success(let claims) = result else { return (result, nil, false) }
+        let proofHash = claims.confirmation == nil ? nil : DPoPProof.ath(token)
+        cache.admit(token, claims: claims, proofHash: proofHash)
+        return (result, proofHash, false)
     }
 
     /// The claims of a token signed by a known key for our issuer and audience, expired or not: what token

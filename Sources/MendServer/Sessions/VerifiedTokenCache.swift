@@ -32,24 +32,27 @@ final class VerifiedTokenCache: Sendable {
     static let shardCount = 16
 
     /// The cached claims of `token`, marking it used; `nil` when it is not cached.
-    func claims(for token: String) -> AccessTokenClaims? {
-        shard(for: token).withLock { $0.claims(for: token) }
+    func claims(for token: String) -> AccessTokenClaims? { entry(for: token)?.claims }
+
+    /// The cached claims of `token` and its `ath` (a bound token's), marking it used; `nil` when it is not cached.
+    func entry(for token: String) -> (claims: AccessTokenClaims, proofHash: String?)? {
+        shard(for: token).withLock { $0.entry(for: token) }
     }
 
-    /// Caches the claims of a token that verified (never a refusal): in a new entry while the cache has room, else in
-    /// place of one its shard's hand picks.
-    func insert(_ token: String, claims: AccessTokenClaims) {
-        insert(Key(token: token), claims: claims)
+    /// Caches the claims of a token that verified (never a refusal), and its `ath` when it is bound: in a new entry
+    /// while the cache has room, else in place of one its shard's hand picks.
+    func insert(_ token: String, claims: AccessTokenClaims, proofHash: String? = nil) {
+        insert(Key(token: token), Shard.Value(claims: claims, proofHash: proofHash))
     }
 
-    private func insert(_ key: Key, claims: AccessTokenClaims) {
+    private func insert(_ key: Key, _ value: Shard.Value) {
         let capacity = capacity
         let mayGrow = held.withLock { held in
             guard held < capacity else { return false }
             held += 1
             return true
         }
-        let grew = shard(for: key.token).withLock { $0.insert(key, claims: claims, mayGrow: mayGrow) }
+        let grew = shard(for: key.token).withLock { $0.insert(key, value, mayGrow: mayGrow) }
         if mayGrow && !grew { held.withLock { $0 -= 1 } }
     }
 
@@ -58,9 +61,11 @@ final class VerifiedTokenCache: Sendable {
     /// whose every insert would evict a token in use — costs the cache a bit, not an entry and an eviction. A token
     /// presented again is verified a second time and cached; a client presents its token on every call of its
     /// lifetime, so the hits lost are one per token. (TinyLFU's doorkeeper.)
-    func admit(_ token: String, claims: AccessTokenClaims) {
+    func admit(_ token: String, claims: AccessTokenClaims, proofHash: String? = nil) {
         let key = Key(token: token)
-        if shard(for: token).withLock({ $0.admits(key) }) { insert(key, claims: claims) }
+        if shard(for: token).withLock({ $0.admits(key) }) {
+            insert(key, Shard.Value(claims: claims, proofHash: proofHash))
+        }
     }
 
     /// Forgets `token` (its `exp` passed).
@@ -123,8 +128,14 @@ final class VerifiedTokenCache: Sendable {
 
     /// One shard: a dictionary and a ring of its keys, swept by a CLOCK hand when it may not grow.
     private struct Shard {
-        struct Entry {
+        /// What an entry keeps: the claims, and a bound token's `ath`.
+        struct Value {
             var claims: AccessTokenClaims
+            var proofHash: String?
+        }
+
+        struct Entry {
+            var value: Value
             var slot: Int
             var used: Bool
         }
@@ -168,16 +179,16 @@ final class VerifiedTokenCache: Sendable {
             return false
         }
 
-        mutating func claims(for token: String) -> AccessTokenClaims? {
+        mutating func entry(for token: String) -> (claims: AccessTokenClaims, proofHash: String?)? {
             let token = Key(token: token)
             guard let entry = entries[token] else { return nil }
             if !entry.used { entries[token]?.used = true }
-            return entry.claims
+            return (entry.value.claims, entry.value.proofHash)
         }
 
         /// Inserts `token` in a new entry when `mayGrow` (and the shard is under its limit), else in place of the
         /// entry the hand picks; whether the shard holds one entry more.
-        mutating func insert(_ token: Key, claims: AccessTokenClaims, mayGrow: Bool) -> Bool {
+        mutating func insert(_ token: Key, _ value: Value, mayGrow: Bool) -> Bool {
             if entries[token] != nil { return false }
             if mayGrow && entries.count < limit {
                 let slot: Int
@@ -188,7 +199,7 @@ final class VerifiedTokenCache: Sendable {
                     ring.append(nil)
                 }
                 ring[slot] = token
-                entries[token] = Entry(claims: claims, slot: slot, used: false)
+                entries[token] = Entry(value: value, slot: slot, used: false)
                 return true
             }
             // Full: the hand sweeps past free slots, and past entries used since its last sweep, to one that was not.
@@ -208,7 +219,7 @@ final class VerifiedTokenCache: Sendable {
             }
             entries[ring[hand]!] = nil
             ring[hand] = token
-            entries[token] = Entry(claims: claims, slot: hand, used: false)
+            entries[token] = Entry(value: value, slot: hand, used: false)
             hand = (hand + 1) % ring.count
             return false
         }
