@@ -105,8 +105,10 @@ import Testing
             let again = await stack.client.failure { try await stack.client.post("/v1/login/code", json: body) }
             #expect(again?.code == .Graph.invalidParameter)
             #expect(again?.subcode?.rawValue == 36009)
+            // One exchange at most: on a loaded machine the 400 ms bound can pass before the first reaches the
+            // emulator (the code stays claimed all the same: a timeout is ambiguous).
             let exchanges = await stack.emulator.requestLog().filter { $0.path.hasSuffix("/oauth/access_token") }
-            #expect(exchanges.count == 1, "the code went to the provider again")
+            #expect(exchanges.count <= 1, "the code went to the provider again")
         }
     }
 

@@ -46,12 +46,7 @@ class Emulator:
         raise RuntimeError("mend emulate printed no ready line within 30 s")
 
     def __exit__(self, *exc):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, timeout=10)
         return False
 
     def control(self, method, path, body=None):
@@ -90,6 +85,16 @@ def expect(condition, message):
 
 
 os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+
+
+def stop_process(process, timeout=15):
+    """Stops `process` as a deployment would (SIGTERM), and kills it when it has not exited within `timeout` seconds."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def start_mend_server(binary, environment, log=None):

@@ -21,7 +21,6 @@ import importlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ import pydpop
 import requests
 from openapi_spec_validator import validate
 
-from emulator_process import Emulator, Results, expect
+from emulator_process import Emulator, Results, expect, stop_process
 from server_schemathesis import authorization_code, start_server
 
 # The operations that take a DPoP proof: the logins, refresh, logout and revocation, and every operation a session's
@@ -209,11 +208,7 @@ def main():
                         package)
             run_client(package, base_url, emulator, results)
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_process(server)
     return results.finish("OpenAPI document and generated client")
 
 

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ import pydpop
 import requests
 
 from clients import FormReader
-from emulator_process import Emulator, start_mend_server
+from emulator_process import Emulator, start_mend_server, stop_process
 
 APP_ID = "111111111111111"
 APP_SECRET = "0123456789abcdef0123456789abcdef"
@@ -174,11 +173,7 @@ def main():
                 status = max(status, 1)
             return status
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_process(server)
 
 
 if __name__ == "__main__":

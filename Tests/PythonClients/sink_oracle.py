@@ -86,7 +86,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import sqlite3
 import string
 import subprocess
@@ -102,7 +101,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from emulator_process import Emulator, Results, expect, start_mend_server
+from emulator_process import Emulator, Results, expect, start_mend_server, stop_process
 from otlp_receiver import Receiver, environment as otlp_environment
 
 APP_ID = "111111111111111"
@@ -419,12 +418,7 @@ def drain(stream, path):
 
 
 def stop(process, *threads):
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    stop_process(process, timeout=30)
     for thread in threads:
         thread.join(timeout=10)
 
