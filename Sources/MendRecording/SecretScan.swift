@@ -252,11 +252,31 @@ struct SecretScan: Sendable {
             }
         }
         for run in text.split(whereSeparator: { !Self.tokenCharacters.contains($0) }) where run.count >= 20 {
-            if Self.isHighEntropy(run) {
-                findings.append(Finding(location: location, reason: "a high-entropy string of \(run.count) characters"))
+            for part in Self.pairParts(run) where Self.isHighEntropy(part) {
+                findings.append(
+                    Finding(location: location, reason: "a high-entropy string of \(part.count) characters"))
                 return
             }
         }
+    }
+
+    /// A run's parts, judged apart: split at each `=` that another character follows — a `name=value` pair's (the
+    /// name of a setting beside an app id that redaction keeps, `mend_admin_token=1234567890123456`, reads as one
+    /// random run) — while base64's padding, which ends a run, stays with it.
+    static func pairParts(_ run: Substring) -> [Substring] {
+        var parts: [Substring] = []
+        var start = run.startIndex
+        var index = run.startIndex
+        while index < run.endIndex {
+            let next = run.index(after: index)
+            if run[index] == "=", next < run.endIndex, run[next] != "=" {
+                parts.append(run[start..<index])
+                start = next
+            }
+            index = next
+        }
+        parts.append(run[start...])
+        return parts
     }
 
     static let tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/=")
