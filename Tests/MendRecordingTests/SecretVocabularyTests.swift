@@ -84,6 +84,26 @@ import Testing
         #expect(Redactor.standard.redact(text: "mend_admin_refused_total 3") == "mend_admin_refused_total 3")
     }
 
+    @Test("A scheme's word before a name=value pair is no credential: the pair's value is redacted by its name")
+    func schemeWordBeforeAPair() {
+        // Failed before (the har-redaction fuzz target): "bearer clientSecret=<hex>" took `clientSecret=` for the
+        // bearer token (a token68 ends in its padding), and the value after it survived both redactions.
+        for (text, secret) in [
+            ("bearer clientSecret=764d55aa2eacc4a22e286f799d735f69 north", "764d55aa2eacc4a22e286f799d735f69"),
+            (
+                "Bearer access_token=1234567890123456%7COADGTBIHXtcK79YHOH4WHKnGAWPXsumn",
+                "OADGTBIHXtcK79YHOH4WHKnGAWPXsumn"
+            ),
+            ("basic client_secret=ab12cd34ef56ab78cd90ef12", "ab12cd34ef56ab78cd90ef12"),
+        ] {
+            #expect(!Redactor.standard.redact(text: text).contains(secret), "\(Redactor.standard.redact(text: text))")
+            #expect(!Self.recorded(text).contains(secret), "\(Self.recorded(text))")
+        }
+        // A token and its padding, at a sentence's end, are still one credential.
+        #expect(!Redactor.standard.redact(text: "Bearer dXNlcjpwYXNzd29yZA==.").contains("dXNlcjpwYXNzd29yZA"))
+        #expect(!Redactor.standard.redact(text: "use Bearer \(Self.opaque).").contains(Self.opaque))
+    }
+
     @Test("Values, not prose: Graph's message about an expired session comes through the recorder unchanged")
     func prose() {
         // Failed before: "…access token: <mend:token:1> has expired."

@@ -134,9 +134,11 @@ package enum SecretVocabulary {
             #"\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"'<>]*:([^@\s/"'<>]+)@"#, kind: "password", group: 1,
             trigger: "://"),
         // Bearer, DPoP, OAuth and Basic credentials: at least 8 characters, not ending in a full stop, and not a
-        // word (``isCredential(_:after:)``), so that "Basic information." or "OAuth provider" stay
+        // word (``isCredential(_:after:)``), so that "Basic information." or "OAuth provider" stay. A token68 (RFC
+        // 7235) ends with its padding: one that another token character or `=` follows is the name of a
+        // `name=value` pair ("bearer clientSecret=…"), which the named patterns redact by its name.
         SecretPattern(
-            #"\b(Bearer|DPoP|OAuth|Basic)[ \t\u00A0]+([A-Za-z0-9\-._~+/]{7,}[A-Za-z0-9\-_~+/]=*)"#,
+            #"\b(Bearer|DPoP|OAuth|Basic)[ \t\u00A0]+([A-Za-z0-9\-._~+/]{7,}[A-Za-z0-9\-_~+/]=*)(?![A-Za-z0-9\-_~+/=])"#,
             kindFromScheme: 1, group: 2, caseSensitive: false, trigger: nil),
     ]
 
