@@ -45,9 +45,8 @@ package struct GraphUsageStep: ClientMiddleware {
     package var latestUsage: GraphUsage? { tracker.usage }
 
     /// Delays when close to the limit, sends, and records the usage headers.
-    package func intercept(
-        _ request: APIRequest, context: PipelineContext,
-        next: @Sendable (APIRequest) async throws -> APIResponse
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
         let clock = context.clock
         if let threshold = slowDownAbove, let usage = tracker.usage {
@@ -61,7 +60,7 @@ package struct GraphUsageStep: ClientMiddleware {
             }
         }
         do {
-            let response = try await next(request)
+            let response = try await next(request, context: context)
             tracker.record(GraphUsage(fields: response.head.headerFields, now: clock.now()))
             return response
         } catch let error as MendError {

@@ -25,13 +25,10 @@ public final class APIClient: Sendable {
     package let steps: [any ClientMiddleware]
     /// The logger (libraries log at debug level only).
     package let logger: Logger
-    /// `steps`, each of Mend's own as itself (called without a closure), `nil` for an app's.
-    private let ownSteps: [(any OwnStep)?]
+    /// `steps` linked once, outermost first, then the exchange: where every request starts.
+    private let pipeline: PipelineNext
     /// Whether an observer hears the requests (read without copying the observer on every request).
     private let isObserved: Bool
-    /// Whether the configured decoder is ``HTTPStatusErrorDecoder``, whose verdict on a successful answer is the body
-    /// check alone: such an answer is accepted without building its decoding context.
-    private let decodesStatusAlone: Bool
 
     /// Creates a client.
     ///
@@ -51,9 +48,10 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         self.steps = steps
         self.logger = logger
-        self.ownSteps = steps.map { $0 as? any OwnStep }
+        self.pipeline = steps.reversed().reduce(PipelineNext(ClientExchange(transport, configuration))) { next, step in
+            PipelineNext(step, then: next)
+        }
         self.isObserved = configuration.observer != nil
-        self.decodesStatusAlone = configuration.errorDecoder is HTTPStatusErrorDecoder
     }
 
     /// Sends `request` and returns its successful response.
@@ -82,24 +80,11 @@ public final class APIClient: Sendable {
         _ request: APIRequest, context: PipelineContext
     ) async throws -> APIResponse {
         do {
-            return try await run(request, from: 0, context: context)
+            return try await pipeline(request, context: context)
         } catch let error as MendError {
             throw error.attempts == context.attempts ? error : error.withAttempts(context.attempts)
         } catch {
             throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
-        }
-    }
-
-    /// Runs `request` through the steps from `index` on, then the transport.
-    nonisolated(nonsending) func run(
-        _ request: APIRequest, from index: Int, context: PipelineContext
-    ) async throws -> APIResponse {
-        guard index < steps.count else { return try await exchange(request, context: context) }
-        if let step = ownSteps[index] {
-            return try await step.handle(request, context: context, rest: PipelineRest(client: self, index: index + 1))
-        }
-        return try await steps[index].intercept(request, context: context) { next in
-            try await self.run(next, from: index + 1, context: context)
         }
     }
 
@@ -114,9 +99,27 @@ public final class APIClient: Sendable {
         return wrapped
     }
 
-    // MARK: The innermost step: one try on the transport, then the error decoder.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+}
 
-    private nonisolated(nonsending) func exchange(
+/// A client's innermost step: one try on the transport, then the error decoder. The last link of its pipeline.
+final class ClientExchange: Sendable {
+    /// The transport that carries requests.
+    let transport: any HTTPTransport
+    /// How responses are read and errors classified.
+    let configuration: APIClient.Configuration
+    /// Whether the configured decoder is ``HTTPStatusErrorDecoder``, whose verdict on a successful answer is the body
+    /// check alone: such an answer is accepted without building its decoding context.
+    private let decodesStatusAlone: Bool
+
+    init(_ transport: any HTTPTransport, _ configuration: APIClient.Configuration) {
+        self.transport = transport
+        self.configuration = configuration
+        self.decodesStatusAlone = configuration.errorDecoder is HTTPStatusErrorDecoder
+    }
+
+    /// One try of `request`.
+    nonisolated(nonsending) func send(
         _ request: APIRequest, context: PipelineContext
     ) async throws -> APIResponse {
         try Task.checkCancellation()
@@ -130,8 +133,8 @@ public final class APIClient: Sendable {
         }
         if let perAttempt = request.options.attemptTimeout { timeout = min(timeout ?? perAttempt, perAttempt) }
         var head = request.head
-        if let key = request.options.idempotencyKey, head.headerFields[Self.idempotencyKey] == nil {
-            head.headerFields[Self.idempotencyKey] = key
+        if let key = request.options.idempotencyKey, head.headerFields[APIClient.idempotencyKey] == nil {
+            head.headerFields[APIClient.idempotencyKey] = key
         }
         if let binding = request.dpop {
             // A proof per attempt: a retry or a replay never repeats a jti, and carries the origin's latest nonce.
@@ -172,7 +175,7 @@ public final class APIClient: Sendable {
         } catch {
             // The transport's failures (a contract breach that is no MendError included) become classified here, so
             // that the steps above (retry) see them classified.
-            throw Self.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
+            throw APIClient.normalize(error, attempts: context.attempts, catalog: configuration.catalog)
         }
         if decodesStatusAlone, request.options.errorDecoder == nil, case .complete(let data) = collected,
             HTTPStatusErrorDecoder.accepts(response, body: data, expectsJSON: request.options.expectsJSON, limit: limit)
@@ -210,8 +213,6 @@ public final class APIClient: Sendable {
             return APIResponse(head: response, body: data, attempts: context.attempts)
         }
     }
-
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 }
 
 /// An error of a type Mend does not know, kept (as text) as the underlying error of a transport failure.

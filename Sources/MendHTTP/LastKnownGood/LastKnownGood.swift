@@ -114,7 +114,7 @@ extension String {
 
 /// The step of ``LastKnownGood``: outermost, so that everything below it (renewal, rate-limit holds, retries) has
 /// run when it decides.
-package struct LastKnownGoodStep: OwnStep {
+package struct LastKnownGoodStep: ClientMiddleware {
     let configuration: LastKnownGood
     let principal: @Sendable () async throws -> Principal?
 
@@ -123,10 +123,10 @@ package struct LastKnownGoodStep: OwnStep {
         self.principal = principal
     }
 
-    package nonisolated(nonsending) func handle(
-        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
-        guard let key = await key(for: request) else { return try await rest(request, context: context) }
+        guard let key = await key(for: request) else { return try await next(request, context: context) }
         let requestDirectives = CacheDirectives(request.head.headerFields)
         let store = configuration.store
         var stored: StoredAnswer??  // read at most once
@@ -141,7 +141,7 @@ package struct LastKnownGoodStep: OwnStep {
             }
         }
         do {
-            let response = try await rest(request, context: context)
+            let response = try await next(request, context: context)
             // Stored under the principal it was asked for only if that is still whose credential it is: a renewal
             // in between may have logged another user in.
             if let answer = storable(

@@ -6,7 +6,7 @@ public import MendCore
 /// The authorization step: attaches the credential; when the server rejects it, does what the request's
 /// ``RequestOptions/credentialRejection`` says — invalidate it, or renew it through the ``CredentialProvider`` and
 /// replay once. A second failure is returned, never looped.
-package struct AuthorizationStep: OwnStep {
+package struct AuthorizationStep: ClientMiddleware {
     let provider: (any CredentialProvider)?
     let placement: Credential.Placement?
     let isRejection: @Sendable (MendError) -> Bool
@@ -42,20 +42,20 @@ package struct AuthorizationStep: OwnStep {
     }
 
     /// Attaches the credential and handles its rejection.
-    package nonisolated(nonsending) func handle(
-        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
         // A token endpoint's request brings its own binding (`dpop`): it goes on as it is.
-        guard request.options.attachesCredential else { return try await rest(request, context: context) }
+        guard request.options.attachesCredential else { return try await next(request, context: context) }
         if let override = request.options.credentialOverride {
             // A token override is never invalidated or renewed.
-            return try await send(override, request, context: context, rest)
+            return try await send(override, request, context: context, next)
         }
         guard let provider, let credential = try await provider.currentCredential() else {
-            return try await rest(request, context: context)
+            return try await next(request, context: context)
         }
         do {
-            return try await send(credential, request, context: context, rest)
+            return try await send(credential, request, context: context, next)
         } catch let error as MendError {
             // The one decision for a rejected credential: keep it, invalidate it, or renew it and replay.
             let rejection = request.options.credentialRejection
@@ -88,16 +88,16 @@ package struct AuthorizationStep: OwnStep {
             if behaviors.contains(.reauthentication) {
                 context.logger.debug("Replaying once with a fresh credential", metadata: ["credential": "\(fresh)"])
             }
-            return try await send(fresh, request, context: context, rest)
+            return try await send(fresh, request, context: context, next)
         }
     }
 
     /// Sends `request` with `credential` (a bound one's proofs are made per attempt by the exchange, and its nonce
     /// challenges and clock refusals answered by the retry step).
     private nonisolated(nonsending) func send(
-        _ credential: Credential, _ request: APIRequest, context: PipelineContext, _ rest: PipelineRest
+        _ credential: Credential, _ request: APIRequest, context: PipelineContext, _ next: PipelineNext
     ) async throws -> APIResponse {
-        try await rest(apply(credential, to: request), context: context)
+        try await next(apply(credential, to: request), context: context)
     }
 
     /// `request` carrying `credential` where this step's placement (or else the credential's) says.

@@ -5,7 +5,7 @@ public import MendCore
 
 /// The logging step: logs each try at debug level: the redacted request line, the status and duration, or the classified error.
 /// Cancellation is logged at trace level as what it is, never as a failure. Headers and bodies are never logged.
-package struct LoggingStep: OwnStep {
+package struct LoggingStep: ClientMiddleware {
     let behaviors: LoggingBehaviors
 
     /// Creates the step; it logs what `behaviors` contains of ``LoggingBehaviors/networkRequests`` and
@@ -13,11 +13,11 @@ package struct LoggingStep: OwnStep {
     package init(behaviors: LoggingBehaviors) { self.behaviors = behaviors }
 
     /// Logs the try and its outcome.
-    package nonisolated(nonsending) func handle(
-        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
         guard !behaviors.isDisjoint(with: [.networkRequests, .developerErrors]) else {
-            return try await rest(request, context: context)
+            return try await next(request, context: context)
         }
         let start = ContinuousClock.now  // a measurement for the log line, not a wait: real time
         let summary = request.redactedSummary
@@ -25,7 +25,7 @@ package struct LoggingStep: OwnStep {
             context.logger.debug("→ \(summary)", metadata: ["attempt": "\(context.attempts + 1)"])
         }
         do {
-            let response = try await rest(request, context: context)
+            let response = try await next(request, context: context)
             if behaviors.contains(.networkRequests) {
                 context.logger.debug(
                     "← \(response.head.status.code) \(summary)",

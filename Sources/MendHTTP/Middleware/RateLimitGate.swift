@@ -53,7 +53,7 @@ public final class RateLimitGate: Sendable {
 ///
 /// A hold longer than `maximumWait` (or than the request's deadline) is not waited out: the request fails at once
 /// with the throttle's error.
-package struct RateLimitGateStep: OwnStep {
+package struct RateLimitGateStep: ClientMiddleware {
     let gate: RateLimitGate
     let key: @Sendable (APIRequest) -> String
     let defaultWait: Duration
@@ -81,8 +81,8 @@ package struct RateLimitGateStep: OwnStep {
     }
 
     /// Holds, sends, and closes the gate on a throttle.
-    package nonisolated(nonsending) func handle(
-        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
         let clock = context.clock
         if gate.isHolding, case let key = request.options.rateLimitKey ?? self.key(request),
@@ -108,7 +108,7 @@ package struct RateLimitGateStep: OwnStep {
             try await clock.sleep(wait)
         }
         do {
-            return try await rest(request, context: context)
+            return try await next(request, context: context)
         } catch let error as MendError where error.recovery.action == .waitForRateLimit {
             let key = request.options.rateLimitKey ?? self.key(request)
             let until =

@@ -8,7 +8,7 @@ public import MendCore
 /// API), and answers a DPoP-proved request's server (RFC 9449 §8, §9) once for its nonce and once for its clock, at
 /// once and free of the policy and the budget: the server refused the proof before doing anything, and the next
 /// attempt carries a new proof, with the nonce or the time the answer gave.
-package struct RetryStep: OwnStep {
+package struct RetryStep: ClientMiddleware {
     let policy: RetryPolicy
     let budget: RetryBudget
     let behaviors: LoggingBehaviors
@@ -28,8 +28,8 @@ package struct RetryStep: OwnStep {
     }
 
     /// Sends, and retries while the policy says so.
-    package nonisolated(nonsending) func handle(
-        _ request: APIRequest, context: PipelineContext, rest: PipelineRest
+    package nonisolated(nonsending) func intercept(
+        _ request: APIRequest, context: PipelineContext, next: PipelineNext
     ) async throws -> APIResponse {
         let repeatable = request.options.allowsRetry ?? (request.isIdempotent || request.options.idempotencyKey != nil)
         let clock = context.clock
@@ -38,7 +38,7 @@ package struct RetryStep: OwnStep {
         while true {
             tries += 1
             do {
-                let response = try await rest(request, context: context)
+                let response = try await next(request, context: context)
                 budget.recordSuccess()
                 return response
             } catch let error as MendError {
