@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import MendCore
 
 /// MendJOSE's reader and signer for the fuzzers (Fuzz/), which are a package of their own and cannot see `package`
@@ -9,9 +10,14 @@ import MendCore
     ///
     /// Invariants: a token read has exactly three parts, none padded, an algorithm Mend accepts and no `crit` or
     /// `b64`; the payload of a token the fixed key verifies is the one base64url spelling of its bytes; what is signed
-    /// here is read, verified, and gives its payload back byte for byte.
+    /// here is read, verified, and gives its payload back byte for byte; a DPoP `htu` read by the fast path (a URL
+    /// already in its normalized form, taken without parsing) is the one `URLComponents` normalization gives.
     public static func check(_ input: [UInt8]) -> String? {
         let token = String(decoding: input, as: UTF8.self)
+        if let plain = DPoPProof.plainHTU(token) {
+            guard let url = URL(string: token) else { return "htu's fast path took a text that is no URL" }
+            if plain != DPoPProof.normalizedHTU(url) { return "htu's fast path and URLComponents disagree" }
+        }
         if let jws = try? CompactJWS(token) {
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             if parts.count != 3 { return "a token of \(parts.count) parts was read" }
