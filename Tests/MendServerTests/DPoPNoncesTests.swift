@@ -56,4 +56,27 @@ struct DPoPNoncesTests {
         #expect(cache.count <= 10)
         #expect(!cache.firstUse(thumbprint: "k3", jti: "49", expiresAt: 1049, now: 150), "the newest are kept")
     }
+
+    @Test("Proofs whose window has ended are dropped as time passes, before any live one; a jti reused later is new")
+    func replaysEndInTime() {
+        let cache = DPoPReplayCache(capacity: 1000)
+        for index in 0..<600 {
+            #expect(cache.firstUse(thumbprint: "k", jti: "old-\(index)", expiresAt: 100, now: 0))
+        }
+        #expect(cache.firstUse(thumbprint: "k", jti: "live", expiresAt: 300, now: 50))
+        #expect(cache.count == 601)
+        // Past the old ones' end: they go, the live one stays a replay.
+        #expect(cache.firstUse(thumbprint: "k", jti: "new", expiresAt: 400, now: 150))
+        #expect(cache.count == 2)
+        #expect(!cache.firstUse(thumbprint: "k", jti: "live", expiresAt: 300, now: 200), "still in its window")
+        #expect(cache.firstUse(thumbprint: "k", jti: "old-7", expiresAt: 500, now: 200), "its window ended")
+        // Accepted again, the old queue entry of "old-7" does not take its new entry with it.
+        #expect(!cache.firstUse(thumbprint: "k", jti: "old-7", expiresAt: 500, now: 250))
+        // A flood far past the capacity keeps it bounded, the newest kept.
+        for index in 0..<10_000 {
+            _ = cache.firstUse(thumbprint: "f", jti: "\(index)", expiresAt: 9_000, now: 300)
+        }
+        #expect(cache.count <= 1000)
+        #expect(!cache.firstUse(thumbprint: "f", jti: "9999", expiresAt: 9_000, now: 300))
+    }
 }

@@ -56,37 +56,63 @@ extension Int64 {
 }
 
 /// The `jti`s of the DPoP proofs this instance accepted, each kept until no proof with it could be accepted again
-/// (its `iat` plus the window): a replay to this instance is refused without a database read. Bounded: past
-/// `capacity`, the entries nearest their end are dropped first — a dropped entry could be replayed only within what
-/// was left of its window, the bound ``DPoPNonces`` keeps short.
+/// (its `iat` plus the window): a replay to this instance is refused without a database read.
+///
+/// A proof is kept as a 64-bit hash of its key's thumbprint and `jti` (the process's randomly seeded `Hasher`: no
+/// string is stored, and a collision, which nobody outside can aim for, refuses a fresh proof — never takes a replay)
+/// beside the time its window ends, and in a queue in the order accepted. Each use first drops, from the queue's
+/// head, the proofs whose window has ended — windows are about as long as each other, so the oldest end first — and
+/// past `capacity` the oldest go: every use costs the same however full the cache is (a dictionary of strings that
+/// was filtered and sorted whole under its lock once full stalled every request behind it). A dropped entry could be
+/// replayed only within what was left of its window, the bound ``DPoPNonces`` keeps short.
 final class DPoPReplayCache: Sendable {
-    private let entries = Locked<[String: Int64]>([:])
+    private struct State {
+        /// A proof's id → when its window ends.
+        var ends: [UInt64: Int64] = [:]
+        /// The proofs in the order accepted, from `head` on.
+        var queue: [(id: UInt64, end: Int64)] = []
+        var head = 0
+
+        /// Drops the proof at the queue's head (and its entry, unless the id was accepted again since).
+        mutating func dropHead() {
+            let (id, end) = queue[head]
+            if ends[id] == end { ends[id] = nil }
+            head += 1
+            if head >= 4096, head * 2 >= queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    private let state: Locked<State>
     let capacity: Int
 
     init(capacity: Int = 100_000) {
         precondition(capacity > 0, "the cache holds at least one proof")
         self.capacity = capacity
+        var state = State()
+        state.ends.reserveCapacity(capacity)
+        self.state = Locked(state)
     }
 
     /// Records the proof of key `thumbprint` with `jti`, kept until `expiresAt`; `false` when it was already there
     /// (a replay).
     func firstUse(thumbprint: String, jti: String, expiresAt: Int64, now: Int64) -> Bool {
-        let id = thumbprint + ":" + jti
-        return entries.withLock { entries in
-            if let end = entries[id], end > now { return false }
-            if entries.count >= capacity {
-                entries = entries.filter { $0.value > now }
-                if entries.count >= capacity {
-                    // The tenth nearest its end goes: a flood costs time in proportion to the capacity, never more.
-                    let dropped = entries.sorted { $0.value < $1.value }.prefix(max(1, capacity / 10)).map(\.key)
-                    for key in dropped { entries[key] = nil }
-                }
-            }
-            entries[id] = expiresAt
+        var hasher = Hasher()
+        hasher.combine(thumbprint)
+        hasher.combine(jti)
+        let id = UInt64(bitPattern: Int64(hasher.finalize()))
+        return state.withLock { state in
+            while state.head < state.queue.count, state.queue[state.head].end <= now { state.dropHead() }
+            if let end = state.ends[id], end > now { return false }
+            while state.ends.count >= capacity, state.head < state.queue.count { state.dropHead() }
+            state.ends[id] = expiresAt
+            state.queue.append((id, expiresAt))
             return true
         }
     }
 
     /// How many proofs are held.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { state.withLock { $0.ends.count } }
 }
