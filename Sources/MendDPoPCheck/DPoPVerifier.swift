@@ -191,9 +191,9 @@ package struct DPoPVerifier: Sendable {
 /// members is cached (any other is read in full each time, so that no member escapes the reader's checks). Bounded:
 /// full, it starts again.
 ///
-/// It also keeps the header of the last proof accepted, as its base64url text: a client sends the same header (`typ`,
-/// `alg`, `jwk`) on every request, and a proof whose header part is that text byte for byte was read and checked
-/// before — it is neither decoded nor checked again.
+/// It also keeps the headers of the proofs accepted, by their base64url text (bounded alike): a client sends the same
+/// header (`typ`, `alg`, `jwk`) on every request, and a proof whose header part is such a text byte for byte was read
+/// and checked before — it is neither decoded nor checked again. The last one is found without building a key.
 package final class DPoPKeyCache: Sendable {
     /// A proof header that passed every check, its key and the key's thumbprint.
     package struct Header: Sendable {
@@ -205,6 +205,8 @@ package final class DPoPKeyCache: Sendable {
     }
 
     private let keys = Locked<[String: (JWSPublicKey, String)]>([:])
+    /// The headers of the proofs accepted, by their part's bytes.
+    private let headers = Locked<[[UInt8]: Header]>([:])
     /// The header of the last proof accepted.
     private let last = Locked<Header?>(nil)
     let capacity: Int
@@ -227,19 +229,30 @@ package final class DPoPKeyCache: Sendable {
         return made
     }
 
-    /// The last accepted header, when its part is `segment` byte for byte.
+    /// An accepted header whose part is `segment` byte for byte: the last one, else any kept.
     func header(matching segment: UnsafeBufferPointer<UInt8>) -> Header? {
-        last.withLock { last in
+        let latest = last.withLock { last -> Header? in
             guard let last, last.segment.count == segment.count,
                 last.segment.withUnsafeBufferPointer({ $0.elementsEqual(segment) })
             else { return nil }
             return last
         }
+        if let latest { return latest }
+        let key = Array(segment)
+        guard let known = headers.withLock({ $0[key] }) else { return nil }
+        last.withLock { $0 = known }
+        return known
     }
 
-    /// Keeps the header part of `proof`, read as `header` and passing every check, as the last accepted.
+    /// Keeps the header part of `proof`, read as `header` and passing every check (the last accepted, and among the
+    /// kept ones).
     func remember(_ proof: String, header: JWSHeader, key: JWSPublicKey, thumbprint: String) {
         let segment = Array(proof.utf8.prefix { $0 != UInt8(ascii: ".") })
-        last.withLock { $0 = Header(segment: segment, header: header, key: key, thumbprint: thumbprint) }
+        let accepted = Header(segment: segment, header: header, key: key, thumbprint: thumbprint)
+        headers.withLock { headers in
+            if headers.count >= capacity { headers.removeAll(keepingCapacity: true) }
+            headers[segment] = accepted
+        }
+        last.withLock { $0 = accepted }
     }
 }
