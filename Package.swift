@@ -183,6 +183,13 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // WebAuthn (passkeys): authenticator data, attestation objects, client data, the spec's JSON serialization, a
+        // relying party's checks and a software authenticator, over MendJOSE's CBOR and COSE keys. Client-safe:
+        // mend-server verifies with it, MendLogin and the `mend` tool make ceremonies with it.
+        .target(
+            name: "MendWebAuthn",
+            dependencies: ["MendCore", "MendJOSE", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "MendLogin",
             dependencies: [
@@ -473,6 +480,15 @@ let package = Package(
             dependencies: [
                 "MendJOSE", "MendCore", "MendHandMadeTokens", .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // CBOR, COSE keys and WebAuthn's checks: RFC 8949's appendix A, the W3C's test vectors, the software
+        // authenticator's ceremonies.
+        .testTarget(
+            name: "MendWebAuthnTests",
+            dependencies: [
+                "MendWebAuthn", "MendJOSE", "MendCore", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")]
         ),
         .testTarget(
             name: "MendHTTPTests",

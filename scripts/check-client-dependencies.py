@@ -36,6 +36,9 @@ CLIENT_MODULES = {
     # JOSE (keys, JWK, compact JWS, claims): MendCore and swift-crypto only, under every module that signs or verifies.
     "MendJOSE": (CRYPTO, {"MendHTTP", "MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL", "MendRecording",
                           "MendTelemetry"}),
+    # WebAuthn (passkeys): CBOR and COSE keys from MendJOSE, swift-crypto; under MendLogin and mend-server alike.
+    "MendWebAuthn": (CRYPTO, {"MendHTTP", "MendLogin", "MendFacebook", "MendGraphAPI", "MendGraphQL", "MendRecording",
+                              "MendTelemetry"}),
     "MendHTTP": ({"swift-http-types", "swift-log"}, set()),
     "MendHTTPURLSession": ({"swift-http-types", "swift-log"}, set()),
     # The user's last good answers in a folder: MendHTTP and swift-crypto (encryption, the files' names).
@@ -55,7 +58,7 @@ CLIENT_MODULES = {
 # The client test kit and the client-only test targets: what they must not reach (the server stack).
 CLIENT_TEST_TARGETS = [
     "MendClientTesting", "MendCoreTests", "MendJOSETests", "MendHTTPTests", "MendGraphAPITests", "MendGraphQLTests", "MendLoginTests",
-    "MendRecordingTests", "MendTelemetryTests", "MendTLSTests",
+    "MendRecordingTests", "MendTelemetryTests", "MendTLSTests", "MendWebAuthnTests",
 ]
 SERVER_TARGETS = {
     "MendServer", "MendEmulator", "MendServing", "MendTesting", "MendCommands", "MendSignedRequest", "MendDPoPCheck",

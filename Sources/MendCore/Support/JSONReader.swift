@@ -273,21 +273,9 @@ struct JSONReader {
         return refuse()
     }
 
-    /// `bytes` as a string when they are valid UTF-8 (no overlong forms, no encoded surrogates), else `nil` — with
-    /// the standard library's strict decoder, which every OS version has. `""` for valid bytes when not `building`.
+    /// `bytes` as a string when they are valid UTF-8, else `nil`; `""` for valid bytes when not `building`.
     private static func validated(_ bytes: some Collection<UInt8>, building: Bool) -> String? {
-        // ASCII, as most of a token is, needs no decoder.
-        if !bytes.allSatisfy({ $0 < 0x80 }) {
-            var decoder = Unicode.UTF8()
-            var iterator = bytes.makeIterator()
-            decoding: while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue: continue
-                case .emptyInput: break decoding
-                case .error: return nil
-                }
-            }
-        }
+        guard String.isValidUTF8(bytes) else { return nil }
         return building ? String(decoding: bytes, as: UTF8.self) : ""
     }
 
@@ -346,5 +334,29 @@ struct JSONReader {
         let start = index
         skipDigits()
         return index > start
+    }
+}
+
+extension String {
+    /// `bytes` as a string when they are valid UTF-8 (no overlong forms, no encoded surrogates), else `nil`: the
+    /// standard library's strict decoder, which every OS version has (`String(validating:as:)` needs iOS 18).
+    package init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
+        guard String.isValidUTF8(bytes) else { return nil }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `bytes` are valid UTF-8 (no overlong forms, no encoded surrogates).
+    package static func isValidUTF8(_ bytes: some Collection<UInt8>) -> Bool {
+        // ASCII, as most of a token is, needs no decoder.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
+        var decoder = Unicode.UTF8()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 }
