@@ -321,7 +321,7 @@ let package = Package(
             dependencies: [
                 // MendLogin: the login and session error spaces it answers with.
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendLogin", "MendHTTPAsyncHTTPClient", "MendSignedRequest",
-                "MendServing", "MendRecording", "MendTelemetry", "MendJOSE", "MendDPoPCheck",
+                "MendServing", "MendRecording", "MendTelemetry", "MendJOSE", "MendDPoPCheck", "MendWebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -634,7 +634,7 @@ let package = Package(
             dependencies: [
                 "MendLogin", "MendFacebook", "MendGraphAPI",
                 "MendServer", "MendTesting", "MendEmulator", "MendCore", "MendHTTP", "MendHTTPAsyncHTTPClient",
-                "MendSignedRequest", "MendRecording", "MendJOSE", "MendDPoPCheck", "MendHandMadeTokens",
+                "MendSignedRequest", "MendRecording", "MendJOSE", "MendDPoPCheck", "MendHandMadeTokens", "MendWebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

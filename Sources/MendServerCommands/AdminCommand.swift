@@ -15,7 +15,7 @@ import MendServer
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Call a running server's admin API (users, sessions, account deletion, the audit log).",
+        abstract: "Call a running server's admin API (users, sessions, passkeys, account deletion, the audit log).",
         discussion: """
             The server must have MEND_ADMIN_TOKENS set; `mend-server admin new-token ID` makes a token and prints \
             the entry to add. The other subcommands send the token in MEND_ADMIN_TOKEN (or --token-file) to \
@@ -25,6 +25,7 @@ struct AdminCommand: AsyncParsableCommand {
             """,
         subcommands: [
             NewToken.self, Users.self, User.self, LogoutUser.self, EndSession.self, DeleteUser.self, Audit.self,
+            Passkeys.self,
         ])
 }
 
@@ -271,8 +272,60 @@ extension AdminCommand {
     }
 }
 
+extension AdminCommand {
+    /// `mend-server admin passkeys list|remove`.
+    struct Passkeys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A user's passkeys: list them, or remove one (not their last way to sign in).",
+            subcommands: [List.self, Remove.self])
+
+        /// `mend-server admin passkeys list USER`.
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List a user's passkeys, oldest first.")
+
+            @Argument(help: "The user's id.") var user: String
+            @OptionGroup var connection: AdminConnection
+
+            func run() async throws {
+                let answer = try await connection.send(.get, "/v1/admin/users/\(AdminText.segment(user))/passkeys")
+                connection.print(answer) { answer in
+                    let passkeys = answer["passkeys"]?.arrayValue ?? []
+                    return passkeys.isEmpty ? ["no passkeys"] : passkeys.map(AdminText.passkey)
+                }
+            }
+        }
+
+        /// `mend-server admin passkeys remove USER PASSKEY`.
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove a user's passkey (refused when it is their last way to sign in).")
+
+            @Argument(help: "The user's id.") var user: String
+            @Argument(help: "The passkey's id (pk_…, from `list`).") var passkey: String
+            @OptionGroup var connection: AdminConnection
+
+            func run() async throws {
+                let answer = try await connection.send(
+                    .delete,
+                    "/v1/admin/users/\(AdminText.segment(user))/passkeys/\(AdminText.segment(passkey))")
+                connection.print(answer) { _ in ["passkey removed"] }
+            }
+        }
+    }
+}
+
 /// The admin subcommands' lines.
 enum AdminText {
+    static func passkey(_ passkey: JSONValue) -> String {
+        var line = "\(text(passkey["id"]))  \(text(passkey["name"]))  since \(time(passkey["created_at"]))"
+        line += "  last used \(time(passkey["last_used_at"]))"
+        if passkey["backed_up"]?.boolValue == true { line += "  synced" }
+        if passkey["counter_regressed_at"]?.intValue != nil {
+            line += "  counter went back at \(time(passkey["counter_regressed_at"]))"
+        }
+        return line
+    }
+
     static func text(_ value: JSONValue?) -> String {
         switch value {
         case .string(let text)?: text

@@ -14,9 +14,10 @@ import Testing
     static let ops = AdminToken.generate(id: "ops")
     static let support = AdminToken.generate(id: "support-2026")
 
-    /// The admin tokens on, two of them (a rotation in progress).
+    /// The admin tokens on, two of them (a rotation in progress), and passkeys (whose admin routes need them).
     static func withAdmin(_ configuration: inout ServerConfiguration) {
         configuration.admin.tokens = [ops.configuration, support.configuration]
+        configuration.passkeys.relyingPartyID = "example.com"
     }
 
     /// Sends an admin request; `token` is the bearer (the `ops` token by default, none with `nil`).
@@ -36,7 +37,7 @@ import Testing
 
     /// A path of `endpoint` with its parameters filled in.
     static func path(_ endpoint: RouteTable.Endpoint, id: String) -> String {
-        endpoint.path.replacingOccurrences(of: ":id", with: id)
+        endpoint.path.replacingOccurrences(of: ":id", with: id).replacingOccurrences(of: ":passkey", with: "pk_x")
     }
 
     static var adminEndpoints: [RouteTable.Endpoint] { RouteTable.all.filter(\.admin) }
@@ -48,7 +49,7 @@ import Testing
             let session = try await stack.login()
             let userID = try #require(session["user"]?["id"]?.stringValue)
             let access = try #require(session["access_token"]?.stringValue)
-            #expect(Self.adminEndpoints.count == 6)
+            #expect(Self.adminEndpoints.count == 8)
             for endpoint in Self.adminEndpoints {
                 let path = Self.path(endpoint, id: userID)
                 for token in [nil, "mend_admin_" + String(repeating: "A", count: 43), access, "", Self.ops.token + "x"]
@@ -68,7 +69,7 @@ import Testing
             // Nothing was changed by the refused calls: the session and the user are still there.
             _ = try await stack.client.get("/v1/session", bearer: access)
             // Three wrong tokens per route (the empty one is no token).
-            #expect(stack.server.backend.metrics.render().contains("mend_admin_refused_total 18"))
+            #expect(stack.server.backend.metrics.render().contains("mend_admin_refused_total 24"))
             // Both configured tokens are accepted.
             for token in [Self.ops.token, Self.support.token] {
                 let users = try await Self.send(stack, .get, "/v1/admin/users", token: token)

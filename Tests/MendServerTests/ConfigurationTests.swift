@@ -143,7 +143,7 @@ import Testing
                 "MEND_LIMITED_LOGIN": "true", "MEND_APPLE_TEAM_ID": "TEAM1", "MEND_APPLE_KEY_ID": "KEY1",
                 "MEND_APPLE_PRIVATE_KEY_FILE": try file("a.p8", P256.Signing.PrivateKey().pemRepresentation),
                 "MEND_GOOGLE_SERVER_CLIENT_ID": "server.apps.example", "MEND_GOOGLE_SERVER_CLIENT_SECRET": "g-secret",
-                "MEND_PROVIDER_RECORDING": "/tmp/provider.har",
+                "MEND_PROVIDER_RECORDING": "/tmp/provider.har", "MEND_PASSKEY_RP_ID": "example.com",
             ], uniquingKeysWith: { $1 })
         let changed: [String: String] = [
             "MEND_CONFIG_FILE": try file("c.json", #"{"MEND_PORT": 7000}"#),
@@ -183,6 +183,14 @@ import Testing
             "MEND_GOOGLE_REVOCATION_URL": "https://google.example/revoke", "MEND_LIMITED_LOGIN": "false",
             "MEND_LIMITED_LOGIN_ISSUER": "https://facebook.example",
             "MEND_LIMITED_LOGIN_JWKS_URL": "https://facebook.example/jwks",
+            "MEND_PASSKEY_RP_ID": "login.example.com", "MEND_PASSKEY_RP_NAME": "Example",
+            "MEND_PASSKEY_ORIGINS": "https://example.com,http://127.0.0.1:8080",
+            "MEND_PASSKEY_USER_VERIFICATION": "preferred", "MEND_PASSKEY_COUNTER_POLICY": "refuse-device-bound",
+            "MEND_PASSKEY_REAUTH_WINDOW": "10m", "MEND_PASSKEY_CHALLENGE_TTL": "2m",
+            "MEND_PASSKEY_RELATED_ORIGINS": "https://example.co.uk",
+            "MEND_PASSKEY_APPLE_APPS": "ABCDE12345.com.example.app",
+            "MEND_PASSKEY_ANDROID_APPS": "com.example.app:"
+                + Array(repeating: "AB", count: 32).joined(separator: ":"),
         ]
         // Each variable, alias and secret's file form (`…_FILE`, which yields to the variable itself).
         let variables = ServerConfiguration.environmentVariables

@@ -58,6 +58,7 @@ struct RequestSchemaTests {
         var configuration = ServerConfiguration(appID: "1", appSecret: Secret("s"))
         configuration.sessions.allowedRedirectURIs = ["https://app.example/callback"]
         configuration.admin.tokens = [AdminToken.generate(id: "ops").configuration]
+        configuration.passkeys.relyingPartyID = "example.com"
         let document = OpenAPIDocument.make(configuration: configuration)
         let login = document["components"]?["schemas"]?["LoginRequest"]
         #expect(login?["properties"]?["code_verifier"]?["minLength"] == .int(43))

@@ -45,6 +45,12 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Login Declined", message: "The login on this device was declined. Start again if that was a mistake."),
             .deviceCodeExpired: Message(title: "Code Expired", message: "The code on this device has expired. Start the login again to get a new code."),
             .sessionProofRefused: Message(title: "Couldn’t Verify This Device", message: "Your session couldn’t be verified on this device. Try again; if it keeps happening, log in again."),
+            .passkeyFailed: Message(title: "Passkey Didn’t Work", message: "Signing in with your passkey didn’t work. Please try again."),
+            .passkeyNotFound: Message(title: "Passkey Not Found", message: "This passkey is no longer on your account. Sign in another way, then add a new passkey."),
+            .passkeyRecentSignIn: Message(title: "Sign In Again", message: "For your security, please sign in again before adding a passkey."),
+            .passkeyLastSignInMethod: Message(title: "Can’t Remove Passkey", message: "This passkey is your only way to sign in, so it can’t be removed."),
+            .passkeyUnavailable: Message(title: "Passkeys Unavailable", message: "Passkeys can’t be used here. Check that this device supports them, then try again."),
+            .passkeyAlreadyAdded: Message(title: "Passkey Already Added", message: "A passkey from this device is already on your account."),
             .requestTooLarge: Message(title: "Too Much at Once", message: "There was too much to load at once. Please try again with less."),
         ],
         recoveries: [

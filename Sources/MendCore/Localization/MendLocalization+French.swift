@@ -44,6 +44,12 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Connexion refusée", message: "La connexion sur cet appareil a été refusée. Recommencez s’il s’agit d’une erreur."),
             .deviceCodeExpired: Message(title: "Code expiré", message: "Le code affiché sur cet appareil a expiré. Recommencez la connexion pour obtenir un nouveau code."),
             .sessionProofRefused: Message(title: "Appareil non vérifié", message: "Votre session n’a pas pu être vérifiée sur cet appareil. Réessayez ; si cela se reproduit, reconnectez-vous."),
+            .passkeyFailed: Message(title: "La clé d’accès n’a pas fonctionné", message: "La connexion avec votre clé d’accès n’a pas abouti. Veuillez réessayer."),
+            .passkeyNotFound: Message(title: "Clé d’accès introuvable", message: "Cette clé d’accès n’est plus associée à votre compte. Connectez-vous autrement, puis ajoutez une nouvelle clé d’accès."),
+            .passkeyRecentSignIn: Message(title: "Reconnectez-vous", message: "Pour votre sécurité, reconnectez-vous avant d’ajouter une clé d’accès."),
+            .passkeyLastSignInMethod: Message(title: "Suppression impossible", message: "Cette clé d’accès est votre seul moyen de connexion : elle ne peut pas être supprimée."),
+            .passkeyUnavailable: Message(title: "Clés d’accès indisponibles", message: "Les clés d’accès ne peuvent pas être utilisées ici. Vérifiez que cet appareil les prend en charge, puis réessayez."),
+            .passkeyAlreadyAdded: Message(title: "Clé d’accès déjà ajoutée", message: "Une clé d’accès de cet appareil est déjà associée à votre compte."),
             .requestTooLarge: Message(title: "Trop à la fois", message: "Il y avait trop de contenu à charger en une seule fois. Réessayez en demandant moins."),
         ],
         recoveries: [

@@ -44,6 +44,12 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Anmeldung abgelehnt", message: "Die Anmeldung auf diesem Gerät wurde abgelehnt. Beginnen Sie erneut, falls das ein Versehen war."),
             .deviceCodeExpired: Message(title: "Code abgelaufen", message: "Der Code auf diesem Gerät ist abgelaufen. Starten Sie die Anmeldung erneut, um einen neuen Code zu erhalten."),
             .sessionProofRefused: Message(title: "Gerät nicht bestätigt", message: "Ihre Sitzung konnte auf diesem Gerät nicht bestätigt werden. Versuchen Sie es erneut; wenn das wieder passiert, melden Sie sich erneut an."),
+            .passkeyFailed: Message(title: "Passkey hat nicht funktioniert", message: "Die Anmeldung mit Ihrem Passkey hat nicht funktioniert. Bitte versuchen Sie es erneut."),
+            .passkeyNotFound: Message(title: "Passkey nicht gefunden", message: "Dieser Passkey gehört nicht mehr zu Ihrem Konto. Melden Sie sich auf andere Weise an und fügen Sie dann einen neuen Passkey hinzu."),
+            .passkeyRecentSignIn: Message(title: "Erneut anmelden", message: "Melden Sie sich zu Ihrer Sicherheit erneut an, bevor Sie einen Passkey hinzufügen."),
+            .passkeyLastSignInMethod: Message(title: "Passkey kann nicht entfernt werden", message: "Dieser Passkey ist Ihre einzige Anmeldemöglichkeit und kann daher nicht entfernt werden."),
+            .passkeyUnavailable: Message(title: "Passkeys nicht verfügbar", message: "Passkeys können hier nicht verwendet werden. Prüfen Sie, ob dieses Gerät sie unterstützt, und versuchen Sie es erneut."),
+            .passkeyAlreadyAdded: Message(title: "Passkey bereits hinzugefügt", message: "Ein Passkey dieses Geräts gehört bereits zu Ihrem Konto."),
             .requestTooLarge: Message(title: "Zu viel auf einmal", message: "Es war zu viel, um es auf einmal zu laden. Bitte versuchen Sie es mit weniger erneut."),
         ],
         recoveries: [

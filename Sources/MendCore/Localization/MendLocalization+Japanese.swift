@@ -44,6 +44,12 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "ログインが拒否されました", message: "このデバイスでのログインは拒否されました。誤りの場合はもう一度やり直してください。"),
             .deviceCodeExpired: Message(title: "コードの有効期限切れ", message: "このデバイスのコードは有効期限が切れました。もう一度ログインを始めて新しいコードを取得してください。"),
             .sessionProofRefused: Message(title: "デバイスを確認できませんでした", message: "このデバイスでセッションを確認できませんでした。もう一度お試しください。繰り返し起きる場合は、もう一度ログインしてください。"),
+            .passkeyFailed: Message(title: "パスキーを使用できませんでした", message: "パスキーでのサインインを完了できませんでした。もう一度お試しください。"),
+            .passkeyNotFound: Message(title: "パスキーが見つかりません", message: "このパスキーはアカウントに登録されていません。別の方法でサインインしてから、新しいパスキーを追加してください。"),
+            .passkeyRecentSignIn: Message(title: "もう一度サインインしてください", message: "セキュリティのため、パスキーを追加する前にもう一度サインインしてください。"),
+            .passkeyLastSignInMethod: Message(title: "パスキーを削除できません", message: "このパスキーは唯一のサインイン方法のため、削除できません。"),
+            .passkeyUnavailable: Message(title: "パスキーを利用できません", message: "ここではパスキーを利用できません。このデバイスがパスキーに対応しているか確認して、もう一度お試しください。"),
+            .passkeyAlreadyAdded: Message(title: "パスキーは追加済みです", message: "このデバイスのパスキーはすでにアカウントに追加されています。"),
             .requestTooLarge: Message(title: "一度に多すぎます", message: "一度に読み込む量が多すぎました。量を減らしてもう一度お試しください。"),
         ],
         recoveries: [

@@ -44,6 +44,12 @@ extension MendLocalization {
             .deviceLoginDeclined: Message(title: "Inicio de sesión rechazado", message: "Se rechazó el inicio de sesión en este dispositivo. Vuelve a empezar si fue un error."),
             .deviceCodeExpired: Message(title: "Código caducado", message: "El código de este dispositivo ha caducado. Vuelve a iniciar sesión para obtener un código nuevo."),
             .sessionProofRefused: Message(title: "No se pudo verificar el dispositivo", message: "No se pudo verificar tu sesión en este dispositivo. Vuelve a intentarlo; si sigue ocurriendo, vuelve a iniciar sesión."),
+            .passkeyFailed: Message(title: "La llave de acceso no funcionó", message: "No se pudo iniciar sesión con tu llave de acceso. Vuelve a intentarlo."),
+            .passkeyNotFound: Message(title: "Llave de acceso no encontrada", message: "Esta llave de acceso ya no está en tu cuenta. Inicia sesión de otra forma y añade una llave de acceso nueva."),
+            .passkeyRecentSignIn: Message(title: "Vuelve a iniciar sesión", message: "Por tu seguridad, vuelve a iniciar sesión antes de añadir una llave de acceso."),
+            .passkeyLastSignInMethod: Message(title: "No se puede eliminar", message: "Esta llave de acceso es tu única forma de iniciar sesión, así que no se puede eliminar."),
+            .passkeyUnavailable: Message(title: "Llaves de acceso no disponibles", message: "Las llaves de acceso no se pueden usar aquí. Comprueba que este dispositivo las admite y vuelve a intentarlo."),
+            .passkeyAlreadyAdded: Message(title: "Llave de acceso ya añadida", message: "Una llave de acceso de este dispositivo ya está en tu cuenta."),
             .requestTooLarge: Message(title: "Demasiado a la vez", message: "Había demasiado contenido para cargar de una vez. Vuelve a intentarlo pidiendo menos."),
         ],
         recoveries: [

@@ -87,6 +87,18 @@ extension MendError {
         /// The server could not verify that this device holds its session's key (a DPoP proof refused): try again,
         /// then log in again.
         public static let sessionProofRefused = MessageKey(rawValue: "sessionProofRefused")
+        /// A passkey ceremony failed (a refused or unreadable answer): try again.
+        public static let passkeyFailed = MessageKey(rawValue: "passkeyFailed")
+        /// The passkey used is not registered (removed, or never added here): sign in another way and add a new one.
+        public static let passkeyNotFound = MessageKey(rawValue: "passkeyNotFound")
+        /// Adding a passkey needs a recent sign-in.
+        public static let passkeyRecentSignIn = MessageKey(rawValue: "passkeyRecentSignIn")
+        /// The passkey is the account's only way to sign in and cannot be removed.
+        public static let passkeyLastSignInMethod = MessageKey(rawValue: "passkeyLastSignInMethod")
+        /// Passkeys cannot be used on this device or for this site (no support, a setup problem).
+        public static let passkeyUnavailable = MessageKey(rawValue: "passkeyUnavailable")
+        /// A passkey of this authenticator is already on the account.
+        public static let passkeyAlreadyAdded = MessageKey(rawValue: "passkeyAlreadyAdded")
         /// The request asked for too much at once: try again asking for less.
         public static let requestTooLarge = MessageKey(rawValue: "requestTooLarge")
     }

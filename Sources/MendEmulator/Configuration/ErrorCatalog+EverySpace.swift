@@ -5,9 +5,9 @@ import MendHTTP
 import MendLogin
 
 extension ErrorCatalog {
-    /// Every error space that Mend's modules declare, in display order: login, session, OAuth, Graph, REST, GraphQL, HTTP
+    /// Every error space that Mend's modules declare, in display order: login, session, OAuth, passkey, Graph, REST, GraphQL, HTTP
     /// and transport. What the emulator emulates, `mend errors list` lists and docs/errors.md documents.
     public static let everySpace = ErrorCatalog(spaces: [
-        .login, .session, .oauth, .graph, .rest, .graphQL, .http, .transport,
+        .login, .session, .oauth, .passkey, .graph, .rest, .graphQL, .http, .transport,
     ])
 }

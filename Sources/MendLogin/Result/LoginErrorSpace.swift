@@ -164,7 +164,8 @@ extension ErrorSpace {
 
 extension ErrorCatalog {
     /// The catalog of login and sessions: `ErrorCatalog.core` with the login space, the session space
-    /// (`mend-server`'s answers) and the OAuth space (an OpenID Connect provider's). A provider's own error space
+    /// (`mend-server`'s answers), the OAuth space (an OpenID Connect provider's) and the passkey space (WebAuthn
+    /// ceremonies: the server's refusals and the platform's errors). A provider's own error space
     /// (Facebook's Graph space) comes with its dialect's error decoder.
-    public static let login = ErrorCatalog.core.adding(.login).adding(.session).adding(.oauth)
+    public static let login = ErrorCatalog.core.adding(.login).adding(.session).adding(.oauth).adding(.passkey)
 }

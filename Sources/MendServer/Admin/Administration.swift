@@ -129,7 +129,8 @@ struct Administration: BackendPart {
 
     // MARK: Helpers
 
-    private func existingUser(_ id: String) async throws -> UserRecord {
+    /// The user of `id`, or 404.
+    func existingUser(_ id: String) async throws -> UserRecord {
         guard id.utf8.count <= 64, let user = try await identities.user(id: id) else {
             throw ServerFailure.notFound("There is no user \(id.prefix(64)).")
         }

@@ -35,7 +35,7 @@ public func buildApplication(
     router.add(
         middleware: OperationsMiddleware(
             metrics: backend.metrics, redactor: backend.redactor,
-            adminAPI: configuration.admin.isEnabled,
+            endpoints: RouteTable.served(configuration),
             dpopNonce: configuration.sessions.dpopRequiresNonce ? backend.sessions.currentDPoPNonce : nil))
     ServerRoutes.register(on: router, backend: backend)
     return Application(

@@ -42,6 +42,8 @@ public final class LoginBackend: Sendable {
     let housekeeping: Housekeeping
     /// The admin API.
     let administration: Administration
+    /// Passkeys: adding them, signing in with them, the user's list.
+    let passkeys: PasskeyLogins
     /// Keeps the sessions' revocation view current (its task runs until ``close()``).
     let revocationFeed: RevocationFeed
     private let revocationFeedTask: Task<Void, Never>
@@ -78,6 +80,9 @@ public final class LoginBackend: Sendable {
             maximumSessionLifetime: Int64(configuration.sessions.maximumLifetime.seconds),
             directory: store.directory, identities: store.identities, sessionRecords: store.sessions,
             accounts: accounts)
+        self.passkeys = PasskeyLogins(
+            services: services, settings: configuration.passkeys, store: store.passkeys,
+            identities: store.identities, sessions: sessions)
         self.revocationFeed = revocationFeed
         self.revocationFeedTask = Task { await revocationFeed.run() }
     }
@@ -110,7 +115,7 @@ public final class LoginBackend: Sendable {
         let location = try DatabaseLocation.parse(configuration.storage.databaseURL)
         let database = try await ServerDatabase.open(location, logger: logger)
         do {
-            let applied = try await Migrations.run(on: database, now: configuration.clock.now())
+            let applied = try await MigrationRunner.run(on: database, now: configuration.clock.now())
             logger.info(
                 "database ready",
                 metadata: [

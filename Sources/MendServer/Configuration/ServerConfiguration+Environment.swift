@@ -44,6 +44,7 @@ enum ServerEnvironment {
         let apple = IDTokenIssuer.apple(clientIDs: []), google = IDTokenIssuer.google(clientIDs: [])
         let googleServer = ClientSecretTokenKeeper.google(clientID: "", clientSecret: Secret(""))
         let limitedLogin = IDTokenIssuer.limitedLogin(appID: ""), admin = Configuration.Admin()
+        let passkeys = PasskeyConfiguration()
         func value(_ text: some CustomStringConvertible) -> String { "`\(text)`" }
         func duration(_ duration: Duration) -> String { value(DurationText.format(duration)) }
         func limit(_ rule: RateLimitRule?) -> String { value(rule.map(\.description) ?? "off") }
@@ -102,6 +103,36 @@ enum ServerEnvironment {
                 "MEND_DPOP_NONCE", default: value(sessions.dpopRequiresNonce),
                 "`true`: every DPoP proof must carry a nonce this server issued (`DPoP-Nonce`; a proof is then at most "
                     + "two minutes old)"),
+            Variable(
+                "MEND_PASSKEY_RP_ID", default: "none: passkeys are off",
+                "the WebAuthn RP ID passkeys are scoped to: a domain (`example.com`) that the origins are on or under"),
+            Variable("MEND_PASSKEY_RP_NAME", default: value(passkeys.relyingPartyName), "the name authenticators show"),
+            Variable(
+                "MEND_PASSKEY_ORIGINS", default: "`https://` and the RP ID",
+                "comma-separated origins ceremonies may come from: `https://` on the RP ID or under it, `http://` on a "
+                    + "loopback host (development), `android:apk-key-hash:<base64url SHA-256>` (Android apps)"),
+            Variable(
+                "MEND_PASSKEY_USER_VERIFICATION", default: value(passkeys.userVerification.rawValue),
+                "`required`: a ceremony without user verification (PIN, biometrics) is refused; `preferred`: accepted"),
+            Variable(
+                "MEND_PASSKEY_COUNTER_POLICY", default: value(passkeys.counterPolicy.rawValue),
+                "`report`: a signature counter that went back is audited and shown; `refuse-device-bound`: refused "
+                    + "for a passkey that is not synced (a synced one's is only reported)"),
+            Variable(
+                "MEND_PASSKEY_REAUTH_WINDOW", default: duration(passkeys.recentSignInWindow),
+                "how recent a sign-in must be to add a passkey"),
+            Variable(
+                "MEND_PASSKEY_CHALLENGE_TTL", default: duration(passkeys.challengeLifetime),
+                "how long a passkey ceremony's challenge can be answered (each is used once, on any instance)"),
+            Variable(
+                "MEND_PASSKEY_RELATED_ORIGINS", default: "none",
+                "other origins that may use the RP ID's passkeys, served at `/.well-known/webauthn`"),
+            Variable(
+                "MEND_PASSKEY_APPLE_APPS", default: "none",
+                "apps (`TEAMID.bundle.id`) in `/.well-known/apple-app-site-association`'s `webcredentials`"),
+            Variable(
+                "MEND_PASSKEY_ANDROID_APPS", default: "none",
+                "apps (`package.name:AA:BB:…`, the SHA-256 certificate fingerprint) in `/.well-known/assetlinks.json`"),
             Variable(
                 "MEND_RETURN_PROVIDER_TOKEN", default: value(providers.returnsProviderToken),
                 "`true`: the login response carries the provider's token as `provider_token`"),
@@ -395,6 +426,7 @@ enum ServerEnvironment {
             configuration.sessions.dpop = mode
         }
         if let requires = try flag("MEND_DPOP_NONCE") { configuration.sessions.dpopRequiresNonce = requires }
+        try readPasskeys(variables, into: &configuration.passkeys)
         if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") {
             configuration.providers.returnsProviderToken = returns
         }
@@ -564,5 +596,39 @@ extension ServerConfiguration {
                         + "taken), or not 1–32 lowercase letters, digits and hyphens")
             }
         }
+    }
+}
+
+extension ServerEnvironment {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    static func readPasskeys(
+        _ variables: VariableReader, into passkeys: inout PasskeyConfiguration
+    ) throws(ConfigurationError) {
+        if let rpID = variables.text("MEND_PASSKEY_RP_ID") { passkeys.relyingPartyID = rpID }
+        if let name = variables.text("MEND_PASSKEY_RP_NAME") { passkeys.relyingPartyName = name }
+        if let origins = variables.list("MEND_PASSKEY_ORIGINS") { passkeys.origins = origins }
+        if let verification = try variables.value(
+            "MEND_PASSKEY_USER_VERIFICATION", as: PasskeyConfiguration.UserVerification.self,
+            failure: { ConfigurationError("MEND_PASSKEY_USER_VERIFICATION '\($0)' must be required or preferred") })
+        {
+            passkeys.userVerification = verification
+        }
+        if let policy = try variables.value(
+            "MEND_PASSKEY_COUNTER_POLICY", as: PasskeyConfiguration.CounterPolicy.self,
+            failure: { ConfigurationError("MEND_PASSKEY_COUNTER_POLICY '\($0)' must be report or refuse-device-bound") }
+        ) {
+            passkeys.counterPolicy = policy
+        }
+        if let window = try variables.duration("MEND_PASSKEY_REAUTH_WINDOW") { passkeys.recentSignInWindow = window }
+        if let lifetime = try variables.duration("MEND_PASSKEY_CHALLENGE_TTL") {
+            passkeys.challengeLifetime = lifetime
+        }
+        if let origins = variables.list("MEND_PASSKEY_RELATED_ORIGINS") { passkeys.relatedOrigins = origins }
+        if let apps = variables.list("MEND_PASSKEY_APPLE_APPS") { passkeys.appleAppIDs = apps }
+        if let apps = variables.list("MEND_PASSKEY_ANDROID_APPS") { passkeys.androidApps = apps }
+        if !passkeys.isEnabled, passkeys != PasskeyConfiguration() {
+            throw ConfigurationError("the MEND_PASSKEY_* variables need MEND_PASSKEY_RP_ID")
+        }
+        try passkeys.validate()
     }
 }

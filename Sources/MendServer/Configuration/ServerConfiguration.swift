@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var providers: Providers
     /// The admin API: its tokens (none by default: it is off) and its rate limit.
     public var admin: Admin
+    /// Passkeys (WebAuthn sign-in): off unless an RP ID is configured.
+    public var passkeys: PasskeyConfiguration = PasskeyConfiguration()
     /// The server's clock (MendHTTP's one clock): the time of every expiry, rate limit, signature and
     /// `signed_request` check, the waits of its provider calls' retries and the background check's period. Replace
     /// it in tests (`offsetClock.pipeline()`). The revocation feed's polling waits real time on purpose: it paces

@@ -221,6 +221,10 @@ enum OpenAPIDocument {
     private static let nullableInteger: JSONValue = .object(["type": .array([.string("integer"), .string("null")])])
     private static let boolean: JSONValue = .object(["type": .string("boolean")])
     private static let strings: JSONValue = .object(["type": .string("array"), "items": string])
+    private static let credentialDescriptors: JSONValue = .object([
+        "type": .string("array"),
+        "items": object(["type": string, "id": string, "transports": strings], required: ["type", "id"]),
+    ])
 
     private static let commonSchemas: [String: JSONValue] = [
         "User": object(
@@ -341,6 +345,69 @@ enum OpenAPIDocument {
                 ]),
                 "next_before": nullableInteger,
             ], required: ["events", "next_before"]),
+        "Passkey": object(
+            [
+                "id": string, "name": string, "created_at": integer, "last_used_at": nullableInteger,
+                "backup_eligible": boolean, "backed_up": boolean, "transports": strings, "aaguid": string,
+                "algorithm": integer, "counter_regressed_at": nullableInteger,
+            ],
+            required: [
+                "id", "name", "created_at", "last_used_at", "backup_eligible", "backed_up", "transports", "aaguid",
+                "algorithm", "counter_regressed_at",
+            ]),
+        "AdminPasskeyRemoved": object(["removed": boolean], required: ["removed"]),
+        "PasskeyList": object(
+            ["passkeys": .object(["type": .string("array"), "items": ref("Passkey")])], required: ["passkeys"]),
+        "PublicKeyCredentialCreationOptionsJSON": object(
+            [
+                "rp": object(["id": string, "name": string], required: ["id", "name"]),
+                "user": object(
+                    ["id": string, "name": string, "displayName": string], required: ["id", "name", "displayName"]),
+                "challenge": string,
+                "pubKeyCredParams": .object([
+                    "type": .string("array"),
+                    "items": object(["type": string, "alg": integer], required: ["type", "alg"]),
+                ]),
+                "timeout": integer, "excludeCredentials": credentialDescriptors,
+                "authenticatorSelection": .object(["type": .string("object")]), "attestation": string,
+                "extensions": .object(["type": .string("object")]),
+            ], required: ["rp", "user", "challenge", "pubKeyCredParams"]),
+        "PublicKeyCredentialRequestOptionsJSON": object(
+            [
+                "challenge": string, "rpId": string, "allowCredentials": credentialDescriptors,
+                "userVerification": string, "timeout": integer,
+            ], required: ["challenge"]),
+        "RegistrationResponseJSON": object(
+            [
+                "id": string, "rawId": string, "type": string, "authenticatorAttachment": string,
+                "clientExtensionResults": .object(["type": .string("object")]),
+                "response": object(
+                    ["clientDataJSON": string, "attestationObject": string, "transports": strings],
+                    required: ["clientDataJSON", "attestationObject"]),
+            ], required: ["id", "rawId", "type", "response"]),
+        "AuthenticationResponseJSON": object(
+            [
+                "id": string, "rawId": string, "type": string, "authenticatorAttachment": string,
+                "clientExtensionResults": .object(["type": .string("object")]),
+                "response": object(
+                    [
+                        "clientDataJSON": string, "authenticatorData": string, "signature": string,
+                        "userHandle": nullableString,
+                    ], required: ["clientDataJSON", "authenticatorData", "signature"]),
+            ], required: ["id", "rawId", "type", "response"]),
+        "RelatedOrigins": object(["origins": strings], required: ["origins"]),
+        "AppleAppSiteAssociation": object(
+            ["webcredentials": object(["apps": strings], required: ["apps"])], required: ["webcredentials"]),
+        "AssetLinks": .object([
+            "type": .string("array"),
+            "items": object(
+                [
+                    "relation": strings,
+                    "target": object(
+                        ["namespace": string, "package_name": string, "sha256_cert_fingerprints": strings],
+                        required: ["namespace", "package_name", "sha256_cert_fingerprints"]),
+                ], required: ["relation", "target"]),
+        ]),
         "Error": object(
             [
                 "error": object(
@@ -349,7 +416,8 @@ enum OpenAPIDocument {
                         "subcode": .object(["type": .array([.string("integer"), .string("null")])]),
                         "name": string, "category": string, "recovery": string, "message": string,
                         "referenceId": nullableString, "additionalMessages": strings, "permissions": strings,
-                    ], required: ["domain", "code", "name", "category", "recovery", "message", "referenceId"])
+                    ], required: ["domain", "code", "name", "category", "recovery", "message", "referenceId"]),
+                "passkey": object(["rp_id": string, "credential_id": string], required: ["rp_id", "credential_id"]),
             ], required: ["error"]),
     ]
 }

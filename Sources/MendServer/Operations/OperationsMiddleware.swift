@@ -18,9 +18,9 @@ struct OperationsMiddleware: RouterMiddleware {
 
     let metrics: ServerMetrics
     let redactor: Redactor
-    /// Whether the admin API is on: when it is off, its paths are unknown for every method (404, never a 405 that
-    /// lists what they would answer).
-    var adminAPI = false
+    /// The endpoints the server serves: the admin API's and the passkeys' paths, when they are off, are unknown for
+    /// every method (404, never a 405 that lists what they would answer).
+    var endpoints: [RouteTable.Endpoint] = RouteTable.all.filter { !$0.admin && !$0.passkeys }
     /// The `DPoP-Nonce` every answer to a proved request carries when the server requires nonces (RFC 9449 §8.2): a
     /// client keeps the latest and is never challenged while it lasts; `nil` when nonces are not required.
     var dpopNonce: (@Sendable () -> String?)? = nil
@@ -64,7 +64,7 @@ struct OperationsMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             // Redacted once (unless a provider call already did): the log line and the body show the same message.
-            let failure = ErrorMapping.failure(for: error, request: request, adminAPI: adminAPI).redacted(
+            let failure = ErrorMapping.failure(for: error, request: request, endpoints: endpoints).redacted(
                 with: redactor)
             log(failure, context: context)
             response = WireResponse.failure(failure, requestID: context.requestID)
@@ -141,8 +141,8 @@ struct OperationsMiddleware: RouterMiddleware {
 
 /// Turns anything a route throws into a ``ServerFailure``.
 enum ErrorMapping {
-    /// `adminAPI`: whether the admin API's paths exist (they answer 404 for every method when it is off).
-    static func failure(for error: any Error, request: Request, adminAPI: Bool) -> ServerFailure {
+    /// `endpoints`: the endpoints served (the others' paths answer 404 for every method).
+    static func failure(for error: any Error, request: Request, endpoints: [RouteTable.Endpoint]) -> ServerFailure {
         switch error {
         case let failure as ServerFailure:
             return failure
@@ -151,7 +151,7 @@ enum ErrorMapping {
         case let error as HTTPError:
             switch error.status {
             case .notFound:
-                let allowed = RouteTable.methods(forPath: request.uri.path, includingAdmin: adminAPI)
+                let allowed = RouteTable.methods(forPath: request.uri.path, in: endpoints)
                 guard allowed.isEmpty else {
                     // A known path with an undeclared method (RFC 9110 §15.5.6): 405 naming what is allowed.
                     let list = allowed.map(\.rawValue).joined(separator: ", ")

@@ -17,6 +17,9 @@ struct ServerFailure: Error, Sendable {
     var error: MendError
     var origin: Origin
     var headers: HTTPFields
+    /// Members the answer's body carries beside `error` (a passkey refusal's `passkey`: what the client tells the
+    /// platform).
+    var extraMembers: [String: JSONValue] = [:]
     /// Whether the messages went through the server's redactor (``redacted(with:)``), which happens once per
     /// failure: where a provider's answer becomes a failure, or where the failure becomes a response.
     private(set) var isRedacted = false
@@ -120,7 +123,8 @@ extension ServerFailure {
     /// against it by a test).
     ///
     /// The server's own refusals by their code: a session or login code, or a `signed_request` refused, is 401;
-    /// `rest/404` 404, `rest/409` 409, `http/405`, `http/413` and `http/429` their own; `rest/500` 500 and
+    /// `rest/404` 404, `rest/409` 409, a passkey refusal 400 (`passkey/4`, no such passkey, 404; `passkey/8`, a
+    /// recent sign-in needed, 403; `passkey/9` and `passkey/10` 409), `http/405`, `http/413` and `http/429` their own; `rest/500` 500 and
     /// `rest/512` (the database) 503; anything else the request's fault, 400. A provider's failure carries the
     /// provider's domain and code in the body, so the client classifies it as it would the provider's own answer; the
     /// status only has to agree with it: see ``providerStatus(for:)``.
@@ -133,6 +137,9 @@ extension ServerFailure {
         case .HTTP.methodNotAllowed: return .methodNotAllowed
         case .HTTP.contentTooLarge: return .contentTooLarge
         case .HTTP.tooManyRequests: return .tooManyRequests
+        case .Passkey.unknownCredential: return .notFound
+        case .Passkey.recentSignInRequired: return .forbidden
+        case .Passkey.lastSignInMethod, .Passkey.alreadyRegistered: return .conflict
         case .REST.internalServerError: return .internalServerError
         case .REST.dataAccessError: return .serviceUnavailable
         default: return .badRequest

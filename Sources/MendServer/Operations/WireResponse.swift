@@ -44,6 +44,12 @@ enum WireResponse {
         headers[.cacheControl] = "no-store"
         return Response(
             status: failure.status, headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: error.wireBody(redactingMessages: false).jsonText())))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body(error, extra: failure.extraMembers).jsonText())))
+    }
+
+    private static func body(_ error: MendError, extra: [String: JSONValue]) -> JSONValue {
+        let body = error.wireBody(redactingMessages: false)
+        guard !extra.isEmpty, case .object(let members) = body else { return body }
+        return .object(members.merging(extra) { current, _ in current })
     }
 }

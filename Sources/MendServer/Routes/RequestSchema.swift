@@ -58,6 +58,8 @@ struct RequestSchema: Sendable {
         enum Kind: Sendable {
             case string(StringRule)
             case boolean
+            /// A JSON object, checked by the route (a WebAuthn credential); documented by the named schema.
+            case object(schema: String)
         }
 
         var name: String
@@ -77,6 +79,7 @@ struct RequestSchema: Sendable {
     struct Values: Sendable {
         var strings: [String: String] = [:]
         var booleans: [String: Bool] = [:]
+        var objects: [String: JSONValue] = [:]
 
         subscript(_ name: String) -> String? { strings[name] }
     }
@@ -97,6 +100,9 @@ struct RequestSchema: Sendable {
                     throw ServerFailure.badRequest("\(field.name) must be true or false.")
                 }
                 values.booleans[field.name] = flag
+            case .object:
+                guard case .object = raw else { throw ServerFailure.badRequest("\(field.name) must be an object.") }
+                values.objects[field.name] = raw
             case .string(let rule):
                 guard case .string(let text) = raw else {
                     throw ServerFailure.badRequest("\(field.name) must be a string.")
@@ -137,6 +143,8 @@ struct RequestSchema: Sendable {
             switch field.kind {
             case .boolean:
                 schema["type"] = .string("boolean")
+            case .object(let name):
+                schema["$ref"] = .string("#/components/schemas/\(name)")
             case .string(let rule):
                 schema["type"] = .string("string")
                 schema["minLength"] = .int(rule.minLength)
@@ -306,12 +314,44 @@ extension RequestSchema {
                     + "become spaces; token-shaped text is redacted).")
         ], encodings: [.json], bodyRequired: false)
 
+    /// `POST /v1/passkeys/registration`.
+    static let passkeyRegistration = RequestSchema(
+        name: "PasskeyRegistrationRequest",
+        fields: [
+            Field(
+                name: "credential", kind: .object(schema: "RegistrationResponseJSON"), required: true,
+                description: "The new credential as the browser's PublicKeyCredential.toJSON() gives it."),
+            Field(
+                name: "name", kind: .string(StringRule(maxLength: 64, pattern: AdminQuery.noControlCharacters)),
+                required: false,
+                description: "A name the user gives the passkey (by default, from the authenticator's kind)."),
+        ], encodings: [.json])
+
+    /// `POST /v1/login/passkey`.
+    static let passkeyLogin = RequestSchema(
+        name: "PasskeyLoginRequest",
+        fields: [
+            Field(
+                name: "credential", kind: .object(schema: "AuthenticationResponseJSON"), required: true,
+                description: "The assertion as the browser's PublicKeyCredential.toJSON() gives it.")
+        ], encodings: [.json])
+
+    /// `PATCH /v1/passkeys/{id}`.
+    static let passkeyRename = RequestSchema(
+        name: "PasskeyRenameRequest",
+        fields: [
+            Field(
+                name: "name", kind: .string(StringRule(maxLength: 64, pattern: AdminQuery.noControlCharacters)),
+                required: true,
+                description: "The passkey's new name.")
+        ], encodings: [.json])
+
     /// Every request schema, by name.
     static func all(_ configuration: ServerConfiguration) -> [String: RequestSchema] {
         Dictionary(
             uniqueKeysWithValues: [
                 login(configuration), idTokenLogin(configuration), providerTokenLogin, refresh, logout, revocation,
-                signedRequest, adminEnd,
+                signedRequest, adminEnd, passkeyRegistration, passkeyLogin, passkeyRename,
             ].map {
                 ($0.name, $0)
             })

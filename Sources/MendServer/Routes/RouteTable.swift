@@ -25,6 +25,8 @@ enum RouteTable {
         /// access token — a login binds the session to it, a refresh or a revocation proves the key the presented
         /// token is bound to.
         var tokenRequest = false
+        /// Whether it is a passkey route: served only when passkeys are configured (`MEND_PASSKEY_RP_ID`).
+        var passkeys = false
 
         /// Whether it takes a `DPoP` proof header: the token requests and every route a session's access token
         /// authenticates (the admin API's tokens are never bound).
@@ -137,6 +139,65 @@ enum RouteTable {
     static let openAPI = Endpoint(
         method: .get, path: "/openapi.json", summary: "This document", operationID: "openAPI")
 
+    // MARK: Passkeys (served when MEND_PASSKEY_RP_ID is set)
+
+    static let passkeyRegistrationOptions = Endpoint(
+        method: .post, path: "/v1/passkeys/registration/options",
+        summary:
+            "Options to add a passkey (PublicKeyCredentialCreationOptionsJSON, for parseCreationOptionsFromJSON): the "
+            + "user's session must have begun within MEND_PASSKEY_REAUTH_WINDOW",
+        operationID: "passkeyRegistrationOptions", authenticated: true,
+        responseSchema: "PublicKeyCredentialCreationOptionsJSON", errorStatuses: [401, 403, 429, 500, 503],
+        passkeys: true)
+    static let passkeyRegistration = Endpoint(
+        method: .post, path: "/v1/passkeys/registration",
+        summary: "Add a passkey: the browser's RegistrationResponseJSON (toJSON()) for the options' challenge",
+        operationID: "registerPasskey", authenticated: true, requestSchema: "PasskeyRegistrationRequest",
+        responseSchema: "Passkey", successStatus: 201, errorStatuses: [400, 401, 403, 409, 413, 429, 500, 503],
+        passkeys: true)
+    static let passkeyLoginOptions = Endpoint(
+        method: .post, path: "/v1/login/passkey/options",
+        summary:
+            "Options to sign in with a passkey (PublicKeyCredentialRequestOptionsJSON): usernameless, for a button "
+            + "or for autofill (conditional mediation)",
+        operationID: "passkeyLoginOptions", responseSchema: "PublicKeyCredentialRequestOptionsJSON",
+        errorStatuses: [429, 500, 503], passkeys: true)
+    static let passkeyLogin = Endpoint(
+        method: .post, path: "/v1/login/passkey",
+        summary:
+            "Sign in with a passkey: the browser's AuthenticationResponseJSON for the options' challenge; an app "
+            + "session like any login's. A passkey that is not here is 404 passkey/4 with the RP ID and credential "
+            + "ID to tell the platform (signalUnknownCredential)",
+        operationID: "loginWithPasskey", requestSchema: "PasskeyLoginRequest", responseSchema: "Session",
+        errorStatuses: [400, 401, 404, 413, 429, 500, 503], tokenRequest: true, passkeys: true)
+    static let passkeyList = Endpoint(
+        method: .get, path: "/v1/passkeys", summary: "The user's passkeys, oldest first",
+        operationID: "listPasskeys", authenticated: true, responseSchema: "PasskeyList",
+        errorStatuses: [401, 500, 503], passkeys: true)
+    static let passkeyRename = Endpoint(
+        method: .patch, path: "/v1/passkeys/:id", summary: "Rename one of the user's passkeys",
+        operationID: "renamePasskey", authenticated: true, requestSchema: "PasskeyRenameRequest",
+        responseSchema: "Passkey", errorStatuses: [400, 401, 404, 413, 500, 503], passkeys: true)
+    static let passkeyRemove = Endpoint(
+        method: .delete, path: "/v1/passkeys/:id",
+        summary:
+            "Remove one of the user's passkeys (409 passkey/9 when it is the account's last way to sign in); tell "
+            + "the platform too (signalAllAcceptedCredentials)",
+        operationID: "removePasskey", authenticated: true, successStatus: 204,
+        errorStatuses: [401, 404, 409, 500, 503], passkeys: true)
+    static let relatedOrigins = Endpoint(
+        method: .get, path: "/.well-known/webauthn",
+        summary: "WebAuthn related origins: the other origins that may use the RP ID (MEND_PASSKEY_RELATED_ORIGINS)",
+        operationID: "webauthnRelatedOrigins", responseSchema: "RelatedOrigins", passkeys: true)
+    static let appleAppSiteAssociation = Endpoint(
+        method: .get, path: "/.well-known/apple-app-site-association",
+        summary: "The apps that may use the RP ID's passkeys on Apple platforms (webcredentials)",
+        operationID: "appleAppSiteAssociation", responseSchema: "AppleAppSiteAssociation", passkeys: true)
+    static let assetLinks = Endpoint(
+        method: .get, path: "/.well-known/assetlinks.json",
+        summary: "The Android apps that may use the RP ID's passkeys (get_login_creds)",
+        operationID: "androidAssetLinks", responseSchema: "AssetLinks", passkeys: true)
+
     // MARK: The admin API
 
     static let adminLimit = QueryParameter(
@@ -192,12 +253,22 @@ enum RouteTable {
             adminLimit,
         ], admin: true)
 
+    static let adminPasskeys = Endpoint(
+        method: .get, path: "/v1/admin/users/:id/passkeys", summary: "Admin: a user's passkeys",
+        operationID: "adminListPasskeys", authenticated: true, responseSchema: "PasskeyList",
+        errorStatuses: [401, 404, 429, 500, 503], admin: true, passkeys: true)
+    static let adminRemovePasskey = Endpoint(
+        method: .delete, path: "/v1/admin/users/:id/passkeys/:passkey",
+        summary: "Admin: remove a user's passkey (409 passkey/9 when it is their last way to sign in)",
+        operationID: "adminRemovePasskey", authenticated: true, responseSchema: "AdminPasskeyRemoved",
+        errorStatuses: [401, 404, 409, 429, 500, 503], admin: true, passkeys: true)
+
     /// The methods declared for `path` (a request path, `/v1/provider/deletion/ABC`), in table order; empty when no
-    /// endpoint has this path. The admin API's paths count only when `includingAdmin` (the admin API is on).
-    static func methods(forPath path: String, includingAdmin: Bool) -> [HTTPRequest.Method] {
+    /// endpoint of `endpoints` (the ones served) has this path.
+    static func methods(forPath path: String, in endpoints: [Endpoint]) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var methods: [HTTPRequest.Method] = []
-        for endpoint in all where !methods.contains(endpoint.method) && (includingAdmin || !endpoint.admin) {
+        for endpoint in endpoints where !methods.contains(endpoint.method) {
             let pattern = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
             guard pattern.count == segments.count else { continue }
             let matches = zip(pattern, segments).allSatisfy { expected, actual in
@@ -218,11 +289,17 @@ enum RouteTable {
         live, ready,
         metrics,
         openAPI,
-        adminUsers, adminUser, adminLogoutUser, adminEndSession, adminDeleteUser, adminAudit,
+        passkeyRegistrationOptions, passkeyRegistration, passkeyLoginOptions, passkeyLogin, passkeyList,
+        passkeyRename, passkeyRemove, relatedOrigins, appleAppSiteAssociation, assetLinks,
+        adminUsers, adminUser, adminLogoutUser, adminEndSession, adminDeleteUser, adminAudit, adminPasskeys,
+        adminRemovePasskey,
     ]
 
-    /// The endpoints a server with `configuration` serves: every one but the admin API's when it is off.
+    /// The endpoints a server with `configuration` serves: every one but the admin API's when it is off, and but the
+    /// passkeys' when they are.
     static func served(_ configuration: ServerConfiguration) -> [Endpoint] {
-        configuration.admin.isEnabled ? all : all.filter { !$0.admin }
+        all.filter {
+            ($0.admin ? configuration.admin.isEnabled : true) && ($0.passkeys ? configuration.passkeys.isEnabled : true)
+        }
     }
 }

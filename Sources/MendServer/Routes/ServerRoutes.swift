@@ -135,6 +135,82 @@ enum ServerRoutes {
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: openAPI))
         }
         registerAdmin(on: router, backend: backend)
+        if backend.configuration.passkeys.isEnabled { registerPasskeys(on: router, backend: backend) }
+    }
+
+    /// The passkey routes (served when `MEND_PASSKEY_RP_ID` is set), the admin API's among them, and the association
+    /// files that let other origins and apps use the RP ID's passkeys.
+    @available(macOS 14, iOS 17, tvOS 17, *)
+    static func registerPasskeys(on router: Router<ServerRequestContext>, backend: LoginBackend) {
+        let limit = backend.configuration.listening.maximumBodySize
+        let passkeys = backend.passkeys
+        router.on(RouterPath(RouteTable.passkeyRegistrationOptions.path), method: .post) { request, context in
+            WireResponse.json(
+                try await passkeys.registrationOptions(
+                    presented(request, backend), client: sessionClient(request, context, backend)))
+        }
+        router.on(RouterPath(RouteTable.passkeyRegistration.path), method: .post) { request, context in
+            let values = try await RequestBody.read(.passkeyRegistration, from: request, limit: limit)
+            let passkey = try await passkeys.register(
+                presented(request, backend), credential: values.objects["credential"]!, name: values["name"],
+                client: sessionClient(request, context, backend), logger: context.logger)
+            return WireResponse.json(passkey.json, status: .created)
+        }
+        router.on(RouterPath(RouteTable.passkeyLoginOptions.path), method: .post) { request, context in
+            WireResponse.json(try await passkeys.loginOptions(client: sessionClient(request, context, backend)))
+        }
+        router.on(RouterPath(RouteTable.passkeyLogin.path), method: .post) { request, context in
+            let values = try await RequestBody.read(.passkeyLogin, from: request, limit: limit)
+            let session = try await passkeys.login(
+                credential: values.objects["credential"]!, client: try await provingClient(request, context, backend),
+                logger: context.logger)
+            return try WireResponse.json(session)
+        }
+        router.on(RouterPath(RouteTable.passkeyList.path), method: .get) { request, _ in
+            WireResponse.json(try await passkeys.list(presented(request, backend)))
+        }
+        router.on(RouterPath(RouteTable.passkeyRename.path), method: .patch) { request, context in
+            let values = try await RequestBody.read(.passkeyRename, from: request, limit: limit)
+            return WireResponse.json(
+                try await passkeys.rename(
+                    presented(request, backend), id: try context.parameters.require("id"), name: values["name"]!,
+                    client: sessionClient(request, context, backend), logger: context.logger
+                ).json)
+        }
+        router.on(RouterPath(RouteTable.passkeyRemove.path), method: .delete) { request, context in
+            try await passkeys.remove(
+                presented(request, backend), id: try context.parameters.require("id"),
+                client: sessionClient(request, context, backend), logger: context.logger)
+            return Response(status: .noContent)
+        }
+        let documents = PasskeyAssociation(backend.configuration.passkeys)
+        for (endpoint, document) in [
+            (RouteTable.relatedOrigins, documents.relatedOrigins),
+            (RouteTable.appleAppSiteAssociation, documents.appleAppSiteAssociation),
+            (RouteTable.assetLinks, documents.assetLinks),
+        ] {
+            let body = ByteBuffer(string: document.jsonText())
+            router.on(RouterPath(endpoint.path), method: .get) { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=3600"],
+                    body: ResponseBody(byteBuffer: body))
+            }
+        }
+        guard backend.configuration.admin.isEnabled else { return }
+        let admin = backend.administration
+        router.on(RouterPath(RouteTable.adminPasskeys.path), method: .get) { request, context in
+            _ = try await admin.authorize(request.headers, address: clientAddress(request, context, backend))
+            let user = try await admin.existingUser(try context.parameters.require("id")).id
+            return WireResponse.json(PasskeyBody.list(try await backend.store.passkeys.passkeys(userID: user)))
+        }
+        router.on(RouterPath(RouteTable.adminRemovePasskey.path), method: .delete) { request, context in
+            let caller = try await admin.authorize(request.headers, address: clientAddress(request, context, backend))
+            let user = try await admin.existingUser(try context.parameters.require("id")).id
+            try await passkeys.remove(
+                id: try context.parameters.require("passkey"), userID: user, actor: caller.adminID, client: nil,
+                logger: context.logger)
+            return WireResponse.json(.object(["removed": .bool(true)]))
+        }
     }
 
     /// The admin API's routes: each authorizes its caller first (404 when the admin API is off, then the rate limit,

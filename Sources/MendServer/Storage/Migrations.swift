@@ -1,8 +1,8 @@
 import Foundation
 import SQLKit
 
-/// The schema, as numbered migrations that run in order at start; each runs once per database, recorded in
-/// `mend_schema_migrations`. On PostgreSQL an advisory lock keeps two instances starting together from racing.
+/// The schema, as numbered migrations that ``MigrationRunner`` runs in order at start; each runs once per database,
+/// recorded in `mend_schema_migrations`.
 enum Migrations {
     struct Migration: Sendable {
         var version: Int
@@ -442,64 +442,45 @@ enum Migrations {
                 """,
                 "CREATE INDEX mend_dpop_proofs_expiry ON mend_dpop_proofs (expires_at)",
             ]),
+        Migration(
+            version: 11,
+            name: "passkeys: users' WebAuthn credentials, their user handles, and the ceremonies' challenges",
+            // `mend_passkeys`: a credential (its id and COSE public key in base64url), whose user, its counter and
+            // backup flags, the name its user gave it. `mend_passkey_users`: the user handle (random, never the user's
+            // id or e-mail) authenticators keep. `mend_passkey_challenges`: each challenge issued, by its SHA-256,
+            // until it is answered once (on any instance) or expires.
+            statements: [
+                """
+                CREATE TABLE mend_passkeys (
+                    id TEXT PRIMARY KEY,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    user_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    user_verified INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    counter_regressed_at BIGINT,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX mend_passkeys_user ON mend_passkeys (user_id)",
+                "CREATE TABLE mend_passkey_users (user_id TEXT PRIMARY KEY, handle TEXT NOT NULL UNIQUE)",
+                """
+                CREATE TABLE mend_passkey_challenges (
+                    challenge_hash TEXT PRIMARY KEY,
+                    ceremony TEXT NOT NULL,
+                    user_id TEXT,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX mend_passkey_challenges_expiry ON mend_passkey_challenges (expires_at)",
+            ]),
     ]
-
-    /// The advisory lock key (any constant; "mend" in ASCII).
-    static let advisoryLockKey = 0x6D65_6E64
-
-    /// Runs the migrations that have not run yet; returns the versions it applied.
-    @discardableResult
-    static func run(on database: ServerDatabase, now: Date) async throws -> [Int] {
-        try await database.sql.withSession { session in
-            if database.kind == .postgres {
-                try await session.raw("SELECT pg_advisory_lock(\(unsafeRaw: String(advisoryLockKey)))").run()
-            }
-            do {
-                let applied = try await apply(on: session, kind: database.kind, now: now)
-                if database.kind == .postgres {
-                    try await session.raw("SELECT pg_advisory_unlock(\(unsafeRaw: String(advisoryLockKey)))").run()
-                }
-                return applied
-            } catch {
-                if database.kind == .postgres {
-                    try? await session.raw("SELECT pg_advisory_unlock(\(unsafeRaw: String(advisoryLockKey)))").run()
-                }
-                throw error
-            }
-        }
-    }
-
-    private static func apply(on sql: any SQLDatabase, kind: ServerDatabase.Kind, now: Date) async throws -> [Int] {
-        try await sql.raw(
-            """
-            CREATE TABLE IF NOT EXISTS mend_schema_migrations (
-                version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
-            """
-        ).run()
-        let done = Set(
-            try await sql.raw("SELECT version FROM mend_schema_migrations").all().map {
-                try $0.decode(column: "version", as: Int.self)
-            })
-        var applied: [Int] = []
-        for migration in all where !done.contains(migration.version) {
-            try await sql.raw("BEGIN").run()
-            do {
-                for statement in migration.statements(for: kind) {
-                    try await sql.raw("\(unsafeRaw: statement)").run()
-                }
-                try await sql.raw(
-                    """
-                    INSERT INTO mend_schema_migrations (version, name, applied_at)
-                    VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: Int64(now.timeIntervalSince1970)))
-                    """
-                ).run()
-                try await sql.raw("COMMIT").run()
-            } catch {
-                try? await sql.raw("ROLLBACK").run()
-                throw error
-            }
-            applied.append(migration.version)
-        }
-        return applied
-    }
 }

@@ -21,6 +21,10 @@ struct AuditRecord: Sendable, Hashable {
         case accountDeleted = "account_deleted"
         case adminAction = "admin_action"
         case callbackReceived = "callback_received"
+        case passkeyAdded = "passkey_added"
+        case passkeyRenamed = "passkey_renamed"
+        case passkeyRemoved = "passkey_removed"
+        case passkeyCounterRegressed = "passkey_counter_regressed"
     }
 
     /// Its order in the log (`nil` before it is written).

@@ -263,6 +263,9 @@ extension SQLIdentityStore {
         ).run()
         try await sql.raw("DELETE FROM mend_sessions WHERE user_id = \(bind: id)").run()
         try await sql.raw("DELETE FROM mend_identities WHERE user_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM mend_passkeys WHERE user_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM mend_passkey_users WHERE user_id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM mend_passkey_challenges WHERE user_id = \(bind: id)").run()
         return (deleted, ended)
     }
 }

@@ -193,5 +193,6 @@ struct SQLSessionStore: SessionStore, SQLStore {
         try await sql.raw("DELETE FROM mend_sessions WHERE expires_at < \(bind: now)").run()
         try await sql.raw("DELETE FROM mend_login_codes WHERE created_at < \(bind: now - 86400)").run()
         try await sql.raw("DELETE FROM mend_dpop_proofs WHERE expires_at <= \(bind: now)").run()
+        try await sql.raw("DELETE FROM mend_passkey_challenges WHERE expires_at < \(bind: now)").run()
     }
 }

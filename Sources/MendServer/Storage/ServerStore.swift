@@ -42,9 +42,11 @@ struct ServerStore: Sendable {
     let rateLimits: SQLRateLimitStore
     let directory: SQLUserDirectory
     let proofs: SQLDPoPReplayStore
+    let passkeys: SQLPasskeyStore
 
     init(connection: StoreConnection) {
         proofs = SQLDPoPReplayStore(connection: connection)
+        passkeys = SQLPasskeyStore(connection: connection)
         sessions = SQLSessionStore(connection: connection)
         identities = SQLIdentityStore(connection: connection)
         codes = SQLCodeStore(connection: connection)

@@ -25,7 +25,8 @@ protocol SessionStore: Sendable {
     /// Marks a refresh token used, naming its replacement, if no other refresh used it first.
     func claimRefreshToken(hash: String, replacement: String, sealedSuccessor: String, now: Int64) async throws -> Bool
     func deleteRefreshToken(hash: String) async throws
-    /// Drops what expired: refresh tokens, ended sessions, old login codes, the revocation log past its retention.
+    /// Drops what expired: refresh tokens, ended sessions, old login codes, passkey challenges, the revocation log past
+    /// its retention.
     func purge(now: Int64, revocationRetention: Int64) async throws
 }
 
