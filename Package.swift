@@ -64,6 +64,7 @@ let package = Package(
         .library(name: "MendGraphAPI", targets: ["MendGraphAPI"]),
         .library(name: "MendLogin", targets: ["MendLogin"]),
         .library(name: "MendJOSE", targets: ["MendJOSE"]),
+        .library(name: "MendWebAuthn", targets: ["MendWebAuthn"]),
         .library(name: "MendRecording", targets: ["MendRecording"]),
         .library(name: "MendTelemetry", targets: ["MendTelemetry"]),
         .library(name: "MendFacebook", targets: ["MendFacebook"]),
@@ -486,7 +487,8 @@ let package = Package(
         .testTarget(
             name: "MendWebAuthnTests",
             dependencies: [
-                "MendWebAuthn", "MendJOSE", "MendCore", .product(name: "Crypto", package: "swift-crypto"),
+                "MendWebAuthn", "MendJOSE", "MendCore", "MendClientTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Vectors")]
         ),

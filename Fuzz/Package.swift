@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "MendRecording", package: "Mend"),
                 .product(name: "MendSignedRequest", package: "Mend"),
                 .product(name: "MendJOSE", package: "Mend"),
+                .product(name: "MendWebAuthn", package: "Mend"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

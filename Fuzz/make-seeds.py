@@ -440,7 +440,33 @@ def json_seeds():
     write("json", "top-level-scalars", ' "s" ')
 
 
+def webauthn_seeds():
+    """cbor: RFC 8949 appendix A (Tests/MendWebAuthnTests/Vectors) and the W3C's attestation objects; attestation:
+    the W3C test vectors' attestation objects (mode 0), authenticator data (mode 1), and none-es256's assertion
+    (mode 2: client data, authenticator data and signature separated by `\\n--\\n`)."""
+    vectors_dir = os.path.join(HERE, "..", "Tests", "MendWebAuthnTests", "Vectors")
+    with open(os.path.join(vectors_dir, "w3c-webauthn-test-vectors.json")) as handle:
+        vectors = json.load(handle)
+    with open(os.path.join(vectors_dir, "rfc8949-appendix-a.json")) as handle:
+        appendix = json.load(handle)
+    for index, case in enumerate(appendix):
+        write("cbor", f"rfc8949-{index:02d}", bytes.fromhex(case["hex"]))
+    for name in ["none-es256", "packed-self-es256", "packed-rs256", "packed-eddsa", "tpm-es256"]:
+        attestation = bytes.fromhex(vectors[name]["registration"]["attestationObject"])
+        write("cbor", f"attestation-{name}", attestation)
+        write("attestation", f"object-{name}", b"\x00" + attestation)
+        write("attestation", f"authdata-{name}",
+              b"\x01" + bytes.fromhex(vectors[name]["authentication"]["authenticatorData"]))
+    registration = vectors["none-es256"]["registration"]["attestationObject"]
+    start = registration.index("68617574684461746158a4") + len("68617574684461746158a4")
+    write("attestation", "authdata-attested-none-es256", b"\x01" + bytes.fromhex(registration[start:start + 0xA4 * 2]))
+    assertion = vectors["none-es256"]["authentication"]
+    write("attestation", "assertion-none-es256", b"\x02" + b"\n--\n".join(
+        bytes.fromhex(assertion[key]) for key in ["clientDataJSON", "authenticatorData", "signature"]))
+
+
 json_seeds()
+webauthn_seeds()
 
 print("seeds:", {target: len(os.listdir(os.path.join(CORPUS, target))) for target in sorted(os.listdir(CORPUS))
                  if os.path.isdir(os.path.join(CORPUS, target))})

@@ -258,6 +258,10 @@ package enum CBOR {
             let info = initial & 0x1F
             if major == 7 { return try simple(info, at: start) }
             guard info != 31 else {
+                // RFC 8949 §3: additional information 31 is an indefinite length for strings, arrays and maps only.
+                guard (2...5).contains(major) else {
+                    throw CBORError(.malformed, "additional information 31 on major type \(major) at byte \(start)")
+                }
                 throw CBORError(.unsupported, "an indefinite length at byte \(start)")
             }
             let argument = try self.argument(info, at: start)

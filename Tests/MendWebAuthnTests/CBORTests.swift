@@ -148,3 +148,15 @@ struct CBORTests {
         #expect(CBORMap([(.integer(1), .null), (.integer(1), .null)]) == nil)
     }
 }
+
+extension CBORTests {
+    @Test("Additional information 31 on an integer or a tag is malformed, not an indefinite length (RFC 8949 §3)")
+    func thirtyOneOnIntegersAndTags() {
+        for input in [[0x1F], [0x3F], [0xDF, 0x01]] as [[UInt8]] {
+            let error = #expect(throws: CBORError.self) { try CBOR.decode(input) }
+            #expect(error?.kind == .malformed, "\(hex(input))")
+        }
+        let indefinite = #expect(throws: CBORError.self) { try CBOR.decode([0x9F, 0xFF]) }
+        #expect(indefinite?.kind == .unsupported)
+    }
+}

@@ -95,7 +95,7 @@ def login(emulator, server, key, user):
 # (DELETE /v1/sessions/{id} is left out: schemathesis's ids name no session of the user, 404).
 PROVED_SUCCESSES = {
     "GET /v1/session", "GET /v1/me", "GET /v1/sessions", "GET /v1/me/activity", "POST /v1/session/logout",
-    "DELETE /v1/me",
+    "DELETE /v1/me", "GET /v1/passkeys",
 }
 
 
@@ -104,7 +104,10 @@ def main():
     examples = sys.argv[4] if len(sys.argv) > 4 else "50"
     os.makedirs(scratch, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=scratch) as directory, Emulator(mend) as emulator:
-        server, base_url = start_server(mend_server, emulator, directory)
+        # Passkeys on (their routes in the document): the RP ID and an origin no page uses here.
+        server, base_url = start_server(
+            mend_server, emulator, directory, MEND_PASSKEY_RP_ID="localhost",
+            MEND_PASSKEY_ORIGINS="http://localhost:8765")
         try:
             # Three passes, every check in each, each with its own session's bearer: every operation but logout and
             # account deletion, then logout, then account deletion (each ends the session the others need).

@@ -18,5 +18,7 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "har-redaction", run: HARRedactionHarness.run),
         FuzzTarget(name: "jws", run: JWSHarness.run),
         FuzzTarget(name: "json", run: JSONHarness.run),
+        FuzzTarget(name: "cbor", run: CBORHarness.run),
+        FuzzTarget(name: "attestation", run: AttestationHarness.run),
     ]
 }
