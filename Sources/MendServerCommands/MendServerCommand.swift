@@ -20,7 +20,7 @@ struct MendServerCommand: AsyncParsableCommand {
         version: MendVersion.current,
         subcommands: [
             ServeCommand.self, GenerateKeyCommand.self, CheckConfigCommand.self, EnvironmentCommand.self,
-            AdminCommand.self,
+            KeysCommand.self, AdminCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

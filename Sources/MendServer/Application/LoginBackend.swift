@@ -172,7 +172,7 @@ public final class LoginBackend: Sendable {
                 records: store.sessions, users: store.identities, signer: signer, revocations: view,
                 dpop: DPoPCheck(
                     mode: configuration.sessions.dpop, requiresNonce: configuration.sessions.dpopRequiresNonce,
-                    secret: Data(configuration.sessions.signingKeys[0].privateKey.value.utf8),
+                    secrets: DPoPCheck.nonceSecrets(of: configuration.sessions.signingKeys),
                     shared: database.kind == .postgres ? store.proofs : nil))
             return LoginBackend(
                 configuration: configuration, services: services, logger: logger, database: database, store: store,

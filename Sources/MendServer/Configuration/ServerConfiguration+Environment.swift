@@ -79,8 +79,10 @@ enum ServerEnvironment {
                 readsFile: true),
             Variable(
                 "MEND_SIGNING_KEYS", default: "a random key",
-                "`kid:EdDSA|ES256:base64url-32-bytes`, comma-separated, the signing key first "
-                    + "(`mend-server generate-key [EdDSA|ES256]`)", readsFile: true),
+                "`kid:EdDSA|ES256:base64url-32-bytes[:next|current|retired]`, comma-separated: the `current` key "
+                    + "signs (the first unmarked one when none is marked), the others are published and accepted "
+                    + "(`mend-server generate-key [EdDSA|ES256]`; `mend-server keys` shows the states)", readsFile: true
+            ),
             Variable("MEND_ISSUER", default: value(sessions.issuer), "`iss` of the access tokens"),
             Variable(
                 "MEND_AUDIENCE", default: "`MEND_APP_ID`, else `MEND_ISSUER`",
