@@ -1,5 +1,8 @@
 import Foundation
+import HTTPTypes
 import MendCore
+import MendHTTP
+import MendTesting
 import Testing
 
 @testable import MendServer
@@ -170,5 +173,93 @@ struct StagedKeysTests {
         let refused = try await ExecutableTests.run(["keys"], environment: wrong)
         #expect(refused.status == 78 && refused.output.contains("no key is current"), "\(refused.output)")
         #expect(!refused.output.contains(Self.first.privateKey.value))
+    }
+}
+
+/// The rotation through live instances on one PostgreSQL, nonces required: at every step of the rolling deploy an
+/// instance on the new step and one on the step before (then both on the new step) each take the other's sessions —
+/// DPoP-bound and bearer, their access tokens, refreshes and nonces — checked twice each (the verified-token cache).
+@Suite(.enabled(if: TestDatabase.postgresURL != nil, TestDatabase.postgresSkipReason))
+struct StagedKeysInstancesTests {
+    @Test("Two instances through every step of a rotation, nonces required: no token, nonce or proof refused")
+    func rotationAcrossInstances() async throws {
+        try await withEmulator { emulator in
+            try await PostgresTestDatabase.with(adminURL: TestDatabase.postgresURL!) { url in
+                var base = ServerConfiguration.forEmulator(emulator)
+                base.storage.databaseURL = url
+                base.sessions.rateLimits = .unlimited
+                base.sessions.dpopRequiresNonce = true
+                let steps = StagedKeysTests.rotation
+                // The control: the new key put first in one step, as before the states. An instance still on the
+                // old list refuses the sessions of one on the new list: this check sees a refusal.
+                var old = base
+                old.sessions.signingKeys = [StagedKeysTests.first]
+                var new = base
+                new.sessions.signingKeys = [StagedKeysTests.second, StagedKeysTests.first]
+                try await withMendServer(configuration: new) { new in
+                    try await withMendServer(configuration: old) { old in
+                        await #expect(throws: MendError.self) {
+                            try await Self.crossCheck(emulator, from: new, to: old, step: 0)
+                        }
+                    }
+                }
+                for (index, step) in steps.enumerated().dropFirst() {
+                    for (ahead, behind) in [(step, steps[index - 1]), (step, step)] {
+                        var one = base
+                        one.sessions.signingKeys = ahead
+                        var other = base
+                        other.sessions.signingKeys = behind
+                        try await withMendServer(configuration: one) { one in
+                            try await withMendServer(configuration: other) { other in
+                                try await Self.crossCheck(emulator, from: one, to: other, step: index)
+                                try await Self.crossCheck(emulator, from: other, to: one, step: index)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A DPoP-bound session opened at `from` (its nonce challenge answered) used and refreshed at `to` with the nonce
+    /// `from` gave, its refreshed token used back at `from`; a bearer session of `from` checked at `to`.
+    static func crossCheck(
+        _ emulator: RunningEmulator, from: RunningMendServer, to: RunningMendServer, step: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let here = try ProvingClient(from.baseURL)
+        let there = ProvingClient(
+            server: ServerClient(to.baseURL), key: here.key, signer: here.signer, publicURL: to.baseURL)
+        let body = try await emulator.loginCodeBody()
+        let challenge = await here.server.failure {
+            try await here.post("/v1/login/code", json: body, proof: try here.proof("POST", "/v1/login/code"))
+        }
+        let asked = try #require(challenge?.header("DPoP-Nonce"), "step \(step)", sourceLocation: sourceLocation)
+        var headers = HTTPFields()
+        headers[.dpop] = try here.proof("POST", "/v1/login/code", nonce: asked)
+        let answer = try await here.server.post("/v1/login/code", json: body, headers: headers)
+        let session = try answer.json()
+        let nonce = try #require(answer.head.headerFields[.dpopNonce], sourceLocation: sourceLocation)
+        let access = try #require(session["access_token"]?.stringValue, sourceLocation: sourceLocation)
+        #expect(session["token_type"]?.stringValue == "DPoP", sourceLocation: sourceLocation)
+        for _ in 0..<2 {
+            let checked = try await there.get(
+                "/v1/session", token: access,
+                proof: try there.proof("GET", "/v1/session", accessToken: access, nonce: nonce))
+            #expect(checked["session_id"] == session["session_id"], "step \(step)", sourceLocation: sourceLocation)
+        }
+        let refreshed = try await there.post(
+            "/v1/session/refresh", json: .object(["refresh_token": session["refresh_token"] ?? .null]),
+            proof: try there.proof("POST", "/v1/session/refresh", nonce: nonce))
+        let renewed = try #require(refreshed["access_token"]?.stringValue, sourceLocation: sourceLocation)
+        for _ in 0..<2 {
+            _ = try await here.get(
+                "/v1/session", token: renewed,
+                proof: try here.proof("GET", "/v1/session", accessToken: renewed, nonce: nonce))
+        }
+        let bearer = try await here.server.post("/v1/login/code", json: try await emulator.loginCodeBody()).json()
+        let bearerToken = try #require(bearer["access_token"]?.stringValue, sourceLocation: sourceLocation)
+        #expect(bearer["token_type"]?.stringValue == "Bearer", sourceLocation: sourceLocation)
+        for _ in 0..<2 { _ = try await there.server.get("/v1/session", bearer: bearerToken) }
     }
 }
