@@ -203,6 +203,9 @@ struct StagedKeysInstancesTests {
                         }
                     }
                 }
+                // The bearer tokens of the steps before, with the key that signed each: checked again at every
+                // later step on both instances while both still list that key.
+                let earlier = LockedValue<[(token: String, keyID: String)]>([])
                 for (index, step) in steps.enumerated().dropFirst() {
                     for (ahead, behind) in [(step, steps[index - 1]), (step, step)] {
                         var one = base
@@ -211,8 +214,32 @@ struct StagedKeysInstancesTests {
                         other.sessions.signingKeys = behind
                         try await withMendServer(configuration: one) { one in
                             try await withMendServer(configuration: other) { other in
-                                try await Self.crossCheck(emulator, from: one, to: other, step: index)
-                                try await Self.crossCheck(emulator, from: other, to: one, step: index)
+                                let listed = Set(ahead.map(\.keyID)).intersection(behind.map(\.keyID))
+                                for (token, keyID) in earlier.value where listed.contains(keyID) {
+                                    for server in [one, other] {
+                                        _ = try await ServerClient(server.baseURL).get("/v1/session", bearer: token)
+                                    }
+                                }
+                                // Several clients at once, each way.
+                                try await withThrowingTaskGroup(of: Void.self) { clients in
+                                    for _ in 0..<4 {
+                                        clients.addTask {
+                                            let token = try await Self.crossCheck(
+                                                emulator, from: one, to: other, step: index)
+                                            earlier.mutate {
+                                                $0.append((token, one.backend.sessions.signer.signingKeyID))
+                                            }
+                                        }
+                                        clients.addTask {
+                                            let token = try await Self.crossCheck(
+                                                emulator, from: other, to: one, step: index)
+                                            earlier.mutate {
+                                                $0.append((token, other.backend.sessions.signer.signingKeyID))
+                                            }
+                                        }
+                                    }
+                                    try await clients.waitForAll()
+                                }
                             }
                         }
                     }
@@ -222,11 +249,13 @@ struct StagedKeysInstancesTests {
     }
 
     /// A DPoP-bound session opened at `from` (its nonce challenge answered) used and refreshed at `to` with the nonce
-    /// `from` gave, its refreshed token used back at `from`; a bearer session of `from` checked at `to`.
+    /// `from` gave, its refreshed token used back at `from`; a bearer session of `from` checked at `to`, whose access
+    /// token it returns.
+    @discardableResult
     static func crossCheck(
         _ emulator: RunningEmulator, from: RunningMendServer, to: RunningMendServer, step: Int,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws {
+    ) async throws -> String {
         let here = try ProvingClient(from.baseURL)
         let there = ProvingClient(
             server: ServerClient(to.baseURL), key: here.key, signer: here.signer, publicURL: to.baseURL)
@@ -261,5 +290,6 @@ struct StagedKeysInstancesTests {
         let bearerToken = try #require(bearer["access_token"]?.stringValue, sourceLocation: sourceLocation)
         #expect(bearer["token_type"]?.stringValue == "Bearer", sourceLocation: sourceLocation)
         for _ in 0..<2 { _ = try await there.server.get("/v1/session", bearer: bearerToken) }
+        return bearerToken
     }
 }
