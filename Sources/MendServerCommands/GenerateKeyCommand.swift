@@ -8,8 +8,9 @@ struct GenerateKeyCommand: ParsableCommand {
         commandName: "generate-key",
         abstract: "Print a new signing key for MEND_SIGNING_KEYS.",
         discussion: """
-            Prints kid:ALG:key, the key id being k and today's date. Put the signing key first in \
-            MEND_SIGNING_KEYS; keep the previous ones after it until the tokens they signed have expired.
+            Prints kid:ALG:key, the key id being k and today's date. To rotate, add it to MEND_SIGNING_KEYS as \
+            next (kid:ALG:key:next) on every instance, then make it current and the old key retired, then remove \
+            the old key once the tokens it signed have expired (mend-server keys shows the states).
             """)
 
     @Argument(help: "The algorithm: EdDSA or ES256 (any case).")

@@ -4,7 +4,8 @@ import MendCore
 import MendServer
 
 /// `mend-server`: runs the MendServer application, configured from the environment and/or a JSON file
-/// (`MEND_CONFIG_FILE`), until SIGTERM or SIGINT (graceful: requests in flight finish, then the database closes).
+/// (`MEND_CONFIG_FILE`), until SIGTERM or SIGINT (graceful: it drains for `MEND_DRAIN_DELAY` with `/health/ready` at
+/// 503, then the listener closes, requests in flight finish, then the database closes).
 ///
 /// Exit codes: 0 success, 1 the server failed, 64 a usage error, 78 a configuration error (EX_CONFIG).
 struct MendServerCommand: AsyncParsableCommand {
@@ -19,7 +20,7 @@ struct MendServerCommand: AsyncParsableCommand {
         version: MendVersion.current,
         subcommands: [
             ServeCommand.self, GenerateKeyCommand.self, CheckConfigCommand.self, EnvironmentCommand.self,
-            AdminCommand.self,
+            KeysCommand.self, AdminCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -11,11 +11,13 @@ import Metrics
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve until SIGTERM or SIGINT (the default).",
+        abstract: "Serve until SIGTERM or SIGINT, then drain and stop (the default).",
         discussion: """
             Logs "mend-server ready" with the host and port once it accepts connections (MEND_PORT=0 picks a free \
-            port; --host and --port win over MEND_HOST and MEND_PORT). On SIGTERM or SIGINT the requests in flight \
-            finish, then the database closes. MEND_LOG_LEVEL sets the log level (info).
+            port; --host and --port win over MEND_HOST and MEND_PORT). On SIGTERM or SIGINT it drains: \
+            /health/ready answers 503 at once while everything else is still served for MEND_DRAIN_DELAY (5s), then \
+            the listener closes, the requests in flight finish, background work stops and the database closes; a \
+            second signal stops it at once. MEND_LOG_LEVEL sets the log level (info).
             """)
 
     /// Whatever follows `mend-server` that is neither a subcommand nor an option: a usage error (64), said plainly

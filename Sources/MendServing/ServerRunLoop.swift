@@ -40,40 +40,63 @@ public enum ServerRunLoop {
     /// Runs `application` until one of `signals` arrives (then shuts it down gracefully: requests in flight
     /// finish), calling `onReady` once it accepts connections.
     ///
+    /// With a `drain`, the first signal begins it instead (``ServerDrain/isDraining``: a readiness route answers
+    /// 503) while the server keeps serving for ``ServerDrain/delay``; then the listener closes, the requests in flight
+    /// finish and the application's services stop, in reverse order. A second signal, during the delay or after it,
+    /// cancels everything at once (requests in flight are cut off) and this returns.
+    ///
     /// - Parameters:
     ///   - application: The application; it listens where its configuration says.
-    ///   - signals: The signals that begin a graceful shutdown.
+    ///   - signals: The signals that begin a graceful shutdown (or the drain).
+    ///   - drain: The drain before the listener closes; `nil` (the default) closes it at the first signal.
     ///   - logger: The logger of the service group (the application's own by default).
     ///   - onReady: Called once with where the server listens.
     /// - Throws: The application's error, or ``ServerStartFailure`` when it stops before it accepted connections.
     public static func runUntilSignalled<Application: ApplicationProtocol>(
-        _ application: Application, signals: [UnixSignal] = [.sigterm, .sigint], logger: Logger? = nil,
-        onReady: (RunningServer) async throws -> Void
+        _ application: Application, signals: [UnixSignal] = [.sigterm, .sigint], drain: ServerDrain? = nil,
+        logger: Logger? = nil, onReady: (RunningServer) async throws -> Void
     ) async throws {
-        try await run(application, signals: signals, logger: logger, stopsAfterBody: false, onReady)
+        guard let drain, !signals.isEmpty else {
+            try await run(application, signals: signals, logger: logger, stopsAfterBody: false, onReady)
+            return
+        }
+        do {
+            try await run(
+                application, signals: [], drain: (drain, signals), logger: logger, stopsAfterBody: false, onReady)
+        } catch is StoppedAtOnce {
+            // The second signal: everything was cancelled, as asked.
+        }
     }
 
     private static func run<Application: ApplicationProtocol, Value>(
-        _ application: Application, signals: [UnixSignal], logger: Logger?, stopsAfterBody: Bool,
-        _ body: (RunningServer) async throws -> Value
+        _ application: Application, signals: [UnixSignal], drain: (ServerDrain, signals: [UnixSignal])? = nil,
+        logger: Logger?, stopsAfterBody: Bool, _ body: (RunningServer) async throws -> Value
     ) async throws -> Value {
+        let logger = logger ?? application.logger
         let (addresses, continuation) = AsyncStream<BoundAddress>.makeStream()
         let reporting = ReportingApplication(base: application) { address in
             continuation.yield(address)
             continuation.finish()
         }
         let group = ServiceGroup(
-            configuration: .init(
-                services: [reporting], gracefulShutdownSignals: signals, logger: logger ?? application.logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            configuration: .init(services: [reporting], gracefulShutdownSignals: signals, logger: logger))
+        // A drain's signals are trapped before the server starts: none arrives untrapped once it is ready.
+        var watched: UnixSignalsSequence?
+        if let drain { watched = await UnixSignalsSequence(trapping: drain.signals) }
+        // Each task answers whether it was the service group's (the server has stopped when that one ends).
+        return try await withThrowingTaskGroup(of: Bool.self) { tasks in
             tasks.addTask {
                 defer { continuation.finish() }
                 try await group.run()
+                return true
+            }
+            if let drain, let watched {
+                watchSignals(watched, drain: drain.0, group: group, logger: logger, tasks: &tasks)
             }
             var iterator = addresses.makeAsyncIterator()
             guard let address = await iterator.next() else {
                 do {
-                    try await tasks.next()
+                    try await untilStopped(&tasks)
                 } catch let error as IOError {
                     // SwiftNIO's words (`bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`) name
                     // neither the host nor the port: say which, and what to do.
@@ -89,16 +112,69 @@ public enum ServerRunLoop {
             do {
                 let value = try await body(server)
                 if stopsAfterBody { await group.triggerGracefulShutdown() }
-                try await tasks.waitForAll()
+                try await untilStopped(&tasks)
                 return value
             } catch {
                 await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
+                try? await untilStopped(&tasks)
                 throw error
             }
         }
     }
+
+    /// Adds the drain's two tasks: one that reads the signals (the first begins the drain, a second throws
+    /// ``StoppedAtOnce``, which cancels everything), one that waits the delay once the drain has begun, then begins
+    /// the group's graceful shutdown. Both end when they are cancelled (the server stopped).
+    private static func watchSignals(
+        _ signals: UnixSignalsSequence, drain: ServerDrain, group: ServiceGroup, logger: Logger,
+        tasks: inout ThrowingTaskGroup<Bool, any Error>
+    ) {
+        let (begun, begin) = AsyncStream<Void>.makeStream()
+        tasks.addTask {
+            var first = true
+            for await signal in signals {
+                guard first else {
+                    logger.warning(
+                        "second signal: stopping at once; requests in flight are cut off",
+                        metadata: ["signal": "\(signal)"])
+                    throw StoppedAtOnce()
+                }
+                first = false
+                drain.begin()
+                logger.notice(
+                    "draining: /health/ready answers 503, everything else is still served until the listener closes",
+                    metadata: ["signal": "\(signal)", "delay": "\(drain.delay)"])
+                begin.yield()
+            }
+            return false
+        }
+        tasks.addTask {
+            for await _ in begun {
+                do {
+                    try await Task.sleep(for: drain.delay)
+                } catch {
+                    return false
+                }
+                logger.notice("drain delay over: closing the listener; requests in flight finish")
+                await group.triggerGracefulShutdown()
+                return false
+            }
+            return false
+        }
+    }
+
+    /// Waits until the service group's task ends (rethrowing its error, or a drain's ``StoppedAtOnce``), then
+    /// cancels the others.
+    private static func untilStopped(_ tasks: inout ThrowingTaskGroup<Bool, any Error>) async throws {
+        defer { tasks.cancelAll() }
+        while let stopped = try await tasks.next() {
+            if stopped { return }
+        }
+    }
 }
+
+/// A second signal during a drain: the run loop cancels everything.
+struct StoppedAtOnce: Error {}
 
 /// A server started by ``ServerRunLoop``: where it listens, and a way to stop it.
 public struct RunningServer: Sendable {

@@ -28,6 +28,7 @@ import Testing
         #expect(configuration.sessions.refreshReuseGrace == .seconds(60))
         #expect(configuration.providers.returnsProviderToken == false)
         #expect(configuration.providers.facebook?.validityCheckInterval == .seconds(86400))
+        #expect(configuration.listening.drainDelay == .seconds(5))
     }
 
     @Test func readsEveryVariable() throws {
@@ -50,7 +51,7 @@ import Testing
                 "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
                 "MEND_PROVIDER_TIMEOUT": "2500ms", "MEND_PROVIDER_MAX_ATTEMPTS": "2",
                 "MEND_TOKEN_ENCRYPTION_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
-                "MEND_MAX_BODY_SIZE": "4096",
+                "MEND_MAX_BODY_SIZE": "4096", "MEND_DRAIN_DELAY": "0",
             ], uniquingKeysWith: { $1 })
         let configuration = try ServerConfiguration.load(environment: environment)
         #expect(configuration.listening.host == "0.0.0.0")
@@ -81,6 +82,7 @@ import Testing
         #expect(configuration.providers.maxAttempts == 2)
         #expect(configuration.storage.tokenEncryptionKey != nil)
         #expect(configuration.listening.maximumBodySize == 4096)
+        #expect(configuration.listening.drainDelay == .zero)
         // Every variable read here is documented.
         let documented = Set(ServerConfiguration.environmentVariables.flatMap { [$0.name] + $0.aliases })
         #expect(Set(environment.keys).isSubset(of: documented))
@@ -173,7 +175,7 @@ import Testing
             "MEND_VALIDITY_CHECK_INTERVAL": "12h", "MEND_PROFILE_MAX_AGE": "30m", "MEND_SIGNED_REQUEST_MAX_AGE": "10m",
             "MEND_PROVIDER_TIMEOUT": "2500ms", "MEND_PROVIDER_MAX_ATTEMPTS": "2",
             "MEND_TOKEN_ENCRYPTION_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
-            "MEND_MAX_BODY_SIZE": "4096", "MEND_APPLE_CLIENT_IDS": "com.example.other",
+            "MEND_MAX_BODY_SIZE": "4096", "MEND_DRAIN_DELAY": "30s", "MEND_APPLE_CLIENT_IDS": "com.example.other",
             "MEND_APPLE_ISSUER": "https://apple.example", "MEND_APPLE_JWKS_URL": "https://apple.example/keys",
             "MEND_APPLE_TEAM_ID": "TEAM2", "MEND_APPLE_KEY_ID": "KEY2",
             "MEND_APPLE_PRIVATE_KEY_FILE": try file("b.p8", P256.Signing.PrivateKey().pemRepresentation),
@@ -308,6 +310,7 @@ import Testing
         ("MEND_SIGNING_KEYS", "k1:HS256:abc", "MEND_SIGNING_KEYS"), ("MEND_RATE_LIMIT_LOGIN_IP", "lots", "rate limit"),
         ("MEND_TOKEN_ENCRYPTION_KEY", "short", "MEND_TOKEN_ENCRYPTION_KEY"),
         ("MEND_TRUSTED_PROXIES", "-1", "MEND_TRUSTED_PROXIES"), ("MEND_TRUSTED_PROXIES", "two", "MEND_TRUSTED_PROXIES"),
+        ("MEND_DRAIN_DELAY", "soon", "MEND_DRAIN_DELAY"),
     ])
     func namesTheWrongVariable(_ name: String, _ value: String, _ mentioned: String) {
         var environment = Self.minimal

@@ -357,3 +357,153 @@ import Testing
         }
     }
 }
+
+/// Collects what a process writes and lets a test wait for a line, an event rather than a time.
+final class LogWatch: Sendable {
+    private let state = LockedValue<(text: String, ended: Bool, waiters: [(String, CheckedContinuation<Bool, Never>)])>(
+        ("", false, []))
+
+    /// Everything written so far.
+    var text: String { state.value.text }
+
+    /// Adds what the process wrote, and wakes the waits it satisfies.
+    func append(_ chunk: String) {
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        state.mutate { state in
+            state.text += chunk
+            let text = state.text
+            ready = state.waiters.filter { text.contains($0.0) }.map(\.1)
+            state.waiters.removeAll { text.contains($0.0) }
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    /// The process closed its output: the waits still open will not be satisfied.
+    func end() {
+        var left: [CheckedContinuation<Bool, Never>] = []
+        state.mutate { state in
+            state.ended = true
+            left = state.waiters.map(\.1)
+            state.waiters = []
+        }
+        for continuation in left { continuation.resume(returning: false) }
+    }
+
+    /// Waits until the output contains `needle`; `false` when the process ended first.
+    func wait(for needle: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            var answer: Bool?
+            state.mutate { state in
+                if state.text.contains(needle) {
+                    answer = true
+                } else if state.ended {
+                    answer = false
+                } else {
+                    state.waiters.append((needle, continuation))
+                }
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+}
+
+/// `mend-server serve` drains on SIGTERM: `/health/ready` answers 503 at once while everything else is still served
+/// for `MEND_DRAIN_DELAY`; then the listener closes and the process exits 0. A second signal stops it at once.
+@Suite struct DrainTests {
+    /// Starts the binary with `environment` and waits for its ready line: the process, its port, its output.
+    static func start(environment: [String: String]) async throws -> (Process, Int, LogWatch) {
+        let process = Process()
+        process.executableURL = try #require(ExecutableTests.binary, "build the mend-server product first")
+        process.environment = environment
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = output
+        let watch = LogWatch()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                watch.end()
+                return
+            }
+            watch.append(String(decoding: data, as: UTF8.self))
+        }
+        try process.run()
+        guard await watch.wait(for: "mend-server ready"),
+            let port = watch.text.firstMatch(of: /port=(\d+)/).flatMap({ Int($0.1) })
+        else {
+            process.terminate()
+            Issue.record("no ready line: \(watch.text)")
+            throw CancellationError()
+        }
+        return (process, port, watch)
+    }
+
+    /// A server in front of `emulator` with `MEND_DRAIN_DELAY=delay`, its database in a directory of its own.
+    static func withServer(
+        drainDelay: String, _ body: (Process, ServerClient, LogWatch) async throws -> Void
+    ) async throws {
+        try await withEmulator { emulator in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mend-server-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var environment = ExecutableTests.serverEnvironment(emulator, directory: directory)
+            environment["MEND_DRAIN_DELAY"] = drainDelay
+            let (process, port, watch) = try await start(environment: environment)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // when a check threw
+            try await body(process, ServerClient(URL(string: "http://127.0.0.1:\(port)")!), watch)
+        }
+    }
+
+    @Test("SIGTERM: ready answers 503 (Mend error shape) at once, the rest is served; a second signal stops it")
+    func readinessFailsFirstAndASecondSignalStopsAtOnce() async throws {
+        // A delay no test run reaches: the process can only end early through the second signal.
+        try await Self.withServer(drainDelay: "600s") { process, client, watch in
+            _ = try await client.get("/health/ready")
+            kill(process.processIdentifier, SIGTERM)
+            #expect(await watch.wait(for: "draining"), "\(watch.text)")
+
+            let refused = await client.failure { try await client.get("/health/ready") }
+            #expect(refused?.httpStatus == 503, "\(String(describing: refused))")
+            #expect(refused?.code == .HTTP.serviceUnavailable, "\(String(describing: refused))")
+            #expect(refused?.developerMessage.contains("shutting down") == true)
+            #expect(try await client.get("/health/live").json()["status"]?.stringValue == "ok")
+            #expect(try await client.get("/.well-known/jwks.json").json()["keys"]?.arrayValue?.isEmpty == false)
+            #expect(process.isRunning)
+
+            kill(process.processIdentifier, SIGTERM)
+            await process.exited()
+            #expect(process.terminationReason == .exit, "\(watch.text)")
+            #expect(process.terminationStatus == 0, "\(watch.text)")
+            #expect(watch.text.contains("second signal"), "\(watch.text)")
+        }
+    }
+
+    @Test("SIGTERM with a short delay: the listener closes after it and the process exits 0")
+    func exitsAfterTheDelay() async throws {
+        try await Self.withServer(drainDelay: "1s") { process, client, watch in
+            _ = try await client.get("/health/ready")
+            kill(process.processIdentifier, SIGTERM)
+            #expect(await watch.wait(for: "draining"), "\(watch.text)")
+            await process.exited()
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 0, "\(watch.text)")
+            let text = watch.text
+            let drained = try #require(text.range(of: "draining"))
+            let closing = try #require(text.range(of: "closing the listener"), "\(text)")
+            #expect(drained.lowerBound < closing.lowerBound)
+            #expect(!text.contains("second signal"))
+        }
+    }
+
+    @Test("MEND_DRAIN_DELAY=0: SIGTERM closes the listener at once, as before")
+    func aZeroDelayStopsAtOnce() async throws {
+        try await Self.withServer(drainDelay: "0") { process, client, watch in
+            _ = try await client.get("/health/live")
+            kill(process.processIdentifier, SIGTERM)
+            await process.exited()
+            #expect(process.terminationStatus == 0, "\(watch.text)")
+        }
+    }
+}

@@ -103,7 +103,11 @@ def start_mend_server(binary, environment, log=None):
 
     With `log` (a file open for writing bytes), everything the server writes goes there too, from its first line:
     standard output directly, standard error line by line through a thread, `process.log_copier`, which ends when the
-    process does (join it after `wait()` for the whole log)."""
+    process does (join it after `wait()` for the whole log).
+
+    The server drains for no time when stopped (MEND_DRAIN_DELAY=0, unless `environment` says otherwise): no check
+    here stands behind a load balancer, and each would wait out the default delay at its end."""
+    environment = {"MEND_DRAIN_DELAY": "0", **environment}
     if log is not None:
         return _start_logged_mend_server(binary, environment, log)
     process = subprocess.Popen([binary], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -5,6 +5,7 @@ import MendGraphAPI
 public import MendHTTP
 import MendHTTPAsyncHTTPClient
 import MendRecording
+import MendServing
 import PostgresKit
 
 /// The state behind `mend-server`'s routes, in parts: the sessions (their tokens, refresh, the bearer check,
@@ -47,6 +48,12 @@ public final class LoginBackend: Sendable {
     /// Keeps the sessions' revocation view current (its task runs until ``close()``).
     let revocationFeed: RevocationFeed
     private let revocationFeedTask: Task<Void, Never>
+    /// Whether `mend-server serve` is draining before it stops (`/health/ready` then answers 503); only
+    /// ``runUntilSignalled(onReady:)`` sets it.
+    let drain: ServerDrain
+
+    /// Whether the server is draining before it stops (``drain`` has begun).
+    var isDraining: Bool { drain.isDraining }
 
     /// The current time, as unix seconds (the configuration's clock).
     var now: Int64 { Int64(configuration.clock.now().timeIntervalSince1970) }
@@ -60,6 +67,7 @@ public final class LoginBackend: Sendable {
     ) {
         self.configuration = configuration
         self.services = services
+        self.drain = ServerDrain(delay: configuration.listening.drainDelay)
         self.logger = logger
         self.database = database
         self.store = store
@@ -169,7 +177,7 @@ public final class LoginBackend: Sendable {
                 records: store.sessions, users: store.identities, signer: signer, revocations: view,
                 dpop: DPoPCheck(
                     mode: configuration.sessions.dpop, requiresNonce: configuration.sessions.dpopRequiresNonce,
-                    secret: Data(configuration.sessions.signingKeys[0].privateKey.value.utf8),
+                    secrets: DPoPCheck.nonceSecrets(of: configuration.sessions.signingKeys),
                     shared: database.kind == .postgres ? store.proofs : nil))
             return LoginBackend(
                 configuration: configuration, services: services, logger: logger, database: database, store: store,

@@ -48,15 +48,18 @@ extension LoginBackend {
         }
     }
 
-    /// Serves this backend until SIGTERM or SIGINT (then shuts down gracefully: requests in flight finish, then the
-    /// database closes), calling `onReady` once the server accepts connections.
+    /// Serves this backend until SIGTERM or SIGINT, calling `onReady` once the server accepts connections; then
+    /// drains and shuts down gracefully: `/health/ready` answers 503 at once while everything else is still served
+    /// for the configuration's drain delay (``ServerConfiguration/Listening/drainDelay``), then the listener
+    /// closes, the requests in flight finish, background work stops and the database closes. A second signal stops
+    /// it at once.
     ///
     /// - Throws: Why the server did not start, or stopped.
     public func runUntilSignalled(onReady: (RunningMendServer) async throws -> Void) async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, *) else {
             throw ServerRequiresNewerSystem(serverName: "mend-server")
         }
-        try await ServerRunLoop.runUntilSignalled(buildApplication(backend: self)) { server in
+        try await ServerRunLoop.runUntilSignalled(buildApplication(backend: self), drain: drain) { server in
             try await onReady(RunningMendServer(server: server, backend: self))
         }
     }

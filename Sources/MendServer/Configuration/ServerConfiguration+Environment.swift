@@ -56,6 +56,10 @@ enum ServerEnvironment {
             Variable("MEND_HOST", default: value(listening.host), "listen address (`0.0.0.0` in a container)"),
             Variable("MEND_PORT", default: value(listening.port), "listen port (`0`: a free one)"),
             Variable(
+                "MEND_DRAIN_DELAY", default: duration(listening.drainDelay),
+                "how long `serve` keeps serving after SIGTERM or SIGINT while `/health/ready` answers 503, before its "
+                    + "listener closes (`0`: at once); more than the load balancer's failed checks × check interval"),
+            Variable(
                 "MEND_APP_ID", default: "none",
                 "the Facebook app id: Facebook logins, their `debug_token` checks and `signed_request` callbacks "
                     + "(required unless `MEND_APPLE_CLIENT_IDS` or `MEND_GOOGLE_CLIENT_IDS` names another provider)"),
@@ -76,8 +80,10 @@ enum ServerEnvironment {
                 readsFile: true),
             Variable(
                 "MEND_SIGNING_KEYS", default: "a random key",
-                "`kid:EdDSA|ES256:base64url-32-bytes`, comma-separated, the signing key first "
-                    + "(`mend-server generate-key [EdDSA|ES256]`)", readsFile: true),
+                "`kid:EdDSA|ES256:base64url-32-bytes[:next|current|retired]`, comma-separated: the `current` key "
+                    + "signs (the first unmarked one when none is marked), the others are published and accepted "
+                    + "(`mend-server generate-key [EdDSA|ES256]`; `mend-server keys` shows the states)", readsFile: true
+            ),
             Variable("MEND_ISSUER", default: value(sessions.issuer), "`iss` of the access tokens"),
             Variable(
                 "MEND_AUDIENCE", default: "`MEND_APP_ID`, else `MEND_ISSUER`",
@@ -364,6 +370,7 @@ enum ServerEnvironment {
         }
         if let host = value("MEND_HOST", []) { configuration.listening.host = host }
         if let port = try variables.integer("MEND_PORT", maximum: 65535) { configuration.listening.port = port }
+        if let delay = try duration("MEND_DRAIN_DELAY", []) { configuration.listening.drainDelay = delay }
         if let trusts = try flag("MEND_TRUST_FORWARDED_FOR") {
             configuration.listening.trustedProxyCount = trusts ? 1 : 0
         }

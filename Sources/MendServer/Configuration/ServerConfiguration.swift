@@ -86,17 +86,23 @@ extension ServerConfiguration {
         public var maximumBodySize: Int
         /// The server's public base URL, for the data-deletion status link; by default taken from the request.
         public var publicURL: URL?
+        /// How long `mend-server serve` keeps serving after SIGTERM or SIGINT while `/health/ready` answers 503 (5 s
+        /// by default; zero closes the listener at once), so that a load balancer stops sending it requests before
+        /// its listener closes. It must exceed the load balancer's failed checks times its check interval. Only
+        /// ``LoginBackend/runUntilSignalled(onReady:)`` drains; ``LoginBackend/withRunningServer(_:)`` stops at once.
+        public var drainDelay: Duration
 
-        /// Listening settings; the defaults listen on 127.0.0.1:8080 with no proxy in front.
+        /// Listening settings; the defaults listen on 127.0.0.1:8080 with no proxy in front, and drain for 5 s.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, trustedProxyCount: Int = 0, maximumBodySize: Int = 64 * 1024,
-            publicURL: URL? = nil
+            publicURL: URL? = nil, drainDelay: Duration = .seconds(5)
         ) {
             self.host = host
             self.port = port
             self.trustedProxyCount = trustedProxyCount
             self.maximumBodySize = maximumBodySize
             self.publicURL = publicURL
+            self.drainDelay = drainDelay
         }
     }
 

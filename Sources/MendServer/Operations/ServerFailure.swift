@@ -101,6 +101,18 @@ struct ServerFailure: Error, Sendable {
         ServerFailure(MendError(code: .REST.internalServerError, developerMessage: message, catalog: .server))
     }
 
+    /// http/503: the server is draining before it stops (readiness, after SIGTERM): a load balancer sends its requests
+    /// to another instance.
+    static var draining: ServerFailure {
+        ServerFailure(
+            MendError(
+                code: .HTTP.serviceUnavailable,
+                developerMessage:
+                    "The server is shutting down: it still answers for a moment, but takes no new traffic; use another "
+                    + "instance.",
+                catalog: .server))
+    }
+
     /// rest/512: the database is unavailable (readiness).
     static func storageUnavailable(_ message: String) -> ServerFailure {
         ServerFailure(MendError(code: .REST.dataAccessError, developerMessage: message, catalog: .server))
@@ -141,7 +153,7 @@ extension ServerFailure {
         case .Passkey.recentSignInRequired: return .forbidden
         case .Passkey.lastSignInMethod, .Passkey.alreadyRegistered: return .conflict
         case .REST.internalServerError: return .internalServerError
-        case .REST.dataAccessError: return .serviceUnavailable
+        case .REST.dataAccessError, .HTTP.serviceUnavailable: return .serviceUnavailable
         default: return .badRequest
         }
     }

@@ -121,6 +121,8 @@ enum ServerRoutes {
             WireResponse.json(.object(["status": .string("ok")]))
         }
         router.on(RouterPath(RouteTable.ready.path), method: .get) { _, _ in
+            // Draining (SIGTERM to `serve`): not ready, whatever the database says, while the rest is still served.
+            if backend.isDraining { throw ServerFailure.draining }
             guard await backend.isReady() else {
                 throw ServerFailure.storageUnavailable("The database does not answer.")
             }

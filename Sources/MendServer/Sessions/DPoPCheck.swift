@@ -97,19 +97,30 @@ struct DPoPCheck: Sendable {
     let seen: DPoPReplayCache
     let shared: (any DPoPReplayStore)?
 
-    /// The check of a server in `mode`; nonces under a key derived from `secret` (the deployment's signing key, so
-    /// that every instance issues and accepts the same nonces).
+    /// The check of a server in `mode`; nonces issued under a key derived from the first of `secrets` and accepted
+    /// under any (``nonceSecrets(of:)``: the current signing key's, then the other keys', so that every instance
+    /// accepts the nonces of every other, whichever step of a key rotation each is on).
     init(
-        mode: ServerConfiguration.DPoPMode, requiresNonce: Bool, secret: some DataProtocol,
+        mode: ServerConfiguration.DPoPMode, requiresNonce: Bool, secrets: [Data],
         shared: (any DPoPReplayStore)?,
         verifier: DPoPVerifier = DPoPVerifier(maximumAge: 60, skew: 60, keys: DPoPKeyCache())
     ) {
         self.mode = mode
         self.requiresNonce = requiresNonce
         self.verifier = verifier
-        self.nonces = DPoPNonces(secret: secret)
+        self.nonces = DPoPNonces(secrets: secrets)
         self.seen = DPoPReplayCache()
         self.shared = shared
+    }
+
+    /// The nonce secrets of a deployment with `keys`: the current key's (what it issues under, as before the keys
+    /// had states: the first key's), then every other key's, next and retired (accepted).
+    static func nonceSecrets(of keys: [SigningKeyConfiguration]) -> [Data] {
+        var ordered = keys
+        if let current = keys.firstIndex(where: { $0.state == .current }) {
+            ordered.insert(ordered.remove(at: current), at: 0)
+        }
+        return ordered.map { Data($0.privateKey.value.utf8) }
     }
 
     /// The key (its RFC 7638 thumbprint) that the proof of a token request — a login, a refresh, a logout with the

@@ -8,18 +8,30 @@ import MendCore
 ///
 /// A nonce is valid during its own step and the next one: a client that took one at the end of a step has a full
 /// step to use it. Past that, the server answers `use_dpop_nonce` with the current one, and the client retries once.
+///
+/// Several secrets: the first issues, every one is accepted (as with signing keys, so that instances on different steps
+/// of a key rotation accept each other's nonces).
 struct DPoPNonces: Sendable {
-    private let key: SymmetricKey
+    /// The key that issues, then the others that are accepted.
+    private let keys: [SymmetricKey]
     /// The length of a step, in seconds.
     let step: Int64
 
     /// Nonces under a key derived from `secret` (HKDF-SHA256, its own `info`: the secret's other uses never meet
     /// these MACs).
     init(secret: some DataProtocol, step: Int64 = 60) {
+        self.init(secrets: [Data(secret)], step: step)
+    }
+
+    /// Nonces issued under a key derived from the first of `secrets`, and accepted under any of them.
+    init(secrets: [Data], step: Int64 = 60) {
         precondition(step > 0, "a nonce step is at least a second")
-        key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: Data(secret)), info: Data("mend-server DPoP nonce v1".utf8),
-            outputByteCount: 32)
+        precondition(!secrets.isEmpty, "a nonce secret at least")
+        keys = secrets.map { secret in
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: secret), info: Data("mend-server DPoP nonce v1".utf8),
+                outputByteCount: 32)
+        }
         self.step = step
     }
 
@@ -35,13 +47,13 @@ struct DPoPNonces: Sendable {
         let stepOfNonce = bytes.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
         let current = now.floorDivided(by: step)
         guard stepOfNonce == current || stepOfNonce == current - 1 else { return false }
-        return ConstantTime.equal(nonce, self.nonce(ofStep: stepOfNonce))
+        return keys.contains { ConstantTime.equal(nonce, self.nonce(ofStep: stepOfNonce, key: $0)) }
     }
 
     /// base64url(the step, 8 bytes big-endian ‖ the first 16 bytes of its HMAC-SHA256): 32 characters.
-    private func nonce(ofStep step: Int64) -> String {
+    private func nonce(ofStep step: Int64, key: SymmetricKey? = nil) -> String {
         let stepBytes = (0..<8).map { UInt8(truncatingIfNeeded: step >> (8 * (7 - $0))) }
-        var mac = HMAC<SHA256>(key: key)
+        var mac = HMAC<SHA256>(key: key ?? keys[0])
         mac.update(data: Data("step".utf8) + stepBytes)
         return Base64URL.encode(stepBytes + Data(mac.finalize()).prefix(16))
     }

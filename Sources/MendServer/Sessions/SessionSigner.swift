@@ -7,7 +7,9 @@ import MendSignedRequest
 /// Signs session access tokens with the configured keys, verifies them, and publishes their JWKS — all through
 /// MendJOSE, Mend's one JOSE implementation.
 ///
-/// The first key signs; every key verifies, so that tokens signed before a rotation stay valid until they expire.
+/// The current key signs (the first one, should a list built in code have several); every key verifies — next,
+/// current and retired — so that tokens signed before a rotation stay valid until they expire, and an instance that
+/// has not yet made a key current accepts the tokens of one that has.
 /// Tokens signed before MendJOSE (by jwt-kit, their header's members in any order) verify as well: the header is
 /// read in full whenever it is not the exact text this server writes.
 struct SessionSigner: Sendable {
@@ -16,7 +18,7 @@ struct SessionSigner: Sendable {
     let signingKeyID: String
     /// The public keys that verify, by `kid` (MendJOSE's verifier of an issuer's own tokens).
     private let ring: JWSKeyRing
-    /// `{"keys": [...]}`: the public keys, signing key first.
+    /// `{"keys": [...]}`: the public keys, signing key first, then the others in their order.
     let jwks: JSONValue
     let issuer: String
     let audience: String
@@ -53,10 +55,14 @@ struct SessionSigner: Sendable {
             verifyingKeys.append(verifying)
             published.append(JWK.publicJSON(of: verifying))
         }
-        self.signingKey = signingKeys[0]
-        self.signingKeyID = configuration[0].keyID
+        guard let signing = configuration.firstIndex(where: { $0.state == .current }) else {
+            throw ConfigurationError("MEND_SIGNING_KEYS: no key is current (one must sign)")
+        }
+        self.signingKey = signingKeys[signing]
+        self.signingKeyID = configuration[signing].keyID
         self.ring = JWSKeyRing(
             keys: verifyingKeys, allowed: .session, maximumLength: Self.maximumLength, type: Self.type)
+        published.insert(published.remove(at: signing), at: 0)
         self.jwks = JWKSet.document(published)
         self.issuer = issuer
         self.audience = audience
