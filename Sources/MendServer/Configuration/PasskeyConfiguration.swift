@@ -131,3 +131,36 @@ public struct PasskeyConfiguration: Sendable, Hashable {
         }
     }
 }
+
+extension PasskeyConfiguration {
+    /// Sets what the `MEND_PASSKEY_*` variables say, then checks the whole (``validate()``).
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    mutating func read(_ variables: VariableReader) throws(ConfigurationError) {
+        if let rpID = variables.text("MEND_PASSKEY_RP_ID") { relyingPartyID = rpID }
+        if let name = variables.text("MEND_PASSKEY_RP_NAME") { relyingPartyName = name }
+        if let list = variables.list("MEND_PASSKEY_ORIGINS") { origins = list }
+        if let verification = try variables.value(
+            "MEND_PASSKEY_USER_VERIFICATION", as: PasskeyConfiguration.UserVerification.self,
+            failure: { ConfigurationError("MEND_PASSKEY_USER_VERIFICATION '\($0)' must be required or preferred") })
+        {
+            userVerification = verification
+        }
+        if let policy = try variables.value(
+            "MEND_PASSKEY_COUNTER_POLICY", as: PasskeyConfiguration.CounterPolicy.self,
+            failure: { ConfigurationError("MEND_PASSKEY_COUNTER_POLICY '\($0)' must be report or refuse-device-bound") }
+        ) {
+            counterPolicy = policy
+        }
+        if let window = try variables.duration("MEND_PASSKEY_REAUTH_WINDOW") { recentSignInWindow = window }
+        if let lifetime = try variables.duration("MEND_PASSKEY_CHALLENGE_TTL") {
+            challengeLifetime = lifetime
+        }
+        if let list = variables.list("MEND_PASSKEY_RELATED_ORIGINS") { relatedOrigins = list }
+        if let apps = variables.list("MEND_PASSKEY_APPLE_APPS") { appleAppIDs = apps }
+        if let apps = variables.list("MEND_PASSKEY_ANDROID_APPS") { androidApps = apps }
+        if !isEnabled, self != PasskeyConfiguration() {
+            throw ConfigurationError("the MEND_PASSKEY_* variables need MEND_PASSKEY_RP_ID")
+        }
+        try validate()
+    }
+}

@@ -433,7 +433,7 @@ enum ServerEnvironment {
             configuration.sessions.dpop = mode
         }
         if let requires = try flag("MEND_DPOP_NONCE") { configuration.sessions.dpopRequiresNonce = requires }
-        try readPasskeys(variables, into: &configuration.passkeys)
+        try configuration.passkeys.read(variables)
         if let returns = try flag("MEND_RETURN_PROVIDER_TOKEN") {
             configuration.providers.returnsProviderToken = returns
         }
@@ -603,39 +603,5 @@ extension ServerConfiguration {
                         + "taken), or not 1–32 lowercase letters, digits and hyphens")
             }
         }
-    }
-}
-
-extension ServerEnvironment {
-    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    static func readPasskeys(
-        _ variables: VariableReader, into passkeys: inout PasskeyConfiguration
-    ) throws(ConfigurationError) {
-        if let rpID = variables.text("MEND_PASSKEY_RP_ID") { passkeys.relyingPartyID = rpID }
-        if let name = variables.text("MEND_PASSKEY_RP_NAME") { passkeys.relyingPartyName = name }
-        if let origins = variables.list("MEND_PASSKEY_ORIGINS") { passkeys.origins = origins }
-        if let verification = try variables.value(
-            "MEND_PASSKEY_USER_VERIFICATION", as: PasskeyConfiguration.UserVerification.self,
-            failure: { ConfigurationError("MEND_PASSKEY_USER_VERIFICATION '\($0)' must be required or preferred") })
-        {
-            passkeys.userVerification = verification
-        }
-        if let policy = try variables.value(
-            "MEND_PASSKEY_COUNTER_POLICY", as: PasskeyConfiguration.CounterPolicy.self,
-            failure: { ConfigurationError("MEND_PASSKEY_COUNTER_POLICY '\($0)' must be report or refuse-device-bound") }
-        ) {
-            passkeys.counterPolicy = policy
-        }
-        if let window = try variables.duration("MEND_PASSKEY_REAUTH_WINDOW") { passkeys.recentSignInWindow = window }
-        if let lifetime = try variables.duration("MEND_PASSKEY_CHALLENGE_TTL") {
-            passkeys.challengeLifetime = lifetime
-        }
-        if let origins = variables.list("MEND_PASSKEY_RELATED_ORIGINS") { passkeys.relatedOrigins = origins }
-        if let apps = variables.list("MEND_PASSKEY_APPLE_APPS") { passkeys.appleAppIDs = apps }
-        if let apps = variables.list("MEND_PASSKEY_ANDROID_APPS") { passkeys.androidApps = apps }
-        if !passkeys.isEnabled, passkeys != PasskeyConfiguration() {
-            throw ConfigurationError("the MEND_PASSKEY_* variables need MEND_PASSKEY_RP_ID")
-        }
-        try passkeys.validate()
     }
 }
