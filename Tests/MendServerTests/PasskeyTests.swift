@@ -325,6 +325,24 @@ import Testing
         }
     }
 
+    @Test("A concrete path's 405 lists its own methods, not a templated path's that its segment would fill (OpenAPI)")
+    func concretePathsFirst() async throws {
+        try await TestStack.run(configure: Self.configure) { stack in
+            let refused = await stack.client.failure {
+                try await stack.client.client.send(
+                    APIRequest(method: .options, url: stack.client.url("/v1/passkeys/registration")))
+            }
+            #expect(refused?.httpStatus == 405)
+            // Failed before: "POST, PATCH, DELETE", the methods of /v1/passkeys/{id} with id = "registration".
+            #expect(refused?.developerMessage == "/v1/passkeys/registration answers POST, not OPTIONS.")
+            let templated = await stack.client.failure {
+                try await stack.client.client.send(
+                    APIRequest(method: .post, url: stack.client.url("/v1/passkeys/pk_x")))
+            }
+            #expect(templated?.developerMessage == "/v1/passkeys/pk_x answers PATCH, DELETE, not POST.")
+        }
+    }
+
     @Test("Without an RP ID the passkey routes are 404 and not in the document")
     func offByDefault() async throws {
         try await TestStack.run { stack in

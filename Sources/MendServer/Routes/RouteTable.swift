@@ -264,17 +264,25 @@ enum RouteTable {
         errorStatuses: [401, 404, 409, 429, 500, 503], admin: true, passkeys: true)
 
     /// The methods declared for `path` (a request path, `/v1/provider/deletion/ABC`), in table order; empty when no
-    /// endpoint of `endpoints` (the ones served) has this path.
+    /// endpoint of `endpoints` (the ones served) has this path. As OpenAPI matches paths, a concrete path comes before a
+    /// templated one its segments would fill: `/v1/passkeys/registration` is that path's, never `/v1/passkeys/{id}`'s
+    /// with `id` = `registration` — of the patterns that match, those with the most literal segments count.
     static func methods(forPath path: String, in endpoints: [Endpoint]) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        var methods: [HTTPRequest.Method] = []
-        for endpoint in endpoints where !methods.contains(endpoint.method) {
+        var matches: [(method: HTTPRequest.Method, literals: Int)] = []
+        for endpoint in endpoints {
             let pattern = endpoint.path.split(separator: "/", omittingEmptySubsequences: false)
-            guard pattern.count == segments.count else { continue }
-            let matches = zip(pattern, segments).allSatisfy { expected, actual in
-                expected.hasPrefix(":") ? !actual.isEmpty : expected == actual
-            }
-            if matches { methods.append(endpoint.method) }
+            guard pattern.count == segments.count,
+                zip(pattern, segments).allSatisfy({ expected, actual in
+                    expected.hasPrefix(":") ? !actual.isEmpty : expected == actual
+                })
+            else { continue }
+            matches.append((endpoint.method, pattern.filter { !$0.hasPrefix(":") }.count))
+        }
+        let most = matches.map(\.literals).max()
+        var methods: [HTTPRequest.Method] = []
+        for match in matches where match.literals == most && !methods.contains(match.method) {
+            methods.append(match.method)
         }
         return methods
     }
