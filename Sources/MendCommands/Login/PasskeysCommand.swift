@@ -68,8 +68,7 @@ struct PasskeysCommand: AsyncParsableCommand {
         commandName: "passkeys", abstract: "List the user's passkeys at the backend, add one, or remove one.",
         discussion: """
             Examples:
-              mend login --backend http://127.0.0.1:8081 …   # a recent sign-in, to add a passkey
-              mend passkeys add --name "My laptop"
+              mend passkeys add --name "My laptop"   # within minutes of a sign-in
               mend passkeys
               mend login --passkey --backend http://127.0.0.1:8081
               mend passkeys remove pk_…
