@@ -194,7 +194,7 @@ let package = Package(
         .target(
             name: "MendLogin",
             dependencies: [
-                "MendHTTP", "MendJOSE",
+                "MendHTTP", "MendJOSE", "MendWebAuthn",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -379,7 +379,7 @@ let package = Package(
             dependencies: [
                 "MendCore", "MendHTTP", "MendGraphAPI", "MendGraphQL", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendLogin", "MendFacebook", "MendServer", "MendRecording", "MendServing", "MendTelemetry",
-                "MendTelemetryExport", "MendJOSE", "MendResponseStore",
+                "MendTelemetryExport", "MendJOSE", "MendResponseStore", "MendWebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -573,7 +573,7 @@ let package = Package(
             dependencies: [
                 "MendLogin", "MendFacebook", "MendTesting", "MendServer", "MendEmulator", "MendHTTPAsyncHTTPClient",
                 "MendGraphAPI", "MendSignedRequest", "MendTelemetry", "MendJOSE", "MendHandMadeTokens",
-                "MendResponseStore",
+                "MendResponseStore", "MendWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -21,7 +21,7 @@ public struct MendCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ExplainCommand.self, ErrorsCommand.self, EmulateCommand.self, GraphCommand.self,
             GraphQLCommand.self, LoginCommand.self, WhoAmICommand.self, TokenCommand.self, LogoutCommand.self,
-            SessionsCommand.self, RedactCommand.self, ProxyCommand.self,
+            SessionsCommand.self, PasskeysCommand.self, RedactCommand.self, ProxyCommand.self,
             StoreWriterCommand.self, RefreshOnceCommand.self,
         ]
     )

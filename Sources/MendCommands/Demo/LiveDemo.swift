@@ -51,6 +51,9 @@ struct LiveDemo {
             serverConfiguration.providers.maxAttempts = 1
             serverConfiguration.providers.timeout = .seconds(5)
             serverConfiguration.providers.returnsProviderToken = true
+            // Passkeys for the walkthrough's software authenticator: the RP ID localhost, a loopback origin.
+            serverConfiguration.passkeys = PasskeyConfiguration(
+                relyingPartyID: "localhost", origins: [Walkthrough.passkeyOrigin])
             let backend = try await LoginBackend.open(
                 configuration: serverConfiguration,
                 logger: Logger(label: "mend.server", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -69,6 +72,9 @@ struct Walkthrough {
     let locale: Locale
     let say: @Sendable (String) -> Void
     let transport = AsyncHTTPClientTransport()
+
+    /// The origin of the walkthrough's passkey ceremonies (a loopback origin, allowed for development).
+    static let passkeyOrigin = "http://localhost"
 
     var provider: LoginProvider {
         .emulator(
@@ -112,6 +118,18 @@ struct Walkthrough {
                 "logged in as \(session.user?.name ?? "?") — loopback redirect, PKCE S256, state checked, code exchanged "
                     + "by mend-server; declined: \(result.declinedPermissions.sorted().joined(separator: ", "))")
             return providerToken
+        }
+        // 1a. A passkey: added after the login (a recent sign-in), then signing in alone — a new session of the same
+        //     user, which the demo does not keep (its session carries the provider's token for the Graph steps).
+        try await scenario("passkey: added, then signed in with alone") {
+            let authenticator = SoftwarePasskeyAuthenticator(origin: Self.passkeyOrigin)
+            guard let credential = try await sessions.currentCredential(),
+                let added = try await backend.addPasskey(named: "Demo passkey", with: authenticator, using: credential),
+                let passkeySession = try await backend.logIn(withPasskey: authenticator).session
+            else { throw DemoFailure(description: "the passkey was not added, or did not sign in") }
+            say(
+                "passkey \"\(added.name)\" added (software authenticator, RP ID localhost), then signed in with it alone "
+                    + "as \(passkeySession.user?.name ?? "?"): a new session of the same user")
         }
         // 1b. A second provider: the Google-like OpenID Connect issuer, its session kept by the OIDC authority.
         try await scenario("login with an OpenID Connect issuer") { say(try await secondProviderLogin()) }

@@ -32,6 +32,10 @@ struct LoginCommand: AsyncParsableCommand {
             without a display) and the provider can do it: Facebook with the app's client token (--client-token or \
             MEND_CLIENT_TOKEN), an OpenID Connect provider with a device authorization endpoint (a client secret, \
             if the client has one, from MEND_CLIENT_SECRET).
+
+            A passkey (--passkey) signs in at the backend alone, with no provider and no app id: \
+            mend login --passkey --backend https://api.example.com. Add one first with `mend passkeys add` after \
+            another login. \(SoftwarePasskeys.note)
             """
     )
 
@@ -45,8 +49,8 @@ struct LoginCommand: AsyncParsableCommand {
         help: "The OIDC issuer, whose discovery document names the endpoints (google: https://accounts.google.com).")
     var issuer: String?
 
-    @Option(name: .long, help: "The app (client) id.")
-    var appID: String
+    @Option(name: .long, help: "The app (client) id (not with --passkey).")
+    var appID: String?
 
     @Option(
         name: .long,
@@ -78,6 +82,18 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer the consent page without a browser, granting everything (the emulator's page).")
     var headless = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Sign in at --backend with a passkey of the software authenticator (a development aid: its keys are in "
+                + "the state folder), instead of a provider."))
+    var passkey = false
+
+    @Option(
+        name: .long,
+        help: "With --passkey: the origin of the ceremony (default: https:// and the backend's RP ID).")
+    var origin: String?
+
     @Option(name: .long, help: "Where the session is kept (default: $XDG_STATE_HOME/mend).")
     var stateDirectory: String?
 
@@ -103,6 +119,15 @@ struct LoginCommand: AsyncParsableCommand {
                     + "(AuthenticationServices) and send its id_token to mend-server (POST /v1/login/id_token, "
                     + "docs/server.md), or on the web through your own server.")
         }
+        if passkey {
+            guard backend != nil else { throw ValidationError("--passkey signs in at a backend: give --backend.") }
+            if device || headless || noBrowser {
+                throw ValidationError("--passkey opens no browser: leave out --device, --headless and --no-browser.")
+            }
+        } else if appID == nil {
+            throw ValidationError("Missing expected argument '--app-id <app-id>'")
+        }
+        if origin != nil, !passkey { throw ValidationError("--origin is for --passkey.") }
         guard ["facebook", "google", "oidc"].contains(provider) else {
             throw ValidationError("--provider is facebook, google or oidc.")
         }
@@ -125,8 +150,13 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             throw Failure.report(error, json: json)
         }
+        if passkey, let backend {
+            return try await SoftwarePasskeys.logIn(
+                backend: backend, directory: directory, origin: origin, version: version, json: json)
+        }
         let profile = LoginProfile(
-            provider: provider, appID: appID, baseURL: baseURL, issuer: issuer, backend: backend, version: version)
+            provider: provider, appID: appID ?? "", baseURL: baseURL, issuer: issuer, backend: backend, version: version
+        )
         let transport = AsyncHTTPClientTransport()
         let credentials: CredentialsManager
         let loginProvider: LoginProvider

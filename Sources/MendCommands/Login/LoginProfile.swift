@@ -8,7 +8,8 @@ import MendResponseStore
 import MendServer
 
 /// What `mend login` remembers besides the session: which provider and backend the session belongs to, so that
-/// `whoami`, `token` and `logout` can refresh, check and revoke it. Stored next to the session, without secrets.
+/// `whoami`, `token` and `logout` can refresh, check and revoke it. Stored next to the session, without secrets. A
+/// passkey login (`mend login --passkey`) is `provider` `passkey`, with no app id: its session is the backend's alone.
 struct LoginProfile: Codable {
     var provider: String
     var appID: String
@@ -62,7 +63,7 @@ struct LoginProfile: Codable {
         guard let backend, let url = URL(string: backend) else { return nil }
         var client = BackendSessionClient(baseURL: url, transport: transport)
         client.clientIdentifier = MendVersion.clientIdentifier(name: "mend")
-        if provider != "facebook" { client.provider = provider }
+        if provider != "facebook", provider != "passkey" { client.provider = provider }
         return client
     }
 
