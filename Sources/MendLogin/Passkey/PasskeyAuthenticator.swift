@@ -117,6 +117,9 @@ public struct PasskeyRegistration: Sendable, Hashable {
     /// `credentialID`, `rawClientDataJSON` and `rawAttestationObject`).
     ///
     /// - Parameters:
+    ///   - credentialID: The new passkey's credential ID.
+    ///   - clientDataJSON: The client data the platform signed over, as it gave it.
+    ///   - attestationObject: The attestation object (CBOR), as the platform gave it.
     ///   - transports: How the authenticator is reached (`internal` for the device's own, `hybrid`, `usb`, …).
     ///   - attachment: `platform` or `cross-platform` (a security key), when known.
     public init(
@@ -144,6 +147,13 @@ public struct PasskeyAssertion: Sendable, Hashable {
 
     /// An assertion from a native API's bytes (`ASAuthorizationPlatformPublicKeyCredentialAssertion`'s
     /// `credentialID`, `rawClientDataJSON`, `rawAuthenticatorData`, `signature` and `userID`).
+    ///
+    /// - Parameters:
+    ///   - credentialID: The passkey's credential ID.
+    ///   - clientDataJSON: The client data the platform signed over, as it gave it.
+    ///   - authenticatorData: The authenticator data, as it gave it.
+    ///   - signature: The signature over the authenticator data and the client data's hash.
+    ///   - userHandle: The user handle the passkey was made for (a discoverable credential gives it).
     public init(
         credentialID: Data, clientDataJSON: Data, authenticatorData: Data, signature: Data, userHandle: Data?
     ) {
