@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MendCore
 import MendHTTP
+import MendJOSE
 import MendLogin
 import MendTesting
 import MendWebAuthn
@@ -322,6 +323,74 @@ import Testing
             #expect(android.head.headerFields[.contentType] == "application/json")
             let links = try android.json()
             #expect(links.arrayValue?.first?["target"]?["package_name"] == .string("com.example.app"))
+        }
+    }
+
+    @Test("Recovery: a user whose passkeys are all lost signs in with the provider, adds a new one and uses it")
+    func recovery() async throws {
+        try await TestStack.run(configure: Self.configure) { stack in
+            let first = try await stack.login()
+            var lost = SoftwareAuthenticator()
+            let old = try await Self.addPasskey(stack, first, &lost)
+            // The device is lost: its passkey is removed, and the provider login is the way back in.
+            let oldID = try #require(old["id"]?.stringValue)
+            _ = try await stack.client.delete("/v1/passkeys/\(oldID)", bearer: try Self.access(first))
+            let again = try await stack.login()
+            #expect(again["user"]?["id"] == first["user"]?["id"])
+            var replacement = SoftwareAuthenticator()
+            _ = try await Self.addPasskey(stack, again, &replacement)
+            let session = try await Self.signIn(stack, &replacement)
+            #expect(session["user"]?["id"] == first["user"]?["id"])
+            let refused = await stack.client.failure { try await Self.signIn(stack, &lost) }
+            #expect(refused?.code == .Passkey.unknownCredential)
+        }
+    }
+
+    @Test("An unsupported attestation format is passkey/6; an assertion whose signature was changed is passkey/7")
+    func attestationAndSignature() async throws {
+        try await TestStack.run(configure: Self.configure) { stack in
+            let session = try await stack.login()
+            let optionsJSON = try await stack.client.post(
+                "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(session)
+            ).json()
+            var authenticator = SoftwareAuthenticator()
+            var response = try authenticator.create(try CreationOptions(json: optionsJSON), origin: Self.origin)
+            // The same object with another format's name: Mend verifies none and packed only.
+            let object = try #require(try CBOR.decode(response.attestationObject).mapValue)
+            let renamed = try #require(
+                CBORMap(object.entries.map { $0.key == .text("fmt") ? ($0.key, .text("tpm")) : $0 }))
+            response.attestationObject = CBOR.encode(.map(renamed))
+            let unsupported = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/passkeys/registration", json: .object(["credential": response.json]),
+                    bearer: try Self.access(session))
+            }
+            #expect(unsupported?.code == .Passkey.unsupportedAttestation && unsupported?.httpStatus == 400)
+
+            _ = try await Self.addPasskey(stack, session, &authenticator)
+            var assertion = try await Self.assertion(stack, &authenticator)
+            assertion.signature[assertion.signature.count - 1] ^= 1
+            let forged = await stack.client.failure {
+                try await stack.client.post("/v1/login/passkey", json: .object(["credential": assertion.json]))
+            }
+            #expect(forged?.code == .Passkey.verificationFailed && forged?.httpStatus == 400)
+        }
+    }
+
+    @Test("The last way to sign in is not removed: passkey/9 (409) when no provider is linked")
+    func lastSignInMethod() async throws {
+        try await TestStack.run(configure: Self.configure) { stack in
+            let session = try await stack.login()
+            var authenticator = SoftwareAuthenticator()
+            let added = try await Self.addPasskey(stack, session, &authenticator)
+            let userID = try #require(session["user"]?["id"]?.stringValue)
+            try await stack.server.backend.store.sql.raw("DELETE FROM mend_identities WHERE user_id = \(bind: userID)")
+                .run()
+            let id = try #require(added["id"]?.stringValue)
+            let refused = await stack.client.failure {
+                try await stack.client.delete("/v1/passkeys/\(id)", bearer: try Self.access(session))
+            }
+            #expect(refused?.code == .Passkey.lastSignInMethod && refused?.httpStatus == 409)
         }
     }
 
