@@ -39,6 +39,7 @@ The secrets, and where each comes from (never from a sink):
   generate-key`, in MEND_SIGNING_KEYS), the token encryption key, the admin token (`mend-server admin new-token`: the
   one command whose job is to print one), the OTLP header credential, the REST API key; the Apple team key (the
   emulator's control API, `GET /_emulator/issuers`: the server's `.p8`);
+- the software authenticator's passkeys.json (`mend passkeys add`): its private keys, read after every command;
 - the client's token store (each state folder's session.json, read after every command: it may hold tokens, and is
   no sink): mend-server's access tokens and `mrt_` refresh tokens, as they rotate;
 - this script's own logins: their PKCE verifiers, state, nonce and codes, and the sessions mend-server answered;
@@ -243,6 +244,16 @@ def store_tokens(directory):
     return tokens
 
 
+def passkey_keys(directory):
+    """The private keys of a state folder's passkeys.json (the software authenticator's; read, never a sink)."""
+    try:
+        with open(os.path.join(directory, "passkeys.json")) as file:
+            entries = json.load(file).get("credentials", [])
+    except (OSError, ValueError):
+        return []
+    return [entry["private_key"] for entry in entries if isinstance(entry.get("private_key"), str)]
+
+
 def jwt_claims(token):
     payload = token.split(".")[1]
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
@@ -397,6 +408,9 @@ class Day:
         for directory in self.state_directories:
             for kind, token in store_tokens(directory).items():
                 SECRETS.add(kind, token, f"the token store ({os.path.basename(directory)}/session.json)")
+            for key in passkey_keys(directory):
+                SECRETS.add("passkey private key", key, f"the software authenticator ({os.path.basename(directory)}"
+                            "/passkeys.json)")
         expect(run.returncode == expected,
                f"{label} exited {run.returncode}, not {expected} (see sinks/commands/{name}.stderr)")
         expect(run.stdout.strip() or run.stderr.strip(), f"{label} printed nothing")
@@ -526,6 +540,24 @@ def step_device_login(context):
         SECRETS.add("user code", login.get("userCode"), "the emulator's control API (GET /_emulator/device)")
     stdout, _ = day.run("logout", ["logout", "--state-directory", context.device_state])
     expect("Logged out" in stdout, "mend logout did not log out")
+
+
+def step_passkeys(context):
+    """A provider login, `mend passkeys add` (the software authenticator's private key lands in the state folder's
+    passkeys.json, which this script reads as a secret), logout, `mend login --passkey`, `mend passkeys list`."""
+    day, state = context.day, context.passkey_state
+    day.run("login-for-passkey", [
+        "login", "--base-url", context.wiretap.url, "--app-id", APP_ID, "--backend", context.server, "--headless",
+        "--state-directory", state, "--json"])
+    day.run("passkeys-add", ["passkeys", "add", "--name", "Oracle key", "--state-directory", state])
+    expect(passkey_keys(state), "mend passkeys add kept no key in passkeys.json")
+    expect(os.stat(os.path.join(state, "passkeys.json")).st_mode & 0o077 == 0, "passkeys.json is readable by others")
+    day.run("logout-before-passkey", ["logout", "--state-directory", state])
+    stdout, _ = day.run("login-passkey", [
+        "login", "--passkey", "--backend", context.server, "--state-directory", state, "--json"])
+    expect(json.loads(stdout).get("loggedIn") is True, f"passkey login: {stdout}")
+    stdout, _ = day.run("passkeys-list", ["passkeys", "list", "--state-directory", state])
+    expect("Oracle key" in stdout, "mend passkeys list does not name the passkey")
 
 
 def step_last_known_good(context):
@@ -1204,6 +1236,8 @@ STEPS = [
     ("mend login --headless (PKCE through mend-server), token status, whoami", step_cli_login),
     ("mend token refresh, twice (--json once), mend sessions", step_refresh),
     ("mend login --device --backend (auto-consent at the first poll), mend logout", step_device_login),
+    ("mend passkeys add (the software authenticator's key in passkeys.json), logout, mend login --passkey, "
+     "mend passkeys list", step_passkeys),
     ("mend graph --max-stale: the response store read as a sink, a stale answer through a 503, purged by logout",
      step_last_known_good),
     ("a PKCE login by this script; its code replayed (graph/100/36009) and an unknown code refused",
@@ -1273,7 +1307,9 @@ def server_environment(context, database):
         MEND_PROVIDER_RECORDING=os.path.join(context.day.sinks, "har", "provider.har"), MEND_LOG_LEVEL="debug",
         MEND_APPLE_CLIENT_IDS=APPLE_NATIVE_CLIENT, MEND_APPLE_ISSUER=f"{tap}/apple",
         MEND_APPLE_JWKS_URL=f"{tap}/apple/auth/keys", MEND_APPLE_TEAM_ID=native.get("appleTeamID", "MENDTEAM01"),
-        MEND_APPLE_KEY_ID=native.get("appleKeyID", "MENDKEY001"), MEND_APPLE_PRIVATE_KEY_FILE=key_file)
+        MEND_APPLE_KEY_ID=native.get("appleKeyID", "MENDKEY001"), MEND_APPLE_PRIVATE_KEY_FILE=key_file,
+        # Passkeys, for `mend passkeys` and `mend login --passkey` (the software authenticator's default origin).
+        MEND_PASSKEY_RP_ID="localhost", MEND_PASSKEY_ORIGINS="https://localhost")
 
 
 def live_the_day(context, results, mend, mend_server, configuration):
@@ -1335,8 +1371,8 @@ def main():
     context = Context()
     context.day = day = Day(root, mend, mend_server, {})
     context.state, context.device_state = day.path("state"), day.path("device-state")
-    context.answers_state = day.path("answers-state")
-    day.state_directories = [context.state, context.device_state, context.answers_state]
+    context.answers_state, context.passkey_state = day.path("answers-state"), day.path("passkey-state")
+    day.state_directories = [context.state, context.device_state, context.answers_state, context.passkey_state]
     configuration = configure(context, mend_server)
     # Both binaries export to the receiver under their own names, with the credential in a header.
     day.environment = otlp_environment(receiver, "")
