@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import MendCore
@@ -374,6 +375,47 @@ import Testing
                 try await stack.client.post("/v1/login/passkey", json: .object(["credential": assertion.json]))
             }
             #expect(forged?.code == .Passkey.verificationFailed && forged?.httpStatus == 400)
+        }
+    }
+
+    @Test("A credential ID registered already (here, by anyone) is passkey/10 (409)")
+    func alreadyRegistered() async throws {
+        try await TestStack.run(configure: Self.configure) { stack in
+            let session = try await stack.login()
+            var authenticator = SoftwareAuthenticator()
+            _ = try await Self.addPasskey(stack, session, &authenticator)
+            let credential = try #require(authenticator.credentials.first)
+            // Another user's registration naming the same credential ID (an authenticator that reuses IDs, or a
+            // replayed one), made by hand for the options' challenge.
+            let bob = try await stack.login(userID: "100000000000002")
+            let options = try CreationOptions(
+                json: try await stack.client.post(
+                    "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(bob)
+                ).json())
+            let clientData = Array(
+                JSONValue.object([
+                    "type": .string("webauthn.create"), "challenge": .string(Base64URL.encode(options.challenge)),
+                    "origin": .string(Self.origin),
+                ]).jsonText().utf8)
+            let data = AuthenticatorData.encode(
+                rpIDHash: Array(SHA256.hash(data: Array("example.com".utf8))), flags: [.userPresent, .userVerified],
+                signCount: 0,
+                credential: (
+                    aaguid: Array(repeating: 0, count: 16), id: credential.id,
+                    key: credential.key.publicKey
+                ))
+            let object = CBORMap([
+                (.text("fmt"), .text("none")), (.text("attStmt"), .map(CBORMap([])!)),
+                (.text("authData"), .bytes(data)),
+            ])!
+            let response = RegistrationResponse(
+                credentialID: credential.id, clientDataJSON: clientData, attestationObject: CBOR.encode(.map(object)))
+            let refused = await stack.client.failure {
+                try await stack.client.post(
+                    "/v1/passkeys/registration", json: .object(["credential": response.json]),
+                    bearer: try Self.access(bob))
+            }
+            #expect(refused?.code == .Passkey.alreadyRegistered && refused?.httpStatus == 409)
         }
     }
 
