@@ -436,6 +436,27 @@ import Testing
         }
     }
 
+    @Test(
+        "Adding a passkey without a token is 401 however often it is tried: the token is checked before the rate limit")
+    func authenticationBeforeTheRateLimit() async throws {
+        try await TestStack.run(
+            configure: {
+                Self.configure(&$0)
+                $0.sessions.rateLimits.loginPerAddress = RateLimitRule(requests: 1, per: .seconds(60))
+            }
+        ) { stack in
+            for path in ["/v1/passkeys/registration/options", "/v1/passkeys/registration"] {
+                for _ in 0..<3 {
+                    let refused = await stack.client.failure {
+                        try await stack.client.post(path, json: .object(["credential": .object([:])]))
+                    }
+                    // Failed before: 429 from the second request on (schemathesis, ST401).
+                    #expect(refused?.httpStatus == 401, "\(path)")
+                }
+            }
+        }
+    }
+
     @Test("A concrete path's 405 lists its own methods, not a templated path's that its segment would fill (OpenAPI)")
     func concretePathsFirst() async throws {
         try await TestStack.run(configure: Self.configure) { stack in

@@ -41,8 +41,9 @@ struct PasskeyLogins: BackendPart {
     /// `POST /v1/passkeys/registration/options`: `PublicKeyCredentialCreationOptionsJSON` for the signed-in user
     /// (their passkeys excluded), after a recent sign-in.
     func registrationOptions(_ request: PresentedRequest, client: SessionClient) async throws -> JSONValue {
-        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "passkey")
+        // The token first: a request without one is 401, never a 429 that spent the address's bucket.
         let user = try await recentlySignedIn(request)
+        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "passkey")
         let handle = try await store.userHandle(userID: user.id)
         let existing = try await store.passkeys(userID: user.id)
         let challenge = try await issueChallenge(.create, userID: user.id)
@@ -64,8 +65,8 @@ struct PasskeyLogins: BackendPart {
     func register(
         _ request: PresentedRequest, credential json: JSONValue, name: String?, client: SessionClient, logger: Logger
     ) async throws -> PasskeyBody {
-        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "passkey")
         let user = try await recentlySignedIn(request)
+        try await enforce(sessions.settings.rateLimits.loginPerAddress, address: client.address, action: "passkey")
         let response = try refusal { try RegistrationResponse(json: json) }
         let challenge = try await claimChallenge(of: response.clientDataJSON, .create, userID: user.id)
         let verified = try refusal { try party.verifyRegistration(response, challenge: challenge) }
