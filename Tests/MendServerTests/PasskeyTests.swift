@@ -24,13 +24,18 @@ import Testing
 
     static func access(_ session: JSONValue) throws -> String { try #require(session["access_token"]?.stringValue) }
 
+    /// `POST /v1/passkeys/registration/options` for the signed-in user of `session`: the options' JSON.
+    static func creationOptions(_ stack: TestStack, _ session: JSONValue) async throws -> JSONValue {
+        try await stack.client.post(
+            "/v1/passkeys/registration/options", json: .object([:]), bearer: try access(session)
+        ).json()
+    }
+
     /// Adds a passkey to the signed-in user of `session` with `authenticator`.
     static func addPasskey(
         _ stack: TestStack, _ session: JSONValue, _ authenticator: inout SoftwareAuthenticator, name: String? = nil
     ) async throws -> JSONValue {
-        let optionsJSON = try await stack.client.post(
-            "/v1/passkeys/registration/options", json: .object([:]), bearer: try access(session)
-        ).json()
+        let optionsJSON = try await Self.creationOptions(stack, session)
         let options = try CreationOptions(json: optionsJSON)
         let credential = try authenticator.create(options, origin: origin)
         var body: [String: JSONValue] = ["credential": credential.json]
@@ -162,9 +167,7 @@ import Testing
     func originAndUser() async throws {
         try await TestStack.run(configure: Self.configure) { stack in
             let session = try await stack.login()
-            let optionsJSON = try await stack.client.post(
-                "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(session)
-            ).json()
+            let optionsJSON = try await Self.creationOptions(stack, session)
             var authenticator = SoftwareAuthenticator()
             let phished = try authenticator.create(
                 try CreationOptions(json: optionsJSON), origin: "https://login.example.com.evil.test")
@@ -177,9 +180,7 @@ import Testing
 
             // Bob answers Alice's challenge.
             let bob = try await stack.login(userID: "100000000000002")
-            let aliceOptions = try await stack.client.post(
-                "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(session)
-            ).json()
+            let aliceOptions = try await Self.creationOptions(stack, session)
             let stolen = try authenticator.create(try CreationOptions(json: aliceOptions), origin: Self.origin)
             let crossed = await stack.client.failure {
                 try await stack.client.post(
@@ -240,9 +241,7 @@ import Testing
             let id = try #require(added["id"]?.stringValue)
 
             // The same authenticator again: it holds an excluded credential and refuses (InvalidStateError).
-            let optionsJSON = try await stack.client.post(
-                "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(session)
-            ).json()
+            let optionsJSON = try await Self.creationOptions(stack, session)
             #expect(throws: SoftwareAuthenticator.Refusal.invalidState) {
                 try authenticator.create(try CreationOptions(json: optionsJSON), origin: Self.origin)
             }
@@ -351,9 +350,7 @@ import Testing
     func attestationAndSignature() async throws {
         try await TestStack.run(configure: Self.configure) { stack in
             let session = try await stack.login()
-            let optionsJSON = try await stack.client.post(
-                "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(session)
-            ).json()
+            let optionsJSON = try await Self.creationOptions(stack, session)
             var authenticator = SoftwareAuthenticator()
             var response = try authenticator.create(try CreationOptions(json: optionsJSON), origin: Self.origin)
             // The same object with another format's name: Mend verifies none and packed only.
@@ -389,9 +386,7 @@ import Testing
             // replayed one), made by hand for the options' challenge.
             let bob = try await stack.login(userID: "100000000000002")
             let options = try CreationOptions(
-                json: try await stack.client.post(
-                    "/v1/passkeys/registration/options", json: .object([:]), bearer: try Self.access(bob)
-                ).json())
+                json: try await Self.creationOptions(stack, bob))
             let clientData = Array(
                 JSONValue.object([
                     "type": .string("webauthn.create"), "challenge": .string(Base64URL.encode(options.challenge)),
